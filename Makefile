@@ -1,0 +1,111 @@
+# Qirkat: one plain Makefile. Project flags live apart from the user's
+# CFLAGS/LDFLAGS so `make CFLAGS=-O0` keeps -Wall -Werror and the includes.
+#
+#   make            build build/qirkatd and build/qirkat
+#   make deps       install missing Debian packages (deploy/deps.sh)
+#   make run        deps + build + start qirkatd on 127.0.0.1:7420 with ./qirkat.db
+#   make test       unit tests (rules, protocol, store) + integration tests
+#   make asan       the same tests built with ASan + UBSan in build-asan/
+#   make bench      benchmarks (perft, move throughput, ...); timings only
+#   make install PREFIX=/usr/local DESTDIR=
+
+BUILD    ?= build
+PREFIX   ?= /usr/local
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+LISTEN   ?= 127.0.0.1:7420
+DB       ?= ./qirkat.db
+SHARED   ?= ../shared
+
+PKGS      := libuv libcjson sqlite3 libsodium
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
+TEST_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
+
+QK_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+             -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers \
+             -MMD -MP -Icommon -Iserver -Iclient-cli
+QK_LIBS   := -lm -lpthread
+
+COMMON_SRC := $(wildcard common/*.c)
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
+CLIENT_SRC := $(filter-out client-cli/main.c,$(wildcard client-cli/*.c))
+UNIT_SRC   := $(wildcard tests/unit/*.c)
+INTEG_SRC  := $(wildcard tests/integration/*.c)
+BENCH_SRC  := $(wildcard bench/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+
+LIBQK     := $(BUILD)/libqk.a
+LIBSERVER := $(BUILD)/libqkserver.a
+LIBCLIENT := $(BUILD)/libqkclient.a
+QIRKATD   := $(BUILD)/qirkatd
+QIRKAT    := $(BUILD)/qirkat
+UNIT      := $(BUILD)/test-unit
+INTEG     := $(BUILD)/test-integration
+BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
+
+.PHONY: all deps run test unit integration asan bench install clean format
+all: $(QIRKATD) $(QIRKAT)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(QK_CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIBQK): $(call obj,$(COMMON_SRC))
+	$(AR) rcs $@ $^
+$(LIBSERVER): $(call obj,$(SERVER_SRC))
+	$(AR) rcs $@ $^
+$(LIBCLIENT): $(call obj,$(CLIENT_SRC))
+	$(AR) rcs $@ $^
+
+$(QIRKATD): $(call obj,server/main.c) $(LIBSERVER) $(LIBQK)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
+$(QIRKAT): $(call obj,client-cli/main.c) $(LIBCLIENT) $(LIBQK)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
+
+$(UNIT): $(call obj,$(UNIT_SRC)) $(LIBSERVER) $(LIBCLIENT) $(LIBQK)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) $(QK_LIBS)
+$(INTEG): $(call obj,$(INTEG_SRC)) $(LIBQK)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) $(QK_LIBS)
+$(BUILD)/bench-%: $(BUILD)/bench/%.o $(LIBSERVER) $(LIBQK)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
+
+deps:
+	@bash deploy/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./deploy/run.sh $(BUILD) $(LISTEN) $(DB)
+
+# Tests run from the project root: data comes from $(SHARED), binaries from $(BUILD).
+unit: $(UNIT)
+	QK_SHARED=$(SHARED) $(UNIT) --jobs 2
+
+integration: $(INTEG) $(QIRKATD) $(QIRKAT)
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(INTEG) --jobs 2
+
+test: all
+	@$(MAKE) --no-print-directory unit integration
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan \
+	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" test
+
+bench: all $(BENCHES)
+	@set -e; for b in $(BENCHES); do QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $$b; done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/qirkat
+	install -m 755 $(QIRKATD) $(QIRKAT) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 schema.sql $(DESTDIR)$(PREFIX)/share/qirkat/
+
+format:
+	clang-format -i common/*.[ch] server/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

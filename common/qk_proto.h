@@ -1,0 +1,92 @@
+/*
+ * qk_proto: the wire vocabulary of PROTOCOL.md shared by server and client.
+ *
+ * One X-macro table yields the error enum, the wire code and a default
+ * message (the pattern of libuv's UV_ERRNO_MAP). qk_proto_parse_line()
+ * applies the "Validation rules" section to one framed line before any op
+ * sees it: exactly one JSON object, valid UTF-8, no \u0000, no duplicate
+ * field, nesting of at most 16 levels. The builders return cJSON trees the
+ * caller owns (cJSON_Delete), and qk_proto_print() the bytes to send.
+ */
+#ifndef QK_PROTO_H
+#define QK_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#define QK_PROTO_VERSION 1
+#define QK_PROTO_MAX_DEPTH 16
+#define QK_JSON_MAX_INT 9007199254740991.0 /* 2^53 - 1 */
+
+/* X(enum suffix, wire code, default message) */
+#define QK_ERRORS(X)                                                                  \
+    X(BAD_JSON, "bad_json", "the line is not one valid JSON object")                  \
+    X(BAD_REQUEST, "bad_request", "a field is missing or has the wrong type")         \
+    X(UNKNOWN_OP, "unknown_op", "unknown op")                                         \
+    X(LINE_TOO_LONG, "line_too_long", "line longer than the server's limit")          \
+    X(UNAUTHENTICATED, "unauthenticated", "log in first")                             \
+    X(FORBIDDEN, "forbidden", "not allowed")                                          \
+    X(NOT_FOUND, "not_found", "no such object")                                       \
+    X(CONFLICT, "conflict", "conflicts with the current state")                       \
+    X(NOT_YOUR_TURN, "not_your_turn", "it is not your turn")                          \
+    X(ILLEGAL_MOVE, "illegal_move", "illegal move")                                   \
+    X(STALE_PLY, "stale_ply", "the ply is not the game's current ply")                \
+    X(GAME_OVER, "game_over", "the game is over")                                     \
+    X(RATE_LIMITED, "rate_limited", "too many requests")                              \
+    X(SERVER_BUSY, "server_busy", "server busy")                                      \
+    X(SERVER_SHUTDOWN, "server_shutdown", "server shutting down")                     \
+    X(INTERNAL, "internal", "internal error")
+
+typedef enum {
+    QK_ERR_NONE = 0,
+#define QK_X_ENUM(e, code, msg) QK_ERR_##e,
+    QK_ERRORS(QK_X_ENUM)
+#undef QK_X_ENUM
+        QK_ERR__COUNT
+} qk_err;
+
+/* Wire code / default message of e; "internal" for out-of-range values. */
+const char *qk_err_code(qk_err e);
+const char *qk_err_message(qk_err e);
+/* The enum for a wire code, or QK_ERR_NONE when unknown. */
+qk_err qk_err_parse(const char *code);
+
+/* Parse one line (len bytes, need not be NUL-terminated) under the
+ * validation rules of PROTOCOL.md. On success returns QK_ERR_NONE and
+ * *out owns the object (caller cJSON_Delete()s it). Otherwise returns
+ * QK_ERR_BAD_JSON (not one object, trailing bytes, invalid UTF-8, \u0000)
+ * or QK_ERR_BAD_REQUEST (duplicate field, too deep), sets *why to a static
+ * reason, and leaves *out NULL. */
+qk_err qk_proto_parse_line(const char *line, size_t len, cJSON **out, const char **why);
+
+/* Field access with exact, case-sensitive names. Each returns true and
+ * fills *out when the field is present with the right type; false when it
+ * is absent or ill-typed (check qk_json_has() to tell them apart).
+ * Integers must be whole numbers in 0..2^53-1. Strings are borrowed from
+ * obj. */
+bool qk_json_has(const cJSON *obj, const char *name);
+bool qk_json_get_str(const cJSON *obj, const char *name, const char **out);
+bool qk_json_get_uint(const cJSON *obj, const char *name, uint64_t *out);
+bool qk_json_get_bool(const cJSON *obj, const char *name, bool *out);
+/* A value that is a valid request id: a string or an integer in range. */
+bool qk_json_is_id(const cJSON *v);
+
+/* {"type":"ok","id":<copy of id>}; id may be NULL (then no id field).
+ * Returns NULL on allocation failure. */
+cJSON *qk_proto_ok(const cJSON *id);
+/* {"type":"error","id":..,"code":..,"message":..}; message NULL = default. */
+cJSON *qk_proto_error(const cJSON *id, qk_err e, const char *message);
+/* {"type":"event","event":name}. */
+cJSON *qk_proto_event(const char *name);
+/* Print msg compactly followed by '\n'. Returns a malloc'd NUL-terminated
+ * buffer the caller free()s and its length (newline included) in *len, or
+ * NULL on allocation failure. */
+char *qk_proto_print(const cJSON *msg, size_t *len);
+
+/* Wall-clock UTC milliseconds since the epoch (PROTOCOL.md "Times"). */
+int64_t qk_now_ms(void);
+
+#endif
