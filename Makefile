@@ -31,8 +31,9 @@ QK_LIBS   := -lm -lpthread
 COMMON_SRC := $(wildcard common/*.c)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 CLIENT_SRC := $(filter-out client-cli/main.c,$(wildcard client-cli/*.c))
-UNIT_SRC   := $(wildcard tests/unit/*.c)
-INTEG_SRC  := $(wildcard tests/integration/*.c)
+# One test binary per area, so work in progress in one area never stops
+# another's tests from building: tests/AREA/*.c -> build/test-AREA.
+TEST_AREAS := rules proto engine server client integration
 BENCH_SRC  := $(wildcard bench/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
@@ -42,11 +43,10 @@ LIBSERVER := $(BUILD)/libqkserver.a
 LIBCLIENT := $(BUILD)/libqkclient.a
 QIRKATD   := $(BUILD)/qirkatd
 QIRKAT    := $(BUILD)/qirkat
-UNIT      := $(BUILD)/test-unit
-INTEG     := $(BUILD)/test-integration
+TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/test-$(a)))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
-.PHONY: all deps run test unit integration asan bench install clean format
+.PHONY: all deps run test tests asan bench install clean format
 all: $(QIRKATD) $(QIRKAT)
 
 $(BUILD)/%.o: %.c
@@ -65,9 +65,11 @@ $(QIRKATD): $(call obj,server/main.c) $(LIBSERVER) $(LIBQK)
 $(QIRKAT): $(call obj,client-cli/main.c) $(LIBCLIENT) $(LIBQK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
 
-$(UNIT): $(call obj,$(UNIT_SRC)) $(LIBSERVER) $(LIBCLIENT) $(LIBQK)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) $(QK_LIBS)
-$(INTEG): $(call obj,$(INTEG_SRC)) $(LIBQK)
+# Only the server and client areas link those libraries.
+area_libs = $(if $(filter server,$(1)),$(LIBSERVER))$(if $(filter client,$(1)), $(LIBCLIENT)) $(LIBQK)
+.SECONDARY:
+.SECONDEXPANSION:
+$(BUILD)/test-%: $$(call obj,$$(wildcard tests/$$*/*.c)) $$(call area_libs,$$*)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) $(QK_LIBS)
 $(BUILD)/bench-%: $(BUILD)/bench/%.o $(LIBSERVER) $(LIBQK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
@@ -79,15 +81,16 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./deploy/run.sh $(BUILD) $(LISTEN) $(DB)
 
-# Tests run from the project root: data comes from $(SHARED), binaries from $(BUILD).
-unit: $(UNIT)
-	QK_SHARED=$(SHARED) $(UNIT) --jobs 2
+# Tests run from the project root: data comes from $(SHARED), binaries from
+# $(BUILD). `make test T=rules` runs one area.
+T ?= $(TEST_AREAS)
+tests: $(TESTS)
 
-integration: $(INTEG) $(QIRKATD) $(QIRKAT)
-	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(INTEG) --jobs 2
-
-test: all
-	@$(MAKE) --no-print-directory unit integration
+test: all tests
+	@set -e; for a in $(T); do \
+	    if [ -x $(BUILD)/test-$$a ]; then \
+	        echo "== test-$$a"; QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-$$a --jobs 2; \
+	    fi; done
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan \
