@@ -108,13 +108,10 @@ static bool has_nul_escape(const char *s, size_t n)
     return false;
 }
 
-/* Duplicate keys and depth, over the parsed tree. */
-static qk_err check_tree(const cJSON *item, int depth, const char **why)
+/* Duplicate keys, over the parsed tree (depth was bounded on the raw
+ * bytes, so this recursion is at most QK_PROTO_MAX_DEPTH deep). */
+static qk_err check_tree(const cJSON *item, const char **why)
 {
-    if (depth > QK_PROTO_MAX_DEPTH) {
-        *why = "objects nested deeper than 16 levels";
-        return QK_ERR_BAD_REQUEST;
-    }
     if (!cJSON_IsObject(item) && !cJSON_IsArray(item))
         return QK_ERR_NONE;
     for (const cJSON *c = item->child; c; c = c->next) {
@@ -125,7 +122,7 @@ static qk_err check_tree(const cJSON *item, int depth, const char **why)
                     return QK_ERR_BAD_REQUEST;
                 }
         }
-        qk_err e = check_tree(c, depth + 1, why);
+        qk_err e = check_tree(c, why);
         if (e)
             return e;
     }
@@ -189,7 +186,7 @@ qk_err qk_proto_parse_line(const char *line, size_t len, cJSON **out, const char
         *why = "the message must be a JSON object";
         return QK_ERR_BAD_JSON;
     }
-    qk_err e = check_tree(root, 1, why);
+    qk_err e = check_tree(root, why);
     if (e) {
         cJSON_Delete(root);
         return e;
