@@ -1,0 +1,1118 @@
+/*
+ * harness: see harness.h. Processes, pipes and sockets with deadlines.
+ *
+ * Every wait goes through poll() with the time left until a deadline taken
+ * from CLOCK_MONOTONIC. Child exit is awaited through a pidfd when the kernel
+ * has one, else through a bounded WNOHANG loop with short naps (the only
+ * place a nap is used, and it waits for a condition, not for readiness).
+ */
+#define _GNU_SOURCE /* pipe2, nftw, close_range */
+#include "harness.h"
+
+#include <criterion/criterion.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qk_frame.h"
+
+extern char **environ;
+
+/* ---- registry of what the current test owns ----------------------------- */
+
+#define H_MAX_OWNED 64
+
+static pid_t owned_pids[H_MAX_OWNED];
+static int n_pids;
+static char owned_dirs[8][H_PATH];
+static int n_dirs;
+static hconn *owned_conns[H_MAX_OWNED];
+static int n_conns;
+static char owned_logs[8][H_PATH];
+static int n_logs;
+static bool test_passed;
+
+static void own_pid(pid_t pid)
+{
+    for (int i = 0; i < n_pids; i++)
+        if (owned_pids[i] == 0) {
+            owned_pids[i] = pid;
+            return;
+        }
+    cr_assert_lt(n_pids, H_MAX_OWNED, "too many children");
+    owned_pids[n_pids++] = pid;
+}
+
+static void disown_pid(pid_t pid)
+{
+    for (int i = 0; i < n_pids; i++)
+        if (owned_pids[i] == pid)
+            owned_pids[i] = 0;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int left_ms(int64_t deadline)
+{
+    int64_t l = deadline - now_ms();
+    return l < 0 ? 0 : (int)l;
+}
+
+void h_setup(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    n_pids = n_dirs = n_conns = n_logs = 0;
+    test_passed = false;
+}
+
+void h_pass(void)
+{
+    test_passed = true;
+}
+
+static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void dump_tail(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    long from = size > 4000 ? size - 4000 : 0;
+    fseek(f, from, SEEK_SET);
+    char buf[4001];
+    size_t n = fread(buf, 1, 4000, f);
+    buf[n] = 0;
+    fclose(f);
+    fprintf(stderr, "---- tail of %s ----\n%s\n---- end ----\n", path, buf);
+}
+
+/* Wait for pid to exit for at most timeout_ms; true and *status filled when
+ * it did. */
+static bool wait_exit(pid_t pid, int *status, int timeout_ms)
+{
+    int64_t deadline = now_ms() + timeout_ms;
+#ifdef SYS_pidfd_open
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pfd >= 0) {
+        for (;;) {
+            pid_t r = waitpid(pid, status, WNOHANG);
+            if (r == pid) {
+                close(pfd);
+                return true;
+            }
+            if (r < 0 && errno != EINTR) {
+                close(pfd);
+                return false;
+            }
+            int left = left_ms(deadline);
+            if (left == 0) {
+                close(pfd);
+                return false;
+            }
+            struct pollfd p = {.fd = pfd, .events = POLLIN};
+            poll(&p, 1, left);
+        }
+    }
+#endif
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid)
+            return true;
+        if (r < 0 && errno != EINTR)
+            return false;
+        if (left_ms(deadline) == 0)
+            return false;
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void h_teardown(void)
+{
+    for (int i = 0; i < n_conns; i++)
+        if (owned_conns[i]) {
+            hconn *c = owned_conns[i];
+            owned_conns[i] = NULL;
+            hconn_close(c);
+        }
+    for (int i = 0; i < n_pids; i++)
+        if (owned_pids[i] > 0) {
+            int st;
+            kill(owned_pids[i], SIGKILL);
+            wait_exit(owned_pids[i], &st, 5000);
+            owned_pids[i] = 0;
+        }
+    if (!test_passed)
+        for (int i = 0; i < n_logs; i++)
+            dump_tail(owned_logs[i]);
+    bool keep = getenv("QK_KEEP") != NULL;
+    for (int i = 0; i < n_dirs; i++) {
+        if (keep)
+            fprintf(stderr, "kept %s\n", owned_dirs[i]);
+        else
+            nftw(owned_dirs[i], rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    n_pids = n_dirs = n_conns = n_logs = 0;
+}
+
+void h_tmpdir(char *out)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base)
+        base = "/tmp";
+    snprintf(out, H_PATH, "%s/qk-it-XXXXXX", base);
+    cr_assert_not_null(mkdtemp(out), "mkdtemp(%s): %s", out, strerror(errno));
+    cr_assert_lt(n_dirs, 8);
+    snprintf(owned_dirs[n_dirs++], H_PATH, "%s", out);
+}
+
+const char *h_shared(void)
+{
+    const char *s = getenv("QK_SHARED");
+    return s && *s ? s : "../shared";
+}
+
+const char *h_bin(void)
+{
+    const char *s = getenv("QK_BIN");
+    return s && *s ? s : "build";
+}
+
+/* In a child between fork and exec: default signals, empty mask, die with
+ * the parent, close every inherited descriptor above 2 except keep. */
+static void child_prepare(int keep)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#ifdef SYS_close_range
+    {
+        unsigned from = keep < 0 ? 3U : (unsigned)keep + 1;
+        bool low_ok = keep <= 3 || syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U) == 0;
+        if (low_ok && syscall(SYS_close_range, from, ~0U, 0U) == 0)
+            return;
+    }
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536)
+        max = 65536;
+    for (int fd = 3; fd < max; fd++)
+        if (fd != keep)
+            close(fd);
+}
+
+/* ---- server -------------------------------------------------------------- */
+
+static void srv_spawn(hsrv *s)
+{
+    char bin[H_PATH];
+    snprintf(bin, sizeof bin, "%s/qirkatd", h_bin());
+    cr_assert_eq(access(bin, X_OK), 0, "server binary %s: %s", bin, strerror(errno));
+
+    int rp[2];
+    cr_assert_eq(pipe2(rp, O_CLOEXEC), 0);
+    int logfd = open(s->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    cr_assert_geq(logfd, 0, "open %s", s->log);
+
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        /* The ready pipe goes to fd 3 without CLOEXEC. */
+        int nul = open("/dev/null", O_RDONLY);
+        dup2(nul, 0);
+        dup2(logfd, 1);
+        dup2(logfd, 2);
+        if (rp[1] == 3) {
+            fcntl(3, F_SETFD, 0);
+        } else {
+            dup2(rp[1], 3);
+        }
+        child_prepare(3);
+        char listen[] = "127.0.0.1:0";
+        char *argv[] = {bin,   "--listen", listen, "--ready-fd",  "3",    "--db",
+                        s->db, "--pwhash", "min",  "--log-level", "warn", NULL};
+        execv(bin, argv);
+        _exit(127);
+    }
+    own_pid(pid);
+    close(rp[1]);
+    close(logfd);
+    s->pid = pid;
+    s->runs++;
+
+    char buf[64];
+    size_t len = 0;
+    int64_t deadline = now_ms() + H_READY_TIMEOUT_MS;
+    for (;;) {
+        struct pollfd p = {.fd = rp[0], .events = POLLIN};
+        int left = left_ms(deadline);
+        cr_assert_gt(left, 0, "qirkatd did not report its port within %d ms (log %s)",
+                     H_READY_TIMEOUT_MS, s->log);
+        int pr = poll(&p, 1, left);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0)
+            continue;
+        ssize_t n = read(rp[0], buf + len, sizeof buf - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+        if (memchr(buf, '\n', len) || len == sizeof buf - 1)
+            break;
+    }
+    close(rp[0]);
+    buf[len] = 0;
+    char *end = NULL;
+    long port = strtol(buf, &end, 10);
+    if (len == 0 || end == buf || *end != '\n' || port <= 0 || port > 65535) {
+        int st = 0;
+        bool exited = wait_exit(pid, &st, 200);
+        cr_assert_fail("qirkatd wrote %zu bytes \"%s\" to the ready fd instead of PORT\\n "
+                       "(exited: %d, status 0x%x); log %s",
+                       len, buf, exited, st, s->log);
+    }
+    s->port = (int)port;
+    snprintf(s->addr, sizeof s->addr, "127.0.0.1:%d", s->port);
+}
+
+/* dir/name into out (H_PATH bytes); asserts it fits. */
+static void path_join(char *out, const char *dir, const char *name)
+{
+    int n = snprintf(out, H_PATH, "%s/%s", dir, name);
+    cr_assert(n > 0 && n < H_PATH, "path too long: %s/%s", dir, name);
+}
+
+void hsrv_start(hsrv *s)
+{
+    memset(s, 0, sizeof *s);
+    h_tmpdir(s->dir);
+    path_join(s->db, s->dir, "qirkat.db");
+    path_join(s->log, s->dir, "server.log");
+    cr_assert_lt(n_logs, 8);
+    snprintf(owned_logs[n_logs++], H_PATH, "%s", s->log);
+    srv_spawn(s);
+}
+
+void hsrv_restart(hsrv *s)
+{
+    cr_assert_eq(s->pid, 0, "restart of a running server");
+    srv_spawn(s);
+}
+
+void hsrv_stop(hsrv *s)
+{
+    cr_assert_gt(s->pid, 0, "stop of a stopped server");
+    int st = 0;
+    cr_assert_eq(kill(s->pid, SIGTERM), 0);
+    bool done = wait_exit(s->pid, &st, H_EXIT_TIMEOUT_MS);
+    if (!done) {
+        kill(s->pid, SIGKILL);
+        wait_exit(s->pid, &st, 5000);
+        disown_pid(s->pid);
+        s->pid = 0;
+        cr_assert_fail("qirkatd did not exit within %d ms of SIGTERM", H_EXIT_TIMEOUT_MS);
+    }
+    disown_pid(s->pid);
+    s->pid = 0;
+    cr_assert(WIFEXITED(st), "qirkatd killed by signal %d after SIGTERM",
+              WIFSIGNALED(st) ? WTERMSIG(st) : -1);
+    cr_assert_eq(WEXITSTATUS(st), 0, "qirkatd exit status %d after SIGTERM", WEXITSTATUS(st));
+}
+
+void hsrv_kill(hsrv *s)
+{
+    cr_assert_gt(s->pid, 0);
+    int st;
+    kill(s->pid, SIGKILL);
+    cr_assert(wait_exit(s->pid, &st, H_EXIT_TIMEOUT_MS), "SIGKILLed qirkatd not reaped");
+    disown_pid(s->pid);
+    s->pid = 0;
+}
+
+void hsrv_userdir(const hsrv *s, const char *name, char *out)
+{
+    path_join(out, s->dir, name);
+    if (mkdir(out, 0700) != 0)
+        cr_assert_eq(errno, EEXIST, "mkdir %s: %s", out, strerror(errno));
+}
+
+/* ---- raw client ----------------------------------------------------------- */
+
+struct hconn {
+    int fd;
+    bool eof;
+    qk_frame frame;
+    cJSON **q; /* messages read but not yet consumed, in arrival order */
+    int nq, capq;
+    long long next_id;
+};
+
+#define HCONN_LINE_LIMIT (8 * 1024 * 1024)
+
+hconn *hconn_open(int port)
+{
+    hconn *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_geq(c->fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(c->fd, (struct sockaddr *)&a, sizeof a), 0, "connect to port %d: %s", port,
+                 strerror(errno));
+    qk_frame_init(&c->frame, HCONN_LINE_LIMIT);
+    c->next_id = 1;
+    for (int i = 0; i < n_conns; i++)
+        if (!owned_conns[i]) {
+            owned_conns[i] = c;
+            return c;
+        }
+    cr_assert_lt(n_conns, H_MAX_OWNED);
+    owned_conns[n_conns++] = c;
+    return c;
+}
+
+void hconn_close(hconn *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < n_conns; i++)
+        if (owned_conns[i] == c)
+            owned_conns[i] = NULL;
+    close(c->fd);
+    qk_frame_free(&c->frame);
+    for (int i = 0; i < c->nq; i++)
+        cJSON_Delete(c->q[i]);
+    free(c->q);
+    free(c);
+}
+
+int hconn_send_raw(hconn *c, const void *data, size_t n)
+{
+    const char *p = data;
+    int64_t deadline = now_ms() + H_READ_TIMEOUT_MS;
+    while (n > 0) {
+        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                struct pollfd pf = {.fd = c->fd, .events = POLLOUT};
+                int left = left_ms(deadline);
+                cr_assert_gt(left, 0, "send blocked for %d ms", H_READ_TIMEOUT_MS);
+                poll(&pf, 1, left);
+                continue;
+            }
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+bool hconn_eof(const hconn *c)
+{
+    return c->eof;
+}
+
+/* Read one more message from the socket (not the queue). */
+static cJSON *sock_read(hconn *c, int timeout_ms)
+{
+    int64_t deadline = now_ms() + timeout_ms;
+    for (;;) {
+        char *line;
+        size_t len;
+        int r = qk_frame_next(&c->frame, &line, &len);
+        cr_assert_geq(r, 0, "server sent a line over %d bytes", HCONN_LINE_LIMIT);
+        if (r == 1) {
+            if (len == 0)
+                continue;
+            cJSON *o = cJSON_ParseWithLength(line, len);
+            cr_assert(o && cJSON_IsObject(o), "server sent a line that is not a JSON object: %.*s",
+                      (int)(len > 500 ? 500 : len), line);
+            return o;
+        }
+        if (c->eof)
+            return NULL;
+        struct pollfd pf = {.fd = c->fd, .events = POLLIN};
+        int left = left_ms(deadline);
+        if (left == 0)
+            return NULL;
+        int pr = poll(&pf, 1, left);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0)
+            return NULL;
+        char buf[65536];
+        ssize_t n = recv(c->fd, buf, sizeof buf, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            /* ECONNRESET after the server closed on us counts as EOF. */
+            c->eof = true;
+            continue;
+        }
+        cr_assert_eq(qk_frame_push(&c->frame, buf, (size_t)n), 0);
+    }
+}
+
+static void q_push(hconn *c, cJSON *o)
+{
+    if (c->nq == c->capq) {
+        c->capq = c->capq ? c->capq * 2 : 16;
+        c->q = realloc(c->q, (size_t)c->capq * sizeof *c->q);
+        cr_assert_not_null(c->q);
+    }
+    c->q[c->nq++] = o;
+}
+
+static cJSON *q_take(hconn *c, int i)
+{
+    cJSON *o = c->q[i];
+    memmove(c->q + i, c->q + i + 1, (size_t)(c->nq - i - 1) * sizeof *c->q);
+    c->nq--;
+    return o;
+}
+
+static bool is_event(const cJSON *o)
+{
+    const char *t = hj_str(o, "type");
+    return t && strcmp(t, "event") == 0;
+}
+
+cJSON *hconn_read(hconn *c, int timeout_ms)
+{
+    if (c->nq > 0)
+        return q_take(c, 0);
+    return sock_read(c, timeout_ms);
+}
+
+bool hconn_wait_eof(hconn *c, int timeout_ms)
+{
+    int64_t deadline = now_ms() + timeout_ms;
+    while (!c->eof) {
+        int left = left_ms(deadline);
+        if (left == 0)
+            return false;
+        cJSON *o = sock_read(c, left);
+        if (o)
+            q_push(c, o);
+    }
+    return true;
+}
+
+static bool id_matches(const cJSON *o, long long id)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "id");
+    return v && cJSON_IsNumber(v) && v->valuedouble == (double)id;
+}
+
+static cJSON *await_id(hconn *c, long long id, const char *what)
+{
+    for (int i = 0; i < c->nq; i++)
+        if (!is_event(c->q[i]) && id_matches(c->q[i], id))
+            return q_take(c, i);
+    int64_t deadline = now_ms() + H_READ_TIMEOUT_MS;
+    for (;;) {
+        int left = left_ms(deadline);
+        cr_assert_gt(left, 0, "no response within %d ms to %s", H_READ_TIMEOUT_MS, what);
+        cJSON *o = sock_read(c, left);
+        cr_assert_not_null(
+            o, "%s to %s",
+            c->eof ? "connection closed instead of a response" : "no response in time", what);
+        if (!is_event(o) && id_matches(o, id))
+            return o;
+        q_push(c, o);
+    }
+}
+
+cJSON *hconn_rpc(hconn *c, const char *fmt, ...)
+{
+    char text[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    cr_assert(n > 0 && (size_t)n < sizeof text, "request text too long");
+    cJSON *req = cJSON_Parse(text);
+    cr_assert_not_null(req, "test bug: request is not JSON: %s", text);
+    long long id = c->next_id++;
+    cJSON_DeleteItemFromObjectCaseSensitive(req, "id");
+    cJSON_AddNumberToObject(req, "id", (double)id);
+    char *out = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    cr_assert_not_null(out);
+    size_t len = strlen(out);
+    char *line = malloc(len + 2);
+    cr_assert_not_null(line);
+    memcpy(line, out, len);
+    line[len] = '\n';
+    line[len + 1] = 0;
+    int sr = hconn_send_raw(c, line, len + 1);
+    free(line);
+    char what[600];
+    snprintf(what, sizeof what, "%.500s", out);
+    free(out);
+    cr_assert_eq(sr, 0, "connection closed while sending %s", what);
+    return await_id(c, id, what);
+}
+
+cJSON *hconn_raw_reply(hconn *c, const char *line, int timeout_ms)
+{
+    size_t len = strlen(line);
+    char *buf = malloc(len + 1);
+    cr_assert_not_null(buf);
+    memcpy(buf, line, len);
+    buf[len] = '\n';
+    int sr = hconn_send_raw(c, buf, len + 1);
+    free(buf);
+    if (sr != 0)
+        return NULL;
+    for (int i = 0; i < c->nq; i++)
+        if (!is_event(c->q[i]))
+            return q_take(c, i);
+    int64_t deadline = now_ms() + timeout_ms;
+    for (;;) {
+        int left = left_ms(deadline);
+        if (left == 0)
+            return NULL;
+        cJSON *o = sock_read(c, left);
+        if (!o)
+            return NULL;
+        if (!is_event(o))
+            return o;
+        q_push(c, o);
+    }
+}
+
+static bool event_is(const cJSON *o, const char *event)
+{
+    if (!is_event(o))
+        return false;
+    const char *e = hj_str(o, "event");
+    return e && strcmp(e, event) == 0;
+}
+
+cJSON *hconn_event(hconn *c, const char *event, bool (*match)(const cJSON *ev, const void *arg),
+                   const void *arg, int timeout_ms)
+{
+    for (int i = 0; i < c->nq; i++)
+        if (event_is(c->q[i], event) && (!match || match(c->q[i], arg)))
+            return q_take(c, i);
+    int64_t deadline = now_ms() + timeout_ms;
+    for (;;) {
+        int left = left_ms(deadline);
+        if (left == 0)
+            return NULL;
+        cJSON *o = sock_read(c, left);
+        if (!o)
+            return NULL;
+        if (event_is(o, event) && (!match || match(o, arg)))
+            return o;
+        q_push(c, o);
+    }
+}
+
+void hconn_drop_events(hconn *c)
+{
+    for (int i = 0; i < c->nq;)
+        if (is_event(c->q[i]))
+            cJSON_Delete(q_take(c, i));
+        else
+            i++;
+}
+
+void hconn_hello(hconn *c)
+{
+    cJSON *r = hconn_rpc(c, "{\"type\":\"hello\",\"version\":1,\"client\":\"qk-integration\"}");
+    hj_assert_ok(r, "hello");
+    cJSON_Delete(r);
+}
+
+void hconn_register(hconn *c, const char *user, const char *password)
+{
+    cJSON *r = hconn_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"%s\"}", user,
+                         password);
+    hj_assert_ok(r, "register");
+    cJSON_Delete(r);
+}
+
+void hconn_login(hconn *c, const char *user, const char *password)
+{
+    cJSON *r = hconn_rpc(c, "{\"type\":\"login\",\"username\":\"%s\",\"password\":\"%s\"}", user,
+                         password);
+    hj_assert_ok(r, "login");
+    cJSON_Delete(r);
+}
+
+/* ---- CLI runner ------------------------------------------------------------ */
+
+static char *env_entry(const char *name, const char *value)
+{
+    size_t n = strlen(name) + strlen(value) + 2;
+    char *e = malloc(n);
+    snprintf(e, n, "%s=%s", name, value);
+    return e;
+}
+
+struct buf {
+    char *p;
+    size_t len, cap;
+};
+
+static void buf_add(struct buf *b, const char *d, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        cr_assert_not_null(b->p);
+    }
+    memcpy(b->p + b->len, d, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+/* The last line of text that parses as a JSON object. */
+static cJSON *last_json_line(const char *text)
+{
+    cJSON *found = NULL;
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        cJSON *o = cJSON_ParseWithLength(p, len);
+        if (o && cJSON_IsObject(o)) {
+            cJSON_Delete(found);
+            found = o;
+        } else {
+            cJSON_Delete(o);
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return found;
+}
+
+void hcli_runv(hrun *r, const char *confdir, const char *server, const char *stdin_data,
+               const char *const *argv)
+{
+    memset(r, 0, sizeof *r);
+    r->code = -1;
+    char bin[H_PATH];
+    snprintf(bin, sizeof bin, "%s/qirkat", h_bin());
+    cr_assert_eq(access(bin, X_OK), 0, "client binary %s: %s", bin, strerror(errno));
+
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    int off = snprintf(r->cmd, sizeof r->cmd, "qirkat");
+    for (size_t i = 0; i < argc && off < (int)sizeof r->cmd; i++)
+        off += snprintf(r->cmd + off, sizeof r->cmd - (size_t)off, " %s", argv[i]);
+
+    /* Build everything the child needs before fork (no malloc after). */
+    char **cargv = calloc(argc + 2, sizeof *cargv);
+    cr_assert_not_null(cargv);
+    cargv[0] = bin;
+    for (size_t i = 0; i < argc; i++)
+        cargv[i + 1] = (char *)argv[i];
+    size_t nenv = 0;
+    while (environ[nenv])
+        nenv++;
+    char **cenv = calloc(nenv + 4, sizeof *cenv);
+    cr_assert_not_null(cenv);
+    size_t k = 0;
+    for (size_t i = 0; i < nenv; i++) {
+        if (!strncmp(environ[i], "XDG_CONFIG_HOME=", 16) || !strncmp(environ[i], "HOME=", 5) ||
+            !strncmp(environ[i], "QIRKAT_SERVER=", 14))
+            continue;
+        cenv[k++] = environ[i];
+    }
+    char *e1 = env_entry("XDG_CONFIG_HOME", confdir);
+    char *e2 = env_entry("HOME", confdir);
+    char *e3 = server ? env_entry("QIRKAT_SERVER", server) : NULL;
+    cenv[k++] = e1;
+    cenv[k++] = e2;
+    if (e3)
+        cenv[k++] = e3;
+    cenv[k] = NULL;
+
+    int in[2], out[2], err[2];
+    cr_assert_eq(pipe2(in, O_CLOEXEC), 0);
+    cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+    cr_assert_eq(pipe2(err, O_CLOEXEC), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        child_prepare(-1);
+        execve(bin, cargv, cenv);
+        _exit(127);
+    }
+    own_pid(pid);
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    free(cargv);
+    free(cenv);
+    free(e1);
+    free(e2);
+    free(e3);
+
+    /* stdin: a line or two; the pipe buffer holds it, the child may exit
+     * without reading it (EPIPE ignored). */
+    if (stdin_data) {
+        size_t n = strlen(stdin_data);
+        ssize_t w = write(in[1], stdin_data, n);
+        (void)w;
+    }
+    close(in[1]);
+
+    struct buf bo = {0}, be = {0};
+    buf_add(&bo, "", 0);
+    buf_add(&be, "", 0);
+    int64_t deadline = now_ms() + H_CLI_TIMEOUT_MS;
+    bool open_o = true, open_e = true;
+    while (open_o || open_e) {
+        struct pollfd p[2] = {{.fd = open_o ? out[0] : -1, .events = POLLIN},
+                              {.fd = open_e ? err[0] : -1, .events = POLLIN}};
+        int left = left_ms(deadline);
+        if (left == 0) {
+            r->timed_out = true;
+            break;
+        }
+        int pr = poll(p, 2, left);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        char tmp[8192];
+        for (int i = 0; i < 2; i++) {
+            if (!p[i].revents)
+                continue;
+            ssize_t n = read(p[i].fd, tmp, sizeof tmp);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                if (i == 0)
+                    open_o = false;
+                else
+                    open_e = false;
+                continue;
+            }
+            buf_add(i == 0 ? &bo : &be, tmp, (size_t)n);
+        }
+    }
+    close(out[0]);
+    close(err[0]);
+    int st = 0;
+    if (r->timed_out || !wait_exit(pid, &st, left_ms(deadline) + 1)) {
+        r->timed_out = true;
+        kill(pid, SIGKILL);
+        wait_exit(pid, &st, 5000);
+    }
+    disown_pid(pid);
+    if (!r->timed_out && WIFEXITED(st))
+        r->code = WEXITSTATUS(st);
+    else if (WIFSIGNALED(st))
+        r->signal = WTERMSIG(st);
+    r->out = bo.p;
+    r->err = be.p;
+    r->json = last_json_line(r->out);
+}
+
+void hcli_run(hrun *r, const char *confdir, const char *server, const char *stdin_data, ...)
+{
+    const char *argv[32];
+    int n = 0;
+    va_list ap;
+    va_start(ap, stdin_data);
+    for (;;) {
+        const char *a = va_arg(ap, const char *);
+        cr_assert_lt(n, 31, "too many arguments");
+        argv[n++] = a;
+        if (!a)
+            break;
+    }
+    va_end(ap);
+    hcli_runv(r, confdir, server, stdin_data, argv);
+}
+
+const cJSON *hrun_ok_json(const hrun *r)
+{
+    cr_assert(!r->timed_out, "`%s` did not finish within %d ms", r->cmd, H_CLI_TIMEOUT_MS);
+    cr_assert_eq(r->code, 0, "`%s` exited with %d (signal %d)\nstdout: %.1500s\nstderr: %.1500s",
+                 r->cmd, r->code, r->signal, r->out, r->err);
+    cr_assert_not_null(r->json, "`%s` printed no JSON object on stdout: %.1500s", r->cmd, r->out);
+    return r->json;
+}
+
+void hrun_free(hrun *r)
+{
+    free(r->out);
+    free(r->err);
+    cJSON_Delete(r->json);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- JSON helpers ------------------------------------------------------------ */
+
+const char *hj_str(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+bool hj_has_int(const cJSON *o, const char *name, long long *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!cJSON_IsNumber(v))
+        return false;
+    double d = v->valuedouble;
+    if (d != (double)(long long)d)
+        return false;
+    if (out)
+        *out = (long long)d;
+    return true;
+}
+
+long long hj_int(const cJSON *o, const char *name)
+{
+    long long v = 0;
+    cr_assert(hj_has_int(o, name, &v), "no integer \"%s\" in %s", name, hj_text(o));
+    return v;
+}
+
+const cJSON *hj_game(const cJSON *o)
+{
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "game");
+    if (cJSON_IsObject(g))
+        return g;
+    if (cJSON_GetObjectItemCaseSensitive(o, "moves") && cJSON_GetObjectItemCaseSensitive(o, "id"))
+        return o;
+    cr_assert_fail("no game object in %s", hj_text(o));
+    return NULL;
+}
+
+void hj_assert_ok(const cJSON *resp, const char *what)
+{
+    const char *t = hj_str(resp, "type");
+    cr_assert(t && strcmp(t, "ok") == 0, "%s: expected ok, got %s", what, hj_text(resp));
+}
+
+void hj_assert_error(const cJSON *resp, const char *code, const char *what)
+{
+    cr_assert_not_null(resp, "%s: expected error %s, got nothing", what, code);
+    const char *t = hj_str(resp, "type");
+    const char *c = hj_str(resp, "code");
+    cr_assert(t && strcmp(t, "error") == 0 && c && strcmp(c, code) == 0,
+              "%s: expected error %s, got %s", what, code, hj_text(resp));
+    cr_assert_not_null(hj_str(resp, "message"), "%s: error without a message: %s", what,
+                       hj_text(resp));
+}
+
+const char *hj_text(const cJSON *o)
+{
+    static char ring[4][1600];
+    static int at;
+    char *slot = ring[at++ % 4];
+    if (!o) {
+        snprintf(slot, 1600, "(null)");
+        return slot;
+    }
+    char *s = cJSON_PrintUnformatted(o);
+    snprintf(slot, 1600, "%s", s ? s : "(unprintable)");
+    free(s);
+    return slot;
+}
+
+/* ---- recorded games ------------------------------------------------------------ */
+
+static char *dup_str(const cJSON *o, const char *name)
+{
+    const char *s = hj_str(o, name);
+    cr_assert_not_null(s, "recorded game without \"%s\"", name);
+    return strdup(s);
+}
+
+int hgames_load(const char *file, hgame **out)
+{
+    char path[H_PATH];
+    snprintf(path, sizeof path, "%s/data/games/%s.jsonl", h_shared(), file);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s: %s (set QK_SHARED)", path, strerror(errno));
+    hgame *g = NULL;
+    int n = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (len <= 1)
+            continue;
+        g = realloc(g, (size_t)(n + 1) * sizeof *g);
+        cr_assert_not_null(g);
+        hgame *x = &g[n];
+        memset(x, 0, sizeof *x);
+        x->root = cJSON_Parse(line);
+        cr_assert_not_null(x->root, "%s line %d does not parse", path, n + 1);
+        x->index = n;
+        x->variant = dup_str(x->root, "variant");
+        x->start = dup_str(x->root, "start");
+        x->result = dup_str(x->root, "result");
+        x->reason = dup_str(x->root, "reason");
+        x->final = dup_str(x->root, "final");
+        const cJSON *mv = cJSON_GetObjectItemCaseSensitive(x->root, "moves");
+        cr_assert(cJSON_IsArray(mv));
+        x->nmoves = cJSON_GetArraySize(mv);
+        x->moves = calloc((size_t)x->nmoves + 1, sizeof *x->moves);
+        int i = 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, mv)
+        {
+            cr_assert(cJSON_IsString(m));
+            x->moves[i++] = strdup(m->valuestring);
+        }
+        x->legal = cJSON_GetObjectItemCaseSensitive(x->root, "legal");
+        n++;
+    }
+    free(line);
+    fclose(f);
+    cr_assert_gt(n, 0, "%s is empty", path);
+    *out = g;
+    return n;
+}
+
+void hgames_free(hgame *g, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(g[i].variant);
+        free(g[i].start);
+        free(g[i].result);
+        free(g[i].reason);
+        free(g[i].final);
+        for (int j = 0; j < g[i].nmoves; j++)
+            free(g[i].moves[j]);
+        free(g[i].moves);
+        cJSON_Delete(g[i].root);
+    }
+    free(g);
+}
+
+bool h_std_start(const char *variant, char *buf, size_t n)
+{
+    if (!strcmp(variant, "alquerque")) {
+        snprintf(buf, n, "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -");
+        return true;
+    }
+    if (!strcmp(variant, "alquerque-traditional") || !strcmp(variant, "alquerque-brainking") ||
+        !strcmp(variant, "alquerque-stoep-short") || !strcmp(variant, "alquerque-stoep-long")) {
+        snprintf(buf, n, "bbbbb/bbbbb/bb.ww/wwwww/wwwww w 0 -");
+        return true;
+    }
+    int R, C;
+    char tail;
+    if (sscanf(variant, "alquerkonane-%dx%d%c", &R, &C, &tail) != 2 || R < 2 || R > 12 || C < 2 ||
+        C > 12)
+        return false;
+    /* RULES.md section 7: a1 dark (f + r even); Black on the dark squares of
+     * ranks 1-2, White on the light squares of the two highest ranks. */
+    size_t k = 0;
+    for (int r = R - 1; r >= 0; r--) {
+        for (int f = 0; f < C; f++) {
+            bool dark = (f + r) % 2 == 0;
+            char ch = '.';
+            if (r >= R - 2 && !dark)
+                ch = 'w';
+            if (r <= 1 && dark)
+                ch = 'b';
+            if (k + 1 < n)
+                buf[k++] = ch;
+        }
+        if (r > 0 && k + 1 < n)
+            buf[k++] = '/';
+    }
+    buf[k] = 0;
+    size_t used = strlen(buf);
+    snprintf(buf + used, n - used, " b 0 -");
+    return true;
+}
+
+char h_pos_side(const char *pos)
+{
+    const char *sp = strchr(pos, ' ');
+    cr_assert(sp && (sp[1] == 'w' || sp[1] == 'b'), "bad position string %s", pos);
+    return sp[1];
+}
+
+/* ---- database ------------------------------------------------------------------ */
+
+static long long count_rows(sqlite3 *db, const char *table)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(db));
+    rc = sqlite3_step(st);
+    cr_assert_eq(rc, SQLITE_ROW, "%s: %s", sql, sqlite3_errmsg(db));
+    long long n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+void hdb_counts(const char *path, hcounts *out)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    cr_assert_eq(rc, SQLITE_OK, "open %s: %s", path, db ? sqlite3_errmsg(db) : "?");
+    sqlite3_busy_timeout(db, 5000);
+    out->users = count_rows(db, "users");
+    out->games = count_rows(db, "games");
+    out->moves = count_rows(db, "moves");
+    sqlite3_close(db);
+}
+
+void hdb_assert_counts_eq(const hcounts *a, const hcounts *b, const char *what)
+{
+    cr_assert(a->users == b->users && a->games == b->games && a->moves == b->moves,
+              "%s changed stored rows: users %lld -> %lld, games %lld -> %lld, moves %lld -> %lld",
+              what, a->users, b->users, a->games, b->games, a->moves, b->moves);
+}
