@@ -8,16 +8,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PASSWORD "correct horse battery staple"
-
-static void register_user(hsrv *s, const char *dir, const char *user)
+/* register or login USER through the CLI; copies the token it got. */
+static void account(hsrv *s, const char *dir, const char *op, const char *user, char *token)
 {
     hrun r;
-    hcli_run(&r, dir, s->addr, PASSWORD "\n", "--json", "register", user, "--password-stdin", NULL);
+    hcli_run(&r, dir, s->addr, HPLAY_PASSWORD "\n", "--json", op, user, "--password-stdin", NULL);
     const cJSON *j = hrun_ok_json(&r);
     const cJSON *u = cJSON_GetObjectItemCaseSensitive(j, "user");
-    cr_assert(cJSON_IsObject(u), "register result without a user object: %s", r.out);
+    cr_assert(cJSON_IsObject(u), "%s result without a user object: %s", op, r.out);
     cr_assert_str_eq(hj_str(u, "username"), user);
+    const char *t = hj_str(j, "token");
+    cr_assert(t && strlen(t) == 64, "%s result without a 64-hex token: %s", op, r.out);
+    snprintf(token, 128, "%s", t);
     hrun_free(&r);
 }
 
@@ -29,8 +31,14 @@ void hplay_setup(hplayers *p, hsrv *s, const char *white, const char *black)
     p->black = black;
     hsrv_userdir(s, white, p->wdir);
     hsrv_userdir(s, black, p->bdir);
-    register_user(s, p->wdir, white);
-    register_user(s, p->bdir, black);
+    account(s, p->wdir, "register", white, p->wtoken);
+    account(s, p->bdir, "register", black, p->btoken);
+}
+
+void hplay_relogin(hplayers *p)
+{
+    account(p->srv, p->wdir, "login", p->white, p->wtoken);
+    account(p->srv, p->bdir, "login", p->black, p->btoken);
 }
 
 long long hplay_open(hplayers *p, const hgame *g)

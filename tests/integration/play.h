@@ -19,10 +19,18 @@ typedef struct hplayers {
     hsrv *srv;
     const char *white, *black;       /* usernames: white is the challenger */
     char wdir[H_PATH], bdir[H_PATH]; /* their config dirs */
+    char wtoken[128], btoken[128];   /* tokens from the register responses */
 } hplayers;
+
+#define HPLAY_PASSWORD "correct horse battery staple"
 
 /* Register both users with `qirkat register NAME --password-stdin`. */
 void hplay_setup(hplayers *p, hsrv *s, const char *white, const char *black);
+
+/* `qirkat login NAME --password-stdin` for both users (the client keeps a
+ * session for one server address only, so a server on a new port needs a
+ * new login). */
+void hplay_relogin(hplayers *p);
 
 /* White challenges black (--variant, --color white, --position when the
  * recorded start is not the variant's standard start), black accepts.

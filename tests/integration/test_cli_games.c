@@ -104,8 +104,27 @@ Test(cli_games, recorded_alquerque_games_survive_a_crash)
              * lost, and carry on with the same session tokens. */
             int half = g->nmoves / 2;
             hplay_moves(&p, g, ids[k], 0, half, with_ply);
+            char wtok[128], btok[128];
+            snprintf(wtok, sizeof wtok, "%s", p.wtoken);
+            snprintf(btok, sizeof btok, "%s", p.btoken);
             hsrv_kill(&srv);
             hsrv_restart(&srv);
+            /* The tokens issued before the crash still log in. */
+            hconn *c = hconn_open(srv.port);
+            hconn_hello(c);
+            cJSON *r = hconn_rpc(c, "{\"type\":\"login\",\"token\":\"%s\"}", btok);
+            hj_assert_ok(r, "login with bob's token after the restart");
+            cJSON_Delete(r);
+            hconn_close(c);
+            c = hconn_open(srv.port);
+            hconn_hello(c);
+            r = hconn_rpc(c, "{\"type\":\"login\",\"token\":\"%s\"}", wtok);
+            hj_assert_ok(r, "login with alice's token after the restart");
+            cJSON_Delete(r);
+            hconn_close(c);
+            /* The CLI keeps a session per server address: log in again on
+             * the new port. */
+            hplay_relogin(&p);
             hplay_check_show(&p, g, ids[k], half);
             hplay_moves(&p, g, ids[k], half, g->nmoves, with_ply);
         } else {
@@ -118,7 +137,7 @@ Test(cli_games, recorded_alquerque_games_survive_a_crash)
      * raw `game` request. */
     hconn *c = hconn_open(srv.port);
     hconn_hello(c);
-    hconn_login(c, "alice", "correct horse battery staple");
+    hconn_login(c, "alice", HPLAY_PASSWORD);
     for (int k = 0; k < NGAMES; k++) {
         cJSON *r = hconn_rpc(c, "{\"type\":\"game\",\"game\":%lld}", ids[k]);
         hj_assert_ok(r, "game");

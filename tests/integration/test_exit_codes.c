@@ -104,9 +104,8 @@ Test(exit_codes, server_down_exits_3)
     int fd;
     char addr[64];
     snprintf(addr, sizeof addr, "127.0.0.1:%d", refused_port(&fd));
-    hcli_run(&r, p.wdir, addr, NULL, "--json", "show", "1", NULL);
-    expect_code(&r, 3);
-    hrun_free(&r);
+    /* (Not `show` there: the session belongs to the stopped server's
+     * address, and the CLI reports "not logged in" for another one.) */
     hcli_run(&r, p.wdir, addr, "pw\n", "register", "carol", "--password-stdin", NULL);
     expect_code(&r, 3);
     hrun_free(&r);

@@ -75,7 +75,9 @@ static void fx_start(fx *f, int plies)
     cJSON *r = hconn_rpc(f->a, "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\","
                                "\"color\":\"white\"}");
     hj_assert_ok(r, "challenge");
-    long long cid = hj_int(cJSON_GetObjectItemCaseSensitive(r, "challenge"), "id");
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(r, "challenge");
+    cr_assert(cJSON_IsObject(ch), "challenge result: %s", hj_text(r));
+    long long cid = hj_int(ch, "id");
     cJSON_Delete(r);
     r = hconn_rpc(f->b, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
     hj_assert_ok(r, "accept");
@@ -297,6 +299,10 @@ Test(protocol, taken_username_is_a_conflict)
     cJSON *r =
         hconn_rpc(c, "{\"type\":\"register\",\"username\":\"alice\",\"password\":\"other\"}");
     hj_assert_error(r, "conflict", "register alice again");
+    cJSON_Delete(r);
+    /* schema.sql: names are unique without regard to case. */
+    r = hconn_rpc(c, "{\"type\":\"register\",\"username\":\"ALICE\",\"password\":\"other\"}");
+    hj_assert_error(r, "conflict", "register ALICE when alice exists");
     cJSON_Delete(r);
     hconn_close(c);
     hdb_counts(f.srv.db, &after);
