@@ -74,11 +74,36 @@ typedef enum {
 
 struct qk_rules; /* a row of the static variant table; private */
 
-/* A variant: a table row plus the board size. Plain value, copy freely. */
+/* Internal to the rules module (read only by common/qk_rules*.c): a set of
+ * points, bit p = point p, wide enough for a 12 x 12 board. */
+#define QK_BB_WORDS 3
+typedef struct qk_bb {
+    uint64_t w[QK_BB_WORDS];
+} qk_bb;
+
+/* Internal to the rules module: the board topology of a variant, derived
+ * from the table row and the board size by qk_variant_parse() so that the
+ * move generator never tests coordinates. Directions are 0..7 = N, NE, E,
+ * SE, S, SW, W, NW as seen from rank 1. */
+typedef struct qk_geom {
+    qk_bb board;    /* every point */
+    qk_bb even;     /* points whose file + rank (0-based) is even */
+    qk_bb far[2];   /* per side: the opponent's back rank */
+    qk_bb step1[8]; /* points with a line to their neighbour in direction d */
+    qk_bb step2[8]; /* points with a line through two neighbours in d */
+    int16_t delta[8];
+    /* Per side: direction masks of the row, mirrored for the side at the
+     * top (index: see QK_DIRSET_* in qk_rules_int.h). */
+    uint8_t dirs[2][8];
+} qk_geom;
+
+/* A variant: a table row plus the board size. Plain value, copy freely.
+ * Only qk_variant_parse() makes a valid one (it fills geom). */
 typedef struct qk_variant {
     const struct qk_rules *rules;
     uint8_t ranks, files;
     char name[QK_VARIANT_NAMELEN]; /* canonical name, e.g. "alquerkonane-6x4" */
+    qk_geom geom;                  /* private */
 } qk_variant;
 
 /* A position (RULES.md section 1, the four fields of the position string).
@@ -95,15 +120,21 @@ typedef struct qk_pos {
 /* One move: the landing points in order (path[0] is the start), and the
  * points of the pieces it captures (for rendering and undo). */
 typedef struct qk_move {
-    uint8_t len;                  /* points in path, >= 2 */
-    uint8_t ncap;                 /* captured pieces, 0 for a step */
+    uint8_t len;  /* points in path, >= 2 */
+    uint8_t ncap; /* captured pieces, 0 for a step */
     uint8_t path[QK_MAX_PATH];
     uint8_t cap[QK_MAX_PATH];
 } qk_move;
 
-/* What qk_pos_make() needs to restore the position exactly. */
+/* What qk_pos_unmake() needs to restore the position exactly: only what a
+ * move destroys (the captured pieces, the mover's kind and memory, the
+ * count), about 70 bytes instead of a 300-byte position copy. Opaque. */
 typedef struct qk_undo {
-    qk_pos before; /* implementations may store less; callers treat it as opaque */
+    uint16_t quiet;
+    uint8_t piece; /* the mover before the move (promotion) */
+    uint8_t from;  /* the mover's memory before the move */
+    uint8_t cap_piece[QK_MAX_PATH];
+    uint8_t cap_from[QK_MAX_PATH];
 } qk_undo;
 
 /* ---- variants ------------------------------------------------------- */
