@@ -1,0 +1,125 @@
+/*
+ * qk_solve: exact solver for Alquerkonane (RULES.md section 7).
+ *
+ * Design. Alquerkonane has no draws and every game ends (the side to move
+ * with no legal move loses), so a position's value is "the side to move
+ * wins in d plies" or "loses in d plies" with perfect play: the winner
+ * takes the fastest win, the loser delays the loss as long as it can. The
+ * solver computes that value with a full-width alpha-beta (principal
+ * variation search) over distance-to-end scores, the technique of
+ * mate-distance scores in chess programs: a win in d plies from the root
+ * scores QK_SCORE_WIN - d, a loss -(QK_SCORE_WIN - d). Every leaf is a
+ * finished game, so there is no depth limit and no evaluation.
+ *
+ * A hash table of solved positions, keyed by qk_engine_key() (board and
+ * side; the quiet count does not matter in Alquerkonane), keeps for each
+ * position a lower and an upper bound of its value relative to that
+ * position (so an entry is valid at any ply and across searches of the
+ * same variant) and the best move found. The table lives in memory the
+ * caller gives or qk_solver_init() allocates; search allocates nothing.
+ * When the table is full, entries that cost fewer positions to compute are
+ * replaced first; results stay exact, only slower.
+ *
+ * Moves come from the public rules API (qk_movegen, qk_pos_make), so the
+ * solver plays exactly the rules the server enforces.
+ */
+#ifndef QK_SOLVE_H
+#define QK_SOLVE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qk_rules.h"
+
+/* Scores shared with qk_engine (side to move's view). A forced win in d
+ * plies scores QK_SCORE_WIN - d; a forced loss in d plies
+ * -(QK_SCORE_WIN - d). Anything with magnitude >= QK_SCORE_MATE is such a
+ * forced result; heuristic scores stay well inside. */
+#define QK_SCORE_WIN 30000
+#define QK_SCORE_MATE (QK_SCORE_WIN - 2000)
+#define QK_SCORE_INF 32000
+
+/* Errors of the engine and solver beyond those of qk_rules.h. */
+#define QK_ENOMEM (-16) /* allocation failed */
+
+struct qk_solve_entry; /* private */
+
+/* Smallest memory qk_solver_init() accepts: a full move list and a few
+ * buckets. */
+#define QK_SOLVE_MIN_BYTES ((size_t)QK_MAX_MOVES * sizeof(qk_move) * 2)
+
+/* A solver and its table of solved positions. Initialise with
+ * qk_solver_init() or qk_solver_init_buffer(); release with
+ * qk_solver_free(). Not thread-safe: one solver per thread. */
+typedef struct qk_solver {
+    struct qk_solve_entry *table; /* buckets of entries */
+    size_t nbuckets;              /* power of two */
+    qk_move *moves;               /* move stack shared by all plies */
+    size_t nmoves;                /* its capacity in moves */
+    void *mem;                    /* what qk_solver_init() allocated, or NULL */
+} qk_solver;
+
+/* Limits of one qk_solve() call. All zero = no limit. */
+typedef struct qk_solve_limits {
+    uint64_t nodes;         /* positions visited before giving up */
+    uint32_t time_ms;       /* wall time (CLOCK_MONOTONIC) before giving up */
+    const atomic_int *stop; /* NULL, or set non-zero (by any thread) to stop */
+} qk_solve_limits;
+
+typedef struct qk_solve_result {
+    bool solved;       /* false: a limit stopped the search; the rest is 0 */
+    bool mover_wins;   /* the side to move of the solved position wins */
+    qk_result winner;  /* QK_RESULT_WHITE or QK_RESULT_BLACK when solved */
+    int distance;      /* plies to the end of the game with perfect play */
+    int score;         /* +-(QK_SCORE_WIN - distance), side to move's view */
+    uint64_t nodes;    /* positions visited, table hits included */
+    uint64_t expanded; /* positions whose moves were generated (not answered
+                          by the table): the "positions searched" */
+    bool has_move;     /* false when the position is already over */
+    qk_move best;      /* a best move: fastest win or longest loss */
+} qk_solve_result;
+
+/* Allocate `bytes` bytes for the solver: a move stack of about 1/16 of
+ * it (at least QK_MAX_MOVES moves, so bytes must be at least
+ * QK_SOLVE_MIN_BYTES) and a table of the rest, rounded down to a power of
+ * two number of 64-byte buckets. Returns QK_OK, QK_EINVAL (s NULL or bytes
+ * too small) or QK_ENOMEM (nothing allocated). Free with
+ * qk_solver_free(). */
+int qk_solver_init(qk_solver *s, size_t bytes);
+
+/* Use caller memory `buf` of `bytes` bytes (aligned for uint64_t), split
+ * as by qk_solver_init(); the caller keeps ownership and must keep it
+ * alive while the solver is used. Same errors as qk_solver_init() but
+ * never QK_ENOMEM. */
+int qk_solver_init_buffer(qk_solver *s, void *buf, size_t bytes);
+
+/* Release the table if qk_solver_init() allocated it; the struct can be
+ * initialised again. Safe on a zeroed struct and idempotent. */
+void qk_solver_free(qk_solver *s);
+
+/* Forget every solved position (the table memory is kept). */
+void qk_solver_clear(qk_solver *s);
+
+/* Whether the variant's positions are worth handing to qk_solve() with no
+ * node budget: Alquerkonane on a board of at most 36 squares (6x6 and
+ * smaller solve in seconds at most). Larger boards may still solve late
+ * in a game; give those a node budget. */
+bool qk_solve_feasible(const qk_variant *v, const qk_pos *p);
+
+/* Solve p for variant v within the limits (lim may be NULL: no limit).
+ * Returns QK_OK with *out filled (out->solved false when a limit was hit;
+ * the table keeps what was learnt), QK_EINVAL when an argument is NULL, the
+ * variant is not Alquerkonane (only there is every game finite with no
+ * draw, RULES.md section 7) or the solver has no table, or QK_ENOSPC when
+ * a position has more legal moves than QK_MAX_MOVES. p is not modified. */
+int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_limits *lim,
+             qk_solve_result *out);
+
+/* The principal variation of a position the solver has solved: up to cap
+ * best moves from p, following the table. Returns the number written (0
+ * when p is unsolved, finished or cap is 0). p is not modified. */
+int qk_solve_pv(qk_solver *s, const qk_variant *v, const qk_pos *p, qk_move *pv, int cap);
+
+#endif
