@@ -213,7 +213,10 @@ int qk_pos_parse(const qk_variant *v, const char *s, qk_pos *out, const char **w
                 FAIL("impossible memory: pairs must be ordered by point, each once");
             if (p.sq[at] == QK_EMPTY)
                 FAIL("impossible memory: no piece on the point");
-            if (!qk_memory_relevant(v, qk_piece_side(p.sq[at]), at, start))
+            /* Meaningful (the piece could step back there) and possible (it
+             * could have stepped from there): only sideways steps qualify. */
+            int side = qk_piece_side(p.sq[at]);
+            if (!qk_memory_relevant(v, side, at, start) || !qk_memory_relevant(v, side, start, at))
                 FAIL("impossible memory: start is not a point the piece could step to");
             p.from[at] = (uint8_t)start;
             last = at;

@@ -64,9 +64,7 @@ unsigned long long perft_max_nodes(void)
     const char *s = getenv("QK_PERFT_MAX_NODES");
     if (s && *s)
         return strtoull(s, NULL, 10);
-#if defined(__SANITIZE_ADDRESS__)
-    return 300000;
-#else
-    return 2000000;
-#endif
+    /* Every row of data/perft.tsv (at most 2.7 M nodes) runs in about 0.5 s
+     * here and 3 s under ASan + UBSan, so the default keeps them all. */
+    return 5000000;
 }
