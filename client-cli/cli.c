@@ -1,0 +1,378 @@
+/*
+ * cli: see cli.h. Order of work in cli_run(): global options before the
+ * subcommand, the row lookup, the row's options (the global ones are
+ * accepted after the subcommand too, git-style leniency), arity, then the
+ * session and the connection the row asks for, then the handler. Every
+ * failure before the handler is a usage error (2) except the connection
+ * (3) and the server's own refusals (1).
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "qk_proto.h"
+#include "render.h"
+#include "term.h"
+
+static const opt_spec global_opts[] = {
+    {OPT_STR, "server", "HOST:PORT", "server to talk to"},
+    {OPT_FLAG, "json", NULL, "print the server's response object"},
+    {OPT_FLAG, "help", NULL, "show help"},
+    {OPT_END, NULL, NULL, NULL},
+};
+
+int cli_usage_error(cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(c->err, "qirkat%s%s: ", c->cmd ? " " : "", c->cmd ? c->cmd->name : "");
+    va_start(ap, fmt);
+    vfprintf(c->err, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->err);
+    if (c->cmd)
+        fprintf(c->err, "usage: qirkat %s%s%s\n", c->cmd->name, *c->cmd->usage ? " " : "",
+                c->cmd->usage);
+    else
+        fputs("usage: qirkat [--server HOST:PORT] [--json] SUBCOMMAND [ARGS]  (qirkat help)\n",
+              c->err);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_fail(cli *c, int status, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("qirkat: ", c->err);
+    va_start(ap, fmt);
+    vfprintf(c->err, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->err);
+    return status;
+}
+
+const char *cli_str(const cJSON *obj, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+long long cli_int(const cJSON *obj, const char *name)
+{
+    uint64_t v;
+    if (!qk_json_get_uint(obj, name, &v))
+        return -1;
+    return (long long)v;
+}
+
+bool cli_is_ok(const cJSON *resp)
+{
+    const char *t = cli_str(resp, "type");
+    return t && strcmp(t, "ok") == 0;
+}
+
+const char *cli_error_code(const cJSON *resp)
+{
+    const char *code = cli_str(resp, "code");
+    return code ? code : "";
+}
+
+bool cli_json(cli *c, const cJSON *resp)
+{
+    if (!c->json)
+        return false;
+    char *s = cJSON_PrintUnformatted(resp);
+    if (s) {
+        fprintf(c->out, "%s\n", s);
+        free(s);
+    }
+    return true;
+}
+
+int cli_report(cli *c, const cJSON *resp)
+{
+    (void)cli_json(c, resp);
+    const char *code = cli_str(resp, "code");
+    const char *msg = cli_str(resp, "message");
+    fprintf(c->err, "%s: %s\n", code ? code : "internal",
+            msg ? msg : qk_err_message(qk_err_parse(code)));
+    return CLI_EXIT_SERVER;
+}
+
+cJSON *cli_request(const char *op)
+{
+    cJSON *req = cJSON_CreateObject();
+    if (req && !cJSON_AddStringToObject(req, "type", op)) {
+        cJSON_Delete(req);
+        return NULL;
+    }
+    return req;
+}
+
+int cli_exchange(cli *c, cJSON *req, cJSON **resp)
+{
+    *resp = NULL;
+    if (!req)
+        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+    int rc = net_request(&c->conn, req, c->timeout_ms, resp);
+    cJSON_Delete(req);
+    switch (rc) {
+    case NET_OK:
+        return CLI_EXIT_OK;
+    case NET_ETIMEDOUT:
+        return cli_fail(c, CLI_EXIT_CONNECT, "no answer from %s", c->server);
+    case NET_ENOMEM:
+        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+    case NET_EPROTO:
+        return cli_fail(c, CLI_EXIT_CONNECT, "%s sent an over-long line", c->server);
+    default:
+        return cli_fail(c, CLI_EXIT_CONNECT, "connection to %s lost", c->server);
+    }
+}
+
+int cli_call(cli *c, cJSON *req, cJSON **resp)
+{
+    int rc = cli_exchange(c, req, resp);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (cli_is_ok(*resp))
+        return CLI_EXIT_OK;
+    rc = cli_report(c, *resp);
+    cJSON_Delete(*resp);
+    *resp = NULL;
+    return rc;
+}
+
+const char *cli_me(const cli *c)
+{
+    return c->logged_in ? c->sess.username : NULL;
+}
+
+int cli_pos_id(cli *c, const cmd_args *a, int i, const char *what, uint64_t *out)
+{
+    if (i >= a->npos || args_parse_uint(a->pos[i], out) < 0) {
+        cli_usage_error(c, "%s must be a number, not '%s'", what, i < a->npos ? a->pos[i] : "");
+        return -1;
+    }
+    return 0;
+}
+
+int cli_connect(cli *c)
+{
+    char host[256], port[8];
+    if (net_split_hostport(c->server, host, sizeof host, port, sizeof port) < 0)
+        return cli_usage_error(c, "bad server address '%s' (want HOST:PORT)", c->server);
+    net_close(&c->conn);
+    if (net_connect(&c->conn, c->server, c->timeout_ms) != NET_OK)
+        return cli_fail(c, CLI_EXIT_CONNECT, "cannot connect to %s", c->server);
+    cJSON *req = cli_request("hello"), *resp;
+    if (req && (!cJSON_AddNumberToObject(req, "version", QK_PROTO_VERSION) ||
+                !cJSON_AddStringToObject(req, "client", CLI_CLIENT_NAME))) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    int rc = cli_call(c, req, &resp);
+    cJSON_Delete(resp);
+    return rc;
+}
+
+/* Keep a token the server hands back on login if it differs (a server may
+ * rotate tokens); failure to save is only a warning, the login stands. */
+static void maybe_update_token(cli *c, const cJSON *resp)
+{
+    const char *token = cli_str(resp, "token");
+    if (!token || strcmp(token, c->sess.token) == 0)
+        return;
+    if (session_set(c->sess.token, sizeof c->sess.token, token) != SESSION_OK)
+        return;
+    int rc = session_save(&c->sess);
+    if (rc != SESSION_OK)
+        fprintf(c->err, "qirkat: warning: cannot save the session: %s\n", session_strerror(rc));
+}
+
+int cli_login_token(cli *c, bool required)
+{
+    c->logged_in = false;
+    if (!c->have_session) {
+        if (!required)
+            return CLI_EXIT_OK;
+        if (c->other_server)
+            fprintf(c->err,
+                    "unauthenticated: not logged in on %s (the session of %s is for %s): "
+                    "qirkat login USER\n",
+                    c->server, c->sess.username, c->sess.server);
+        else
+            fprintf(c->err, "unauthenticated: not logged in: qirkat login USER\n");
+        return CLI_EXIT_SERVER;
+    }
+    cJSON *req = cli_request("login"), *resp;
+    if (req && !cJSON_AddStringToObject(req, "token", c->sess.token)) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    int rc = cli_exchange(c, req, &resp);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (cli_is_ok(resp)) {
+        c->logged_in = true;
+        maybe_update_token(c, resp);
+        cJSON_Delete(resp);
+        return CLI_EXIT_OK;
+    }
+    if (!required) {
+        fprintf(c->err,
+                "qirkat: warning: the stored session was refused (%s); going on logged "
+                "out\n",
+                cli_error_code(resp));
+        cJSON_Delete(resp);
+        return CLI_EXIT_OK;
+    }
+    rc = cli_report(c, resp);
+    if (strcmp(cli_error_code(resp), "unauthenticated") == 0)
+        fprintf(c->err, "qirkat: the stored session of %s is no longer valid: qirkat login %s\n",
+                c->sess.username, c->sess.username);
+    cJSON_Delete(resp);
+    return rc;
+}
+
+/* Load the session file and keep it only when it belongs to c->server: a
+ * token is a password equivalent for the server that issued it and is
+ * never offered to another one. A server that moved (a new port) needs a
+ * new `qirkat login`. */
+static int load_session(cli *c)
+{
+    int rc = session_load(&c->sess);
+    if (rc == SESSION_NONE)
+        return CLI_EXIT_OK;
+    if (rc != SESSION_OK) {
+        char path[4096];
+        if (session_path(path, sizeof path) != SESSION_OK)
+            snprintf(path, sizeof path, "session file");
+        return cli_fail(c, CLI_EXIT_SERVER, "cannot read %s: %s", path, session_strerror(rc));
+    }
+    if (strcmp(c->sess.server, c->server) == 0) {
+        c->have_session = true;
+    } else {
+        c->other_server = true;
+        explicit_bzero(c->sess.token, sizeof c->sess.token);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Global options before the subcommand; returns the index of the
+ * subcommand in argv (argc when there is none) or -1 after a usage error. */
+static int parse_globals(cli *c, int argc, char **argv, bool *help, const char **server)
+{
+    int i = 1;
+    while (i < argc && argv[i][0] == '-') {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            return i + 1;
+        if (strcmp(a, "--json") == 0) {
+            c->json = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            *help = true;
+        } else if (strcmp(a, "--server") == 0) {
+            if (i + 1 >= argc) {
+                cli_usage_error(c, "option --server needs a value (HOST:PORT)");
+                return -1;
+            }
+            *server = argv[++i];
+        } else if (strncmp(a, "--server=", 9) == 0) {
+            *server = a + 9;
+        } else {
+            cli_usage_error(c, "unknown option %s", a);
+            return -1;
+        }
+        i++;
+    }
+    return i;
+}
+
+static int run_command(cli *c, int argc, char **argv, const char *server)
+{
+    const cmd_def *d = c->cmd;
+    const opt_spec *const lists[] = {d->opts, global_opts};
+    cmd_args a;
+    char why[256];
+    if (args_parse(lists, 2, argc, argv, &a, why, sizeof why) < 0)
+        return cli_usage_error(c, "%s", why);
+    if (args_has(&a, "help")) {
+        cmd_print_help(c->out, d);
+        return CLI_EXIT_OK;
+    }
+    if (args_has(&a, "json"))
+        c->json = true;
+    if (args_get(&a, "server"))
+        server = args_get(&a, "server");
+    if (a.npos < d->min_pos)
+        return cli_usage_error(c, "missing arguments");
+    if (d->max_pos >= 0 && a.npos > d->max_pos)
+        return cli_usage_error(c, "too many arguments");
+    if (d->check) {
+        int crc = d->check(c, &a);
+        if (crc != CLI_EXIT_OK)
+            return crc;
+    }
+
+    if (!server || !*server)
+        server = getenv("QIRKAT_SERVER");
+    if (!server || !*server)
+        server = CLI_DEFAULT_SERVER;
+    if (session_set(c->server, sizeof c->server, server) != SESSION_OK)
+        return cli_usage_error(c, "server address too long");
+
+    int rc = CLI_EXIT_OK;
+    if (d->need == NEED_LOGIN || d->need == NEED_LOGIN_OPT) {
+        rc = load_session(c);
+        if (rc == CLI_EXIT_OK && d->need == NEED_LOGIN && !c->have_session)
+            rc = cli_login_token(c, true); /* reports "not logged in" */
+    }
+    if (rc == CLI_EXIT_OK && d->need != NEED_NOTHING)
+        rc = cli_connect(c);
+    if (rc == CLI_EXIT_OK && (d->need == NEED_LOGIN || d->need == NEED_LOGIN_OPT))
+        rc = cli_login_token(c, d->need == NEED_LOGIN);
+    if (rc == CLI_EXIT_OK)
+        rc = d->run(c, &a);
+    return rc;
+}
+
+int cli_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
+{
+    cli c;
+    memset(&c, 0, sizeof c);
+    c.in = in;
+    c.out = out;
+    c.err = err;
+    c.timeout_ms = CLI_TIMEOUT_MS;
+    c.render_flags = term_use_color(out) ? RENDER_COLOR : 0;
+    net_init(&c.conn);
+
+    bool help = false;
+    const char *server = NULL;
+    int rc;
+    int i = parse_globals(&c, argc, argv, &help, &server);
+    if (i < 0) {
+        rc = CLI_EXIT_USAGE;
+    } else if (i >= argc) {
+        if (help) {
+            cmd_print_usage(out);
+            rc = CLI_EXIT_OK;
+        } else {
+            rc = cli_usage_error(&c, "no subcommand given");
+        }
+    } else if (!(c.cmd = cmd_find(argv[i]))) {
+        rc = cli_usage_error(&c, "unknown subcommand '%s'", argv[i]);
+    } else if (help) {
+        cmd_print_help(out, c.cmd);
+        rc = CLI_EXIT_OK;
+    } else {
+        rc = run_command(&c, argc - i - 1, argv + i + 1, server);
+    }
+    net_close(&c.conn);
+    explicit_bzero(&c.sess, sizeof c.sess);
+    fflush(out);
+    fflush(err);
+    return rc;
+}

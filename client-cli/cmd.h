@@ -1,0 +1,75 @@
+/*
+ * cmd: the subcommand table and the handlers it points to.
+ *
+ * Design. One row per subcommand (Redis's struct redisCommand): its name,
+ * handler, what it needs before the handler runs (nothing, a connection, a
+ * login), its positional arity, its options and its usage text. The
+ * dispatcher in cli.c reads the row and does the checking and connecting;
+ * `qirkat help` and `qirkat CMD --help` are generated from it. Adding a
+ * subcommand is one row and one handler.
+ */
+#ifndef QC_CMD_H
+#define QC_CMD_H
+
+#include "args.h"
+#include "cli.h"
+
+typedef enum {
+    NEED_NOTHING,   /* offline, or the handler connects itself */
+    NEED_SERVER,    /* connected, hello done, not logged in */
+    NEED_LOGIN,     /* connected and logged in with the stored token */
+    NEED_LOGIN_OPT, /* connected; logged in when a session exists */
+} cmd_need;
+
+typedef int (*cmd_fn)(cli *c, const cmd_args *a);
+
+typedef struct cmd_def {
+    const char *name;
+    cmd_fn run;
+    /* Optional: argument checks the client can make alone, run before any
+     * connection so a usage error is exit 2 whatever the server's state.
+     * Returns CLI_EXIT_OK or a printed usage error. */
+    cmd_fn check;
+    cmd_need need;
+    int min_pos, max_pos; /* max_pos -1: no limit */
+    const opt_spec *opts; /* OPT_END-terminated, or NULL */
+    const char *usage;    /* arguments after the name */
+    const char *summary;  /* one line */
+} cmd_def;
+
+/* The table, terminated by a row with a NULL name. */
+extern const cmd_def cmd_table[];
+
+/* The row named name, or NULL. */
+const cmd_def *cmd_find(const char *name);
+
+/* Handlers (cmd_account.c, cmd_challenge.c, cmd_game.c, cmd_offline.c,
+ * play.c, cli.c). Each returns an exit status (cli.h). */
+int cmd_register(cli *c, const cmd_args *a);
+int cmd_login(cli *c, const cmd_args *a);
+int cmd_logout(cli *c, const cmd_args *a);
+int cmd_challenge(cli *c, const cmd_args *a);
+int cmd_challenges(cli *c, const cmd_args *a);
+int cmd_accept(cli *c, const cmd_args *a);
+int cmd_decline(cli *c, const cmd_args *a);
+int cmd_cancel(cli *c, const cmd_args *a);
+int cmd_games(cli *c, const cmd_args *a);
+int cmd_show(cli *c, const cmd_args *a);
+int cmd_move(cli *c, const cmd_args *a);
+int cmd_resign(cli *c, const cmd_args *a);
+int cmd_play(cli *c, const cmd_args *a);
+int cmd_rules(cli *c, const cmd_args *a);
+int cmd_perft(cli *c, const cmd_args *a);
+int cmd_help(cli *c, const cmd_args *a);
+
+/* Checks (the rows' check field). */
+int cmd_check_id(cli *c, const cmd_args *a);        /* pos[0] is an id */
+int cmd_check_challenge(cli *c, const cmd_args *a); /* --color, --time */
+
+/* Write the general usage (every row) to out. */
+void cmd_print_usage(FILE *out);
+
+/* Write one row's usage, summary and options to out. */
+void cmd_print_help(FILE *out, const cmd_def *d);
+
+#endif

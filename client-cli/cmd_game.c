@@ -1,0 +1,231 @@
+/*
+ * cmd_game: games, show, move, resign (PROTOCOL.md "Core ops").
+ *
+ * `move` without --ply first asks for the game to learn its current ply.
+ * That is race-free by the protocol's design: if the opponent moved in
+ * between, the server answers stale_ply rather than misplacing the move,
+ * and a resend of a move that did land answers ok with "duplicate": true,
+ * so running the same command twice never plays twice.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "render.h"
+#include "table.h"
+
+/* {"type": op, "game": id, ...}: the common head of game requests. */
+static cJSON *game_request(const char *op, uint64_t id)
+{
+    cJSON *req = cli_request(op);
+    if (req && !cJSON_AddNumberToObject(req, "game", (double)id)) {
+        cJSON_Delete(req);
+        return NULL;
+    }
+    return req;
+}
+
+/* Fetch game id. On CLI_EXIT_OK *game_resp is the ok response (caller
+ * frees); errors are reported. */
+static int fetch_game(cli *c, uint64_t id, cJSON **game_resp)
+{
+    return cli_call(c, game_request("game", id), game_resp);
+}
+
+/* The STATUS cell: "active", "white wins", "draw", "aborted". */
+static const char *status_cell(const cJSON *g, char *buf, size_t n)
+{
+    const char *status = cli_str(g, "status"), *result = cli_str(g, "result");
+    if (!status || strcmp(status, "finished") != 0 || !result)
+        return status;
+    if (strcmp(result, "draw") == 0)
+        return "draw";
+    snprintf(buf, n, "%s wins", result);
+    return buf;
+}
+
+int cmd_games(cli *c, const cmd_args *a)
+{
+    bool mine = args_has(a, "mine");
+    if (mine && !c->logged_in) {
+        fputs("unauthenticated: --mine needs a login (qirkat login USER)\n", c->err);
+        return CLI_EXIT_SERVER;
+    }
+    const char *me = cli_me(c);
+    cJSON *req = cli_request("games");
+    const char *status = args_get(a, "status"), *variant = args_get(a, "variant");
+    bool ok = req != NULL;
+    if (ok && mine)
+        ok = cJSON_AddStringToObject(req, "user", me) != NULL;
+    if (ok && status)
+        ok = cJSON_AddStringToObject(req, "status", status) != NULL;
+    if (ok && variant)
+        ok = cJSON_AddStringToObject(req, "variant", variant) != NULL;
+    if (ok && args_has(a, "limit"))
+        ok = cJSON_AddNumberToObject(req, "limit", (double)args_uint(a, "limit", 0)) != NULL;
+    if (!ok) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    cJSON *resp;
+    int rc = cli_call(c, req, &resp);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (cli_json(c, resp))
+        goto out;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(resp, "games");
+    if (cJSON_GetArraySize(list) == 0) {
+        fputs("No games\n", c->out);
+        goto out;
+    }
+    static const char *const mine_heads[] = {"GAME", "OPPONENT", "COLOR", "VARIANT",
+                                             "TURN", "STATUS",   "PLY"};
+    static const char *const all_heads[] = {"GAME", "WHITE",  "BLACK", "VARIANT",
+                                            "TURN", "STATUS", "PLY"};
+    table t;
+    if (table_init(&t, 7, mine ? mine_heads : all_heads) < 0) {
+        rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        goto out;
+    }
+    const cJSON *g;
+    cJSON_ArrayForEach(g, list)
+    {
+        char id[32], ply[32], st[32];
+        snprintf(id, sizeof id, "%lld", cli_int(g, "id"));
+        snprintf(ply, sizeof ply, "%lld", cli_int(g, "ply"));
+        const char *white = cli_str(g, "white"), *black = cli_str(g, "black");
+        const char *turn = cli_str(g, "turn"), *gstatus = cli_str(g, "status");
+        bool active = gstatus && strcmp(gstatus, "active") == 0;
+        const char *row[7];
+        row[0] = id;
+        if (mine) {
+            bool white_me = white && strcmp(white, me) == 0;
+            const char *opp = white_me ? black : white;
+            const char *my_color = white_me ? "white" : "black";
+            row[1] = opp;
+            row[2] = my_color;
+            /* Whose turn, in the viewer's terms. */
+            row[4] = !active || !turn ? "-" : strcmp(turn, my_color) == 0 ? "you" : opp;
+        } else {
+            row[1] = white;
+            row[2] = black;
+            row[4] = active ? turn : "-";
+        }
+        row[3] = cli_str(g, "variant");
+        row[5] = status_cell(g, st, sizeof st);
+        row[6] = ply;
+        if (table_add(&t, row) < 0) {
+            rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            break;
+        }
+    }
+    if (rc == CLI_EXIT_OK)
+        table_print(&t, c->out);
+    table_free(&t);
+out:
+    cJSON_Delete(resp);
+    return rc;
+}
+
+int cmd_show(cli *c, const cmd_args *a)
+{
+    uint64_t id;
+    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+        return CLI_EXIT_USAGE;
+    cJSON *resp;
+    int rc = fetch_game(c, id, &resp);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (!cli_json(c, resp))
+        render_game(c->out, cJSON_GetObjectItemCaseSensitive(resp, "game"), cli_me(c),
+                    c->render_flags);
+    cJSON_Delete(resp);
+    return CLI_EXIT_OK;
+}
+
+/* After an illegal_move answer: list what is legal (a fresh snapshot, since
+ * the one we had, if any, may be stale by now). Best effort. */
+static void print_legal_moves(cli *c, uint64_t id)
+{
+    cJSON *req = game_request("game", id), *resp = NULL;
+    if (cli_exchange(c, req, &resp) == CLI_EXIT_OK && cli_is_ok(resp)) {
+        const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
+        const cJSON *legal = cJSON_GetObjectItemCaseSensitive(game, "legal_moves");
+        if (cJSON_IsArray(legal))
+            render_move_list(c->err, "Legal moves", legal);
+    }
+    cJSON_Delete(resp);
+}
+
+int cmd_move(cli *c, const cmd_args *a)
+{
+    uint64_t id, ply;
+    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+        return CLI_EXIT_USAGE;
+    const char *move = a->pos[1];
+    int rc;
+    if (args_has(a, "ply")) {
+        ply = args_uint(a, "ply", 0);
+    } else {
+        cJSON *g;
+        rc = fetch_game(c, id, &g);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        long long p = cli_int(cJSON_GetObjectItemCaseSensitive(g, "game"), "ply");
+        cJSON_Delete(g);
+        if (p < 0)
+            return cli_fail(c, CLI_EXIT_SERVER, "the server's game %llu has no ply",
+                            (unsigned long long)id);
+        ply = (uint64_t)p;
+    }
+
+    cJSON *req = game_request("move", id), *resp;
+    if (req && (!cJSON_AddNumberToObject(req, "ply", (double)ply) ||
+                !cJSON_AddStringToObject(req, "move", move))) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    rc = cli_exchange(c, req, &resp);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (!cli_is_ok(resp)) {
+        rc = cli_report(c, resp);
+        const char *code = cli_error_code(resp);
+        if (strcmp(code, "illegal_move") == 0)
+            print_legal_moves(c, id);
+        else if (strcmp(code, "stale_ply") == 0 && cli_int(resp, "ply") >= 0)
+            fprintf(c->err, "The game is at ply %lld now: qirkat show %llu\n", cli_int(resp, "ply"),
+                    (unsigned long long)id);
+        cJSON_Delete(resp);
+        return rc;
+    }
+    if (!cli_json(c, resp)) {
+        const cJSON *dup = cJSON_GetObjectItemCaseSensitive(resp, "duplicate");
+        if (cJSON_IsTrue(dup))
+            fprintf(c->out, "%s was already played at ply %llu; nothing changed\n", move,
+                    (unsigned long long)ply);
+        else
+            render_game(c->out, cJSON_GetObjectItemCaseSensitive(resp, "game"), cli_me(c),
+                        c->render_flags);
+    }
+    cJSON_Delete(resp);
+    return CLI_EXIT_OK;
+}
+
+int cmd_resign(cli *c, const cmd_args *a)
+{
+    uint64_t id;
+    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+        return CLI_EXIT_USAGE;
+    cJSON *resp;
+    int rc = cli_call(c, game_request("resign", id), &resp);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (!cli_json(c, resp)) {
+        const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
+        fprintf(c->out, "Resigned game %llu: %s\n", (unsigned long long)id,
+                render_result_text(cli_str(game, "result")));
+    }
+    cJSON_Delete(resp);
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,127 @@
+/*
+ * cmd_table: the rows of the subcommand table (cmd.h), in the order
+ * `qirkat help` lists them, and the help text generated from them. The
+ * option lists are compound literals so a row reads as one declaration.
+ */
+#include "cmd.h"
+
+#include <string.h>
+
+#define OPTS(...) ((const opt_spec[]){__VA_ARGS__, {OPT_END, NULL, NULL, NULL}})
+
+#define O_PASSWORD_STDIN                                                                           \
+    {                                                                                              \
+        OPT_FLAG, "password-stdin", NULL, "read the password as one line from stdin"               \
+    }
+
+/* clang-format off */
+const cmd_def cmd_table[] = {
+    {"register", cmd_register, NULL, NEED_NOTHING, 1, 1,
+     OPTS(O_PASSWORD_STDIN,
+          {OPT_FLAG, "bot", NULL, "mark the account as a bot"}),
+     "USER [--password-stdin] [--bot]", "create an account and log in"},
+    {"login", cmd_login, NULL, NEED_NOTHING, 1, 1, OPTS(O_PASSWORD_STDIN),
+     "USER [--password-stdin]", "log in, store the token"},
+    {"logout", cmd_logout, NULL, NEED_NOTHING, 0, 0, NULL,
+     "", "forget the stored token"},
+    {"challenge", cmd_challenge, cmd_check_challenge, NEED_LOGIN, 0, 1,
+     OPTS({OPT_STR, "variant", "V", "variant of RULES.md (default alquerque)"},
+          {OPT_STR, "color", "white|black|random", "your colour (default random)"},
+          {OPT_STR, "position", "POS", "custom start position string"},
+          {OPT_STR, "time", "unlimited|corr:DAYS|live:INITIAL+INCREMENT",
+           "time control; live times in seconds (default unlimited)"}),
+     "[USER] [--variant V] [--color white|black|random] [--position POS] "
+     "[--time unlimited|corr:DAYS|live:INITIAL+INCREMENT]",
+     "challenge USER, or open a seek anyone may accept"},
+    {"challenges", cmd_challenges, NULL, NEED_LOGIN, 0, 0, NULL,
+     "", "open challenges to, from and for you"},
+    {"accept", cmd_accept, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
+     "ID", "accept a challenge: the game starts"},
+    {"decline", cmd_decline, cmd_check_id, NEED_LOGIN, 1, 1,
+     OPTS({OPT_STR, "reason", "R", "a reason shown to the challenger"}),
+     "ID [--reason R]", "decline a challenge"},
+    {"cancel", cmd_cancel, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
+     "ID", "withdraw your challenge"},
+    {"games", cmd_games, NULL, NEED_LOGIN_OPT, 0, 0,
+     OPTS({OPT_FLAG, "mine", NULL, "only your games (needs a login)"},
+          {OPT_STR, "status", "active|finished|aborted", "only games in this state"},
+          {OPT_STR, "variant", "V", "only games of this variant"},
+          {OPT_UINT, "limit", "N", "at most N games"}),
+     "[--mine] [--status active|finished|aborted] [--variant V] [--limit N]",
+     "list games"},
+    {"show", cmd_show, cmd_check_id, NEED_LOGIN_OPT, 1, 1, NULL,
+     "GAME", "board, turn, legal moves"},
+    {"move", cmd_move, cmd_check_id, NEED_LOGIN, 2, 2,
+     OPTS({OPT_UINT, "ply", "N", "the ply the move is played at (default: the current one)"}),
+     "GAME MOVE [--ply N]", "play a move (b2-c3, a1xc3xe5)"},
+    {"resign", cmd_resign, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
+     "GAME", "resign a game"},
+    {"play", cmd_play, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
+     "GAME", "play interactively; redraws on the opponent's move"},
+    {"rules", cmd_rules, NULL, NEED_NOTHING, 1, 1, NULL,
+     "VARIANT", "the rules of a variant (offline)"},
+    {"perft", cmd_perft, NULL, NEED_NOTHING, 2, -1, NULL,
+     "VARIANT [POSITION] DEPTH", "count move sequences of 1..DEPTH plies (offline)"},
+    {"help", cmd_help, NULL, NEED_NOTHING, 0, 1, NULL,
+     "[SUBCOMMAND]", "this list, or one subcommand's options"},
+    {NULL, NULL, NULL, NEED_NOTHING, 0, 0, NULL, NULL, NULL},
+};
+/* clang-format on */
+
+const cmd_def *cmd_find(const char *name)
+{
+    for (const cmd_def *d = cmd_table; d->name; d++)
+        if (strcmp(d->name, name) == 0)
+            return d;
+    return NULL;
+}
+
+void cmd_print_usage(FILE *out)
+{
+    fputs("usage: qirkat [--server HOST:PORT] [--json] SUBCOMMAND [ARGS]\n\n", out);
+    fputs("subcommands:\n", out);
+    for (const cmd_def *d = cmd_table; d->name; d++)
+        fprintf(out, "  %-11s %s\n", d->name, d->summary);
+    fputs("\nglobal options:\n"
+          "  --server HOST:PORT  server (else $QIRKAT_SERVER, else " CLI_DEFAULT_SERVER ")\n"
+          "  --json              print the server's response object, one line\n"
+          "  --help              this text; `qirkat SUBCOMMAND --help` for one subcommand\n"
+          "\nexit status: 0 ok, 1 server error, 2 usage error, 3 cannot connect\n",
+          out);
+}
+
+void cmd_print_help(FILE *out, const cmd_def *d)
+{
+    fprintf(out, "usage: qirkat %s%s%s\n\n%s\n", d->name, *d->usage ? " " : "", d->usage,
+            d->summary);
+    if (!d->opts)
+        return;
+    fputs("\noptions:\n", out);
+    for (const opt_spec *o = d->opts; o->kind != OPT_END; o++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "",
+                 o->metavar ? o->metavar : "");
+        fprintf(out, "  %-24s %s\n", left, o->help);
+    }
+}
+
+int cmd_check_id(cli *c, const cmd_args *a)
+{
+    uint64_t id;
+    return cli_pos_id(c, a, 0, strncmp(c->cmd->usage, "ID", 2) == 0 ? "ID" : "GAME", &id) < 0
+               ? CLI_EXIT_USAGE
+               : CLI_EXIT_OK;
+}
+
+int cmd_help(cli *c, const cmd_args *a)
+{
+    if (a->npos == 0) {
+        cmd_print_usage(c->out);
+        return CLI_EXIT_OK;
+    }
+    const cmd_def *d = cmd_find(a->pos[0]);
+    if (!d)
+        return cli_usage_error(c, "unknown subcommand '%s'", a->pos[0]);
+    cmd_print_help(c->out, d);
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,515 @@
+/*
+ * play: see play.h. The loop's state is one struct; every exchange with
+ * the server goes through cli_exchange(), and any transport failure there
+ * just closes the connection and arms the reconnect timer, so the loop has
+ * one recovery path whatever the failure was.
+ */
+#include "play.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "qk_rules.h"
+#include "render.h"
+
+#define BACKOFF_MIN_MS 500
+#define BACKOFF_MAX_MS 30000
+/* Probe an idle connection this often; half-open TCP is silent otherwise. */
+#define IDLE_PING_MS 30000
+#define INPUT_MAX 4096
+
+typedef struct play {
+    cli *c;
+    uint64_t id;
+    cJSON *resp;        /* last response holding the snapshot; owns game */
+    const cJSON *game;  /* the snapshot: resp's "game" */
+    const char *color;  /* "white", "black", or NULL when watching */
+    bool waiting_shown; /* "waiting for ..." printed for this ply */
+    int64_t reconnect_at;
+    int backoff_ms;
+    int64_t last_rx;
+    char pending[QK_MOVE_STRLEN]; /* a move sent whose answer was lost */
+    long long pending_ply;        /* -1: none */
+    char in[INPUT_MAX];
+    size_t inlen;
+    bool in_eof;
+} play;
+
+play_input play_classify(const char *line, char *move, size_t n)
+{
+    while (isspace((unsigned char)*line))
+        line++;
+    size_t len = strlen(line);
+    while (len > 0 && isspace((unsigned char)line[len - 1]))
+        len--;
+    if (len == 0)
+        return PLAY_IN_EMPTY;
+    static const struct {
+        const char *word;
+        play_input in;
+    } words[] = {
+        {"quit", PLAY_IN_QUIT},   {"exit", PLAY_IN_QUIT},  {"q", PLAY_IN_QUIT},
+        {"help", PLAY_IN_HELP},   {"?", PLAY_IN_HELP},     {"resign", PLAY_IN_RESIGN},
+        {"board", PLAY_IN_BOARD}, {"show", PLAY_IN_BOARD}, {"moves", PLAY_IN_MOVES},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i].word) == len && strncasecmp(line, words[i].word, len) == 0)
+            return words[i].in;
+    if (n > 0) {
+        size_t k = len < n - 1 ? len : n - 1;
+        memcpy(move, line, k);
+        move[k] = '\0';
+    }
+    return PLAY_IN_MOVE;
+}
+
+static bool connected(const play *p)
+{
+    return net_is_open(&p->c->conn);
+}
+
+/* The connection broke: close it and reconnect after the backoff. */
+static void drop(play *p)
+{
+    if (!connected(p))
+        return;
+    net_close(&p->c->conn);
+    fprintf(p->c->err, "Connection to %s lost; reconnecting in %.1f s (type quit to leave)\n",
+            p->c->server, p->backoff_ms / 1000.0);
+    p->reconnect_at = net_now_ms() + p->backoff_ms;
+}
+
+/* Request/response on the live connection. Returns CLI_EXIT_OK with
+ * *resp (ok or error, caller frees), or CLI_EXIT_CONNECT after drop(). */
+static int exchange(play *p, cJSON *req, cJSON **resp)
+{
+    if (!connected(p)) {
+        cJSON_Delete(req);
+        *resp = NULL;
+        return CLI_EXIT_CONNECT;
+    }
+    int rc = cli_exchange(p->c, req, resp);
+    if (rc == CLI_EXIT_CONNECT)
+        drop(p);
+    else
+        p->last_rx = net_now_ms();
+    return rc;
+}
+
+static cJSON *game_request(const char *op, uint64_t id)
+{
+    cJSON *req = cli_request(op);
+    if (req && !cJSON_AddNumberToObject(req, "game", (double)id)) {
+        cJSON_Delete(req);
+        return NULL;
+    }
+    return req;
+}
+
+static const char *game_str(const play *p, const char *name)
+{
+    return cli_str(p->game, name);
+}
+
+static bool game_over(const play *p)
+{
+    const char *s = game_str(p, "status");
+    return s && strcmp(s, "active") != 0;
+}
+
+static bool my_turn(const play *p)
+{
+    const char *turn = game_str(p, "turn");
+    return p->color && turn && strcmp(turn, p->color) == 0 && !game_over(p);
+}
+
+/* Take resp (an ok response with a "game") as the new snapshot. */
+static void set_snapshot(play *p, cJSON *resp)
+{
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(resp, "game");
+    if (!cJSON_IsObject(g)) {
+        cJSON_Delete(resp);
+        return;
+    }
+    long long old = cli_int(p->game, "ply");
+    cJSON_Delete(p->resp);
+    p->resp = resp;
+    p->game = g;
+    if (cli_int(g, "ply") != old)
+        p->waiting_shown = false;
+}
+
+static void redraw(play *p)
+{
+    fputc('\n', p->c->out);
+    render_game(p->c->out, p->game, cli_me(p->c), p->c->render_flags);
+    fflush(p->c->out);
+}
+
+/* Fetch the game into the snapshot. Returns CLI_EXIT_OK, CLI_EXIT_SERVER
+ * (refused; reported) or CLI_EXIT_CONNECT. */
+static int refresh(play *p)
+{
+    cJSON *resp;
+    int rc = exchange(p, game_request("game", p->id), &resp);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (!cli_is_ok(resp)) {
+        rc = cli_report(p->c, resp);
+        cJSON_Delete(resp);
+        return rc;
+    }
+    set_snapshot(p, resp);
+    return CLI_EXIT_OK;
+}
+
+static void prompt(play *p)
+{
+    if (game_over(p))
+        return;
+    if (my_turn(p)) {
+        fputs("your move: ", p->c->out);
+    } else if (!p->waiting_shown) {
+        const char *turn = game_str(p, "turn");
+        const char *who = turn ? game_str(p, turn) : NULL;
+        fprintf(p->c->out, "Waiting for %s (%s)...\n", who ? who : "the opponent",
+                turn ? turn : "?");
+        p->waiting_shown = true;
+    }
+    fflush(p->c->out);
+}
+
+static void print_help(play *p)
+{
+    fputs("Commands:\n"
+          "  MOVE     play a move in RULES.md notation: b2-c3, a1xc3xe5\n"
+          "  moves    list the legal moves\n"
+          "  board    fetch the game and draw it again\n"
+          "  resign   resign the game\n"
+          "  quit     leave (the game goes on; `qirkat play` again to resume)\n",
+          p->c->out);
+}
+
+static void print_legal(play *p, FILE *out)
+{
+    render_move_list(out, "Legal moves", cJSON_GetObjectItemCaseSensitive(p->game, "legal_moves"));
+}
+
+/* Send a move at ply. On a lost connection the move is kept as pending and
+ * replayed after the reconnect. */
+static void send_move(play *p, const char *move, long long ply)
+{
+    cJSON *req = game_request("move", p->id), *resp;
+    if (req && (!cJSON_AddNumberToObject(req, "ply", (double)ply) ||
+                !cJSON_AddStringToObject(req, "move", move))) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    snprintf(p->pending, sizeof p->pending, "%s", move);
+    p->pending_ply = ply;
+    if (exchange(p, req, &resp) != CLI_EXIT_OK)
+        return; /* pending stays set */
+    p->pending_ply = -1;
+    if (cli_is_ok(resp)) {
+        bool dup = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "duplicate"));
+        set_snapshot(p, resp);
+        if (dup) {
+            fprintf(p->c->out, "%s had already been played at ply %lld\n", move, ply);
+            (void)refresh(p);
+        }
+        redraw(p);
+        return;
+    }
+    const char *code = cli_error_code(resp);
+    cli_report(p->c, resp);
+    if (strcmp(code, "illegal_move") == 0) {
+        print_legal(p, p->c->out);
+    } else if (strcmp(code, "stale_ply") == 0 || strcmp(code, "not_your_turn") == 0 ||
+               strcmp(code, "game_over") == 0) {
+        /* Our picture was behind the server's: show the real one. */
+        if (refresh(p) == CLI_EXIT_OK)
+            redraw(p);
+    }
+    cJSON_Delete(resp);
+}
+
+static void do_resign(play *p)
+{
+    if (!p->color) {
+        fputs("You are watching this game; there is nothing to resign\n", p->c->out);
+        return;
+    }
+    cJSON *resp;
+    if (exchange(p, game_request("resign", p->id), &resp) != CLI_EXIT_OK)
+        return;
+    if (cli_is_ok(resp)) {
+        set_snapshot(p, resp);
+        redraw(p);
+    } else {
+        cli_report(p->c, resp);
+        cJSON_Delete(resp);
+    }
+}
+
+/* Handle one typed line. Returns true when the user wants to leave. */
+static bool handle_line(play *p, const char *line)
+{
+    char move[QK_MOVE_STRLEN + 64];
+    switch (play_classify(line, move, sizeof move)) {
+    case PLAY_IN_EMPTY:
+        return false;
+    case PLAY_IN_QUIT:
+        return true;
+    case PLAY_IN_HELP:
+        print_help(p);
+        return false;
+    case PLAY_IN_RESIGN:
+        do_resign(p);
+        return false;
+    case PLAY_IN_BOARD:
+        if (refresh(p) == CLI_EXIT_OK || !connected(p))
+            redraw(p);
+        return false;
+    case PLAY_IN_MOVES:
+        print_legal(p, p->c->out);
+        return false;
+    case PLAY_IN_MOVE:
+        break;
+    }
+    if (!p->color)
+        fputs("You are watching this game; you cannot move\n", p->c->out);
+    else if (game_over(p))
+        fputs("The game is over\n", p->c->out);
+    else if (!connected(p))
+        fputs("Not connected; try again once reconnected\n", p->c->out);
+    else if (!my_turn(p))
+        fputs("Not your turn\n", p->c->out);
+    else
+        send_move(p, move, cli_int(p->game, "ply"));
+    return false;
+}
+
+/* One event from the server. Only our game's events matter here. */
+static void handle_event(play *p, const cJSON *ev)
+{
+    const char *name = cli_str(ev, "event");
+    if (!name)
+        return;
+    long long gid = cli_int(ev, "game");
+    if (gid < 0 || (uint64_t)gid != p->id)
+        return;
+    if (strcmp(name, "move") == 0) {
+        long long ply = cli_int(ev, "ply");
+        /* Our own move's event, or one the snapshot already has. */
+        if (ply >= 0 && ply < cli_int(p->game, "ply"))
+            return;
+        /* The event has the position but not the legal moves: fetch the
+         * whole snapshot rather than patch ours. */
+        if (refresh(p) == CLI_EXIT_OK)
+            redraw(p);
+    } else if (strcmp(name, "game_end") == 0) {
+        if (refresh(p) == CLI_EXIT_OK)
+            redraw(p);
+    } else if (strcmp(name, "draw_offer") == 0) {
+        fputs("Your opponent offers a draw (answer with `qirkat draw accept|decline`)\n",
+              p->c->out);
+    }
+}
+
+static void drain_events(play *p)
+{
+    cJSON *ev;
+    while (connected(p) && (ev = net_next_event(&p->c->conn))) {
+        handle_event(p, ev);
+        cJSON_Delete(ev);
+    }
+}
+
+/* Read what stdin has; handle complete lines. Returns true to leave. */
+static bool read_input(play *p)
+{
+    int fd = fileno(p->c->in);
+    ssize_t r = fd < 0 ? 0 : read(fd, p->in + p->inlen, sizeof p->in - 1 - p->inlen);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
+        return false;
+    if (r <= 0) {
+        p->in_eof = true;
+        if (p->inlen > 0) { /* a last line without '\n' */
+            p->in[p->inlen] = '\0';
+            p->inlen = 0;
+            handle_line(p, p->in);
+        }
+        return true;
+    }
+    p->inlen += (size_t)r;
+    for (;;) {
+        char *nl = memchr(p->in, '\n', p->inlen);
+        if (!nl) {
+            if (p->inlen == sizeof p->in - 1) { /* absurd line: drop it */
+                fputs("Line too long; ignored\n", p->c->err);
+                p->inlen = 0;
+            }
+            return false;
+        }
+        *nl = '\0';
+        bool quit = handle_line(p, p->in);
+        size_t used = (size_t)(nl + 1 - p->in);
+        memmove(p->in, nl + 1, p->inlen - used);
+        p->inlen -= used;
+        if (quit)
+            return true;
+        prompt(p);
+    }
+}
+
+/* Log in again, fetch the game, replay a pending move. Returns
+ * CLI_EXIT_OK, CLI_EXIT_CONNECT (try later) or CLI_EXIT_SERVER (give up:
+ * the login or the game is refused). */
+static int reconnect(play *p)
+{
+    int rc = cli_connect(p->c);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_login_token(p->c, true);
+    if (rc == CLI_EXIT_OK && !p->color) {
+        cJSON *resp;
+        rc = exchange(p, game_request("subscribe", p->id), &resp);
+        cJSON_Delete(resp);
+    }
+    if (rc == CLI_EXIT_OK)
+        rc = refresh(p);
+    if (rc == CLI_EXIT_CONNECT || !connected(p)) {
+        net_close(&p->c->conn);
+        p->backoff_ms = p->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : p->backoff_ms * 2;
+        p->reconnect_at = net_now_ms() + p->backoff_ms;
+        fprintf(p->c->err, "Retrying in %.1f s\n", p->backoff_ms / 1000.0);
+        return CLI_EXIT_CONNECT;
+    }
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    p->backoff_ms = BACKOFF_MIN_MS;
+    fprintf(p->c->out, "Reconnected to %s\n", p->c->server);
+    redraw(p);
+    if (p->pending_ply >= 0) {
+        char move[QK_MOVE_STRLEN];
+        snprintf(move, sizeof move, "%s", p->pending);
+        send_move(p, move, p->pending_ply);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Probe an idle connection. */
+static void keepalive(play *p)
+{
+    cJSON *req = cli_request("ping"), *resp;
+    if (exchange(p, req, &resp) == CLI_EXIT_OK)
+        cJSON_Delete(resp);
+}
+
+/* Which colour the viewer plays in the snapshot, or NULL. */
+static const char *my_color(const play *p)
+{
+    const char *me = cli_me(p->c);
+    if (!me)
+        return NULL;
+    const char *w = game_str(p, "white"), *b = game_str(p, "black");
+    if (w && strcmp(w, me) == 0)
+        return "white";
+    if (b && strcmp(b, me) == 0)
+        return "black";
+    return NULL;
+}
+
+int play_run(cli *c, uint64_t id)
+{
+    play p;
+    memset(&p, 0, sizeof p);
+    p.c = c;
+    p.id = id;
+    p.backoff_ms = BACKOFF_MIN_MS;
+    p.pending_ply = -1;
+    p.last_rx = net_now_ms();
+
+    int rc = refresh(&p);
+    if (rc != CLI_EXIT_OK)
+        goto out;
+    p.color = my_color(&p);
+    if (!p.color) {
+        /* Not a player: watch. Players get their games' events anyway. */
+        cJSON *resp;
+        rc = exchange(&p, game_request("subscribe", id), &resp);
+        if (rc == CLI_EXIT_OK && !cli_is_ok(resp))
+            rc = cli_report(c, resp);
+        cJSON_Delete(resp);
+        if (rc != CLI_EXIT_OK)
+            goto out;
+        fprintf(c->out, "Watching game %llu (you do not play in it)\n", (unsigned long long)id);
+    }
+    redraw(&p);
+    fputs("Type help for commands.\n", c->out);
+
+    while (!game_over(&p)) {
+        prompt(&p);
+        struct pollfd fds[2];
+        int nfds = 0, in_idx = -1, net_idx = -1;
+        int in_fd = fileno(c->in);
+        if (!p.in_eof && in_fd >= 0) {
+            fds[nfds] = (struct pollfd){.fd = in_fd, .events = POLLIN};
+            in_idx = nfds++;
+        }
+        int timeout;
+        if (connected(&p)) {
+            fds[nfds] = (struct pollfd){.fd = net_fd(&c->conn), .events = POLLIN};
+            net_idx = nfds++;
+            int64_t idle = net_now_ms() - p.last_rx;
+            timeout = idle >= IDLE_PING_MS ? 0 : (int)(IDLE_PING_MS - idle);
+        } else {
+            int64_t wait = p.reconnect_at - net_now_ms();
+            timeout = wait < 0 ? 0 : (int)wait;
+        }
+        if (nfds == 0 && !connected(&p) && p.in_eof)
+            break;
+        int n = poll(fds, (nfds_t)nfds, timeout);
+        if (n < 0 && errno != EINTR) {
+            rc = cli_fail(c, CLI_EXIT_SERVER, "poll: %s", strerror(errno));
+            goto out;
+        }
+        if (in_idx >= 0 && n > 0 && fds[in_idx].revents && read_input(&p))
+            goto out; /* quit or end of input */
+        if (net_idx >= 0 && connected(&p) && n > 0 && fds[net_idx].revents) {
+            p.last_rx = net_now_ms();
+            if (net_pump(&c->conn) != NET_OK) {
+                drain_events(&p); /* what arrived before the close */
+                drop(&p);
+            }
+        }
+        drain_events(&p);
+        if (connected(&p) && net_now_ms() - p.last_rx >= IDLE_PING_MS)
+            keepalive(&p);
+        if (!connected(&p) && net_now_ms() >= p.reconnect_at) {
+            int r = reconnect(&p);
+            if (r == CLI_EXIT_SERVER) {
+                rc = r;
+                goto out;
+            }
+        }
+    }
+    rc = CLI_EXIT_OK;
+out:
+    fflush(c->out);
+    cJSON_Delete(p.resp);
+    return rc;
+}
+
+int cmd_play(cli *c, const cmd_args *a)
+{
+    uint64_t id;
+    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+        return CLI_EXIT_USAGE;
+    return play_run(c, id);
+}

@@ -1,0 +1,46 @@
+/*
+ * play: `qirkat play GAME`, the interactive loop.
+ *
+ * Design. One thread, one poll() over the server socket and stdin. The
+ * client keeps the last game snapshot from the server and never edits it:
+ * every change (the opponent's `move` event, our own move's answer, a
+ * reconnect) replaces it with a fresh object from the server, so what is
+ * drawn is always something the server said. Typed lines are commands
+ * (move text, resign, board, moves, help, quit). When the connection drops
+ * the loop keeps reading stdin (so `quit` works) and reconnects with
+ * exponential backoff (0.5 s doubling to 30 s), logs in again with the
+ * stored token and fetches the game. A move whose answer was lost with the
+ * connection is sent again at the same ply after reconnecting: the server
+ * answers "duplicate": true if it had landed, so it is never played twice.
+ * An idle connection is probed with `ping` so a dead peer is noticed.
+ */
+#ifndef QC_PLAY_H
+#define QC_PLAY_H
+
+#include <stdint.h>
+
+#include "cli.h"
+
+/* What a typed line asks for. */
+typedef enum {
+    PLAY_IN_EMPTY, /* blank line: prompt again */
+    PLAY_IN_QUIT,  /* quit, exit, q */
+    PLAY_IN_HELP,  /* help, ? */
+    PLAY_IN_RESIGN,
+    PLAY_IN_BOARD, /* board, show: fetch and redraw */
+    PLAY_IN_MOVES, /* moves: list the legal moves */
+    PLAY_IN_MOVE,  /* anything else: move text for the server */
+} play_input;
+
+/* Classify a typed line, ignoring surrounding blanks and the case of the
+ * command words. For PLAY_IN_MOVE, the trimmed text (at most n - 1 bytes)
+ * is copied into move (size n). */
+play_input play_classify(const char *line, char *move, size_t n);
+
+/* Run the loop for game id on c (connected and logged in). Returns an
+ * exit status: 0 when the user quits, stdin ends or the game is over; 1
+ * when the server refuses the game or the stored login; 3 when the first
+ * fetch cannot reach the server. */
+int play_run(cli *c, uint64_t id);
+
+#endif

@@ -1,0 +1,451 @@
+/*
+ * render: see render.h. The grid is sized for the largest board of
+ * RULES.md (12 x 12); each drawing step only sets cells, and grid_write()
+ * alone knows about ANSI sequences.
+ */
+#include "render.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "timectl.h"
+
+/* Cell attributes. */
+enum {
+    A_NONE = 0,
+    A_BOLD = 1u << 0, /* Sultans */
+    A_DIM = 1u << 1,  /* board lines, so pieces stand out */
+    A_DARK = 1u << 2, /* dark Alquerkonane square */
+    A_MARK = 1u << 3, /* last move brackets and capture marks */
+};
+
+/* Rank label (2 columns) and a blank: "5  b---", "12 |". */
+#define MARGIN 3
+#define GRID_ROWS (QK_MAX_RANKS * 2 + 3)
+#define GRID_COLS (MARGIN + QK_MAX_FILES * 4 + 4)
+
+typedef struct grid {
+    int rows, cols;
+    char ch[GRID_ROWS][GRID_COLS];
+    uint8_t attr[GRID_ROWS][GRID_COLS];
+} grid;
+
+static void grid_init(grid *g, int rows, int cols)
+{
+    g->rows = rows;
+    g->cols = cols;
+    memset(g->ch, ' ', sizeof g->ch);
+    memset(g->attr, 0, sizeof g->attr);
+}
+
+static void grid_put(grid *g, int row, int col, char c, unsigned attr)
+{
+    if (row < 0 || row >= g->rows || col < 0 || col >= g->cols)
+        return;
+    g->ch[row][col] = c;
+    g->attr[row][col] = (uint8_t)attr;
+}
+
+static void grid_text(grid *g, int row, int col, const char *s, unsigned attr)
+{
+    for (; *s; s++)
+        grid_put(g, row, col++, *s, attr);
+}
+
+static const char *attr_sgr(unsigned a)
+{
+    /* One sequence per combination we produce; reset first so attributes
+     * never leak from the previous cell. */
+    if (a & A_MARK)
+        return (a & A_DARK) ? "\033[0;1;33;100m" : "\033[0;1;33m";
+    if (a & A_BOLD)
+        return (a & A_DARK) ? "\033[0;1;100m" : "\033[0;1m";
+    if (a & A_DARK)
+        return "\033[0;100m";
+    if (a & A_DIM)
+        return "\033[0;2m";
+    return "\033[0m";
+}
+
+static void grid_write(FILE *out, const grid *g, unsigned flags)
+{
+    bool color = flags & RENDER_COLOR;
+    for (int r = 0; r < g->rows; r++) {
+        int end = g->cols;
+        /* Trim blanks, but a dark square's background is visible. */
+        while (end > 0 && g->ch[r][end - 1] == ' ' && !(color && (g->attr[r][end - 1] & A_DARK)))
+            end--;
+        unsigned cur = A_NONE;
+        for (int c = 0; c < end; c++) {
+            unsigned a = color ? g->attr[r][c] : A_NONE;
+            if (a != cur) {
+                fputs(attr_sgr(a), out);
+                cur = a;
+            }
+            fputc(g->ch[r][c], out);
+        }
+        if (cur != A_NONE)
+            fputs("\033[0m", out);
+        fputc('\n', out);
+    }
+}
+
+static char piece_char(uint8_t piece)
+{
+    switch (piece) {
+    case QK_WMAN:
+        return 'w';
+    case QK_BMAN:
+        return 'b';
+    case QK_WSULTAN:
+        return 'W';
+    case QK_BSULTAN:
+        return 'B';
+    default:
+        return '.';
+    }
+}
+
+/* What the last move did to each point. */
+typedef struct marks {
+    bool path[QK_MAX_POINTS];
+    bool cap[QK_MAX_POINTS];
+} marks;
+
+static void marks_from(marks *mk, const qk_variant *v, const qk_move *last)
+{
+    memset(mk, 0, sizeof *mk);
+    if (!last)
+        return;
+    int n = v->ranks * v->files;
+    for (int i = 0; i < last->len && i < QK_MAX_PATH; i++)
+        if (last->path[i] < n)
+            mk->path[last->path[i]] = true;
+    for (int i = 0; i < last->ncap && i < QK_MAX_PATH; i++)
+        if (last->cap[i] < n)
+            mk->cap[last->cap[i]] = true;
+}
+
+/* The character shown for point pt and its attribute. */
+static char point_char(const qk_pos *p, const marks *mk, int pt, unsigned *attr)
+{
+    uint8_t piece = p->sq[pt];
+    *attr = A_NONE;
+    if (piece == QK_EMPTY && mk->cap[pt]) {
+        *attr = A_MARK;
+        return 'x';
+    }
+    if (piece == QK_WSULTAN || piece == QK_BSULTAN)
+        *attr = A_BOLD;
+    return piece_char(piece);
+}
+
+static void draw_rank_label(grid *g, int row, int rank)
+{
+    char buf[8];
+    snprintf(buf, sizeof buf, "%d", rank + 1);
+    grid_text(g, row, 0, buf, A_NONE);
+}
+
+/* Alquerque points: column of file f is MARGIN + 4f; row of rank r (0 at
+ * the bottom) is 2 * (ranks - 1 - r), connector rows in between. */
+static void draw_alquerque(grid *g, const qk_variant *v, const qk_pos *p, const marks *mk)
+{
+    int R = v->ranks, F = v->files;
+    grid_init(g, 2 * R, MARGIN + 4 * (F - 1) + 2);
+    for (int r = 0; r < R; r++) {
+        int row = 2 * (R - 1 - r);
+        draw_rank_label(g, row, r);
+        for (int f = 0; f < F; f++) {
+            int col = MARGIN + 4 * f;
+            if (f + 1 < F)
+                grid_text(g, row, col + 1, "---", A_DIM);
+            if (r + 1 < R) {
+                grid_put(g, row - 1, col, '|', A_DIM);
+                /* RULES.md section 2: the X sits on points with file + rank
+                 * even, so this square's diagonal runs from its lower-left
+                 * corner when that corner is even, else from its
+                 * lower-right one. */
+                if (f + 1 < F)
+                    grid_put(g, row - 1, col + 2, (f + r) % 2 == 0 ? '/' : '\\', A_DIM);
+            }
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        int row = 2 * (R - 1 - r);
+        for (int f = 0; f < F; f++) {
+            int pt = r * F + f, col = MARGIN + 4 * f;
+            unsigned a;
+            char c = point_char(p, mk, pt, &a);
+            grid_put(g, row, col, c, a);
+            if (mk->path[pt]) {
+                grid_put(g, row, col - 1, '[', A_MARK);
+                grid_put(g, row, col + 1, ']', A_MARK);
+            }
+        }
+    }
+    int lab = 2 * R - 1;
+    for (int f = 0; f < F; f++)
+        grid_put(g, lab, MARGIN + 4 * f, (char)('a' + f), A_NONE);
+}
+
+/* Alquerkonane squares: three columns each after "NN |", framed. */
+static void draw_konane(grid *g, const qk_variant *v, const qk_pos *p, const marks *mk,
+                        unsigned flags)
+{
+    int R = v->ranks, F = v->files;
+    int left = MARGIN, right = MARGIN + 1 + 3 * F;
+    grid_init(g, R + 3, right + 1);
+    grid_put(g, 0, left, '+', A_NONE);
+    grid_put(g, R + 1, left, '+', A_NONE);
+    for (int c = left + 1; c < right; c++) {
+        grid_put(g, 0, c, '-', A_NONE);
+        grid_put(g, R + 1, c, '-', A_NONE);
+    }
+    grid_put(g, 0, right, '+', A_NONE);
+    grid_put(g, R + 1, right, '+', A_NONE);
+    for (int r = 0; r < R; r++) {
+        int row = R - r;
+        draw_rank_label(g, row, r);
+        grid_put(g, row, left, '|', A_NONE);
+        grid_put(g, row, right, '|', A_NONE);
+        for (int f = 0; f < F; f++) {
+            int pt = r * F + f, col = left + 1 + 3 * f;
+            bool dark = (f + r) % 2 == 0; /* RULES.md section 7: a1 dark */
+            unsigned bg = dark ? A_DARK : A_NONE;
+            /* Without colour the fill is what tells the squares apart. */
+            char fill = dark && !(flags & RENDER_COLOR) ? ':' : ' ';
+            unsigned a;
+            char c = point_char(p, mk, pt, &a);
+            if (c == '.')
+                c = fill;
+            grid_put(g, row, col, mk->path[pt] ? '[' : fill, bg | (mk->path[pt] ? A_MARK : 0));
+            grid_put(g, row, col + 1, c, bg | a);
+            grid_put(g, row, col + 2, mk->path[pt] ? ']' : fill, bg | (mk->path[pt] ? A_MARK : 0));
+        }
+    }
+    for (int f = 0; f < F; f++)
+        grid_put(g, R + 2, left + 2 + 3 * f, (char)('a' + f), A_NONE);
+}
+
+void render_board(FILE *out, const qk_variant *v, const qk_pos *p, const qk_move *last,
+                  unsigned flags)
+{
+    if (v->ranks < 1 || v->files < 1 || v->ranks > QK_MAX_RANKS || v->files > QK_MAX_FILES)
+        return;
+    grid g;
+    marks mk;
+    marks_from(&mk, v, last);
+    if (qk_variant_is_konane(v))
+        draw_konane(&g, v, p, &mk, flags);
+    else
+        draw_alquerque(&g, v, p, &mk);
+    grid_write(out, &g, flags);
+}
+
+void render_move_list(FILE *out, const char *head, const cJSON *moves)
+{
+    int n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, moves)
+    {
+        if (cJSON_IsString(it))
+            n++;
+    }
+    if (n == 0) {
+        fprintf(out, "%s: none\n", head);
+        return;
+    }
+    int col = fprintf(out, "%s (%d):", head, n);
+    cJSON_ArrayForEach(it, moves)
+    {
+        if (!cJSON_IsString(it))
+            continue;
+        int len = (int)strlen(it->valuestring);
+        if (col + 1 + len > RENDER_WIDTH && col > 2) {
+            fputs("\n ", out);
+            col = 1;
+        }
+        col += fprintf(out, " %s", it->valuestring);
+    }
+    fputc('\n', out);
+}
+
+const char *render_reason_text(const char *reason)
+{
+    static const struct {
+        const char *word, *text;
+    } reasons[] = {
+        {"no_moves", "no legal moves"},
+        {"no_pieces", "no pieces left"},
+        {"move_limit", "40 plies without a capture"},
+        {"sultan_majority", "no Sultan majority"},
+        {"resign", "resignation"},
+        {"timeout", "time ran out"},
+        {"agreement", "agreement"},
+        {"aborted", "aborted"},
+    };
+    if (!reason)
+        return "";
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (strcmp(reason, reasons[i].word) == 0)
+            return reasons[i].text;
+    return reason;
+}
+
+const char *render_result_text(const char *result)
+{
+    if (result && strcmp(result, "white") == 0)
+        return "White wins";
+    if (result && strcmp(result, "black") == 0)
+        return "Black wins";
+    if (result && strcmp(result, "draw") == 0)
+        return "Draw";
+    return "Game over";
+}
+
+static const char *str_field(const cJSON *obj, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Replay `moves` from `start`. Returns true when every move parses and
+ * the result is `position` (so the marks are trustworthy); *last is then
+ * the final move and *had_last whether there was one. */
+static bool replay(const qk_variant *v, const cJSON *game, const qk_pos *now, qk_move *last,
+                   bool *had_last)
+{
+    const char *start = str_field(game, "start");
+    const cJSON *moves = cJSON_GetObjectItemCaseSensitive(game, "moves");
+    *had_last = false;
+    if (!start || !cJSON_IsArray(moves))
+        return false;
+    qk_pos pos;
+    qk_undo undo;
+    if (qk_pos_parse(v, start, &pos, NULL) != QK_OK)
+        return false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, moves)
+    {
+        if (!cJSON_IsString(it) || qk_move_parse(v, &pos, it->valuestring, last) != QK_OK)
+            return false;
+        qk_pos_make(v, &pos, last, &undo);
+        *had_last = true;
+    }
+    char a[QK_POS_STRLEN], b[QK_POS_STRLEN];
+    return qk_pos_format(v, &pos, a, sizeof a) >= 0 && qk_pos_format(v, now, b, sizeof b) >= 0 &&
+           strcmp(a, b) == 0;
+}
+
+static void write_turn_line(FILE *out, const cJSON *game, const char *me)
+{
+    const char *turn = str_field(game, "turn");
+    bool white = turn && strcmp(turn, "white") == 0;
+    const char *name = str_field(game, white ? "white" : "black");
+    fprintf(out, "%s to move", white ? "White" : "Black");
+    if (name) {
+        bool you = me && strcmp(me, name) == 0;
+        fprintf(out, " (%s%s)", name, you ? ", you" : "");
+    }
+    fputc('\n', out);
+}
+
+/* "Time: corr:3, deadline ..." when the game has a clock; nothing for
+ * unlimited games. */
+static void write_time_line(FILE *out, const cJSON *game)
+{
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(game, "time_control");
+    const cJSON *dl = cJSON_GetObjectItemCaseSensitive(game, "deadline");
+    char text[64];
+    timectl_format(tc, text, sizeof text);
+    bool timed = strcmp(text, "unlimited") != 0 && strcmp(text, "-") != 0;
+    if (!timed && !cJSON_IsNumber(dl))
+        return;
+    fprintf(out, "Time: %s", text);
+    if (cJSON_IsNumber(dl)) {
+        time_t secs = (time_t)(dl->valuedouble / 1000.0);
+        struct tm tm;
+        char buf[64];
+        if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm))
+            fprintf(out, ", deadline %s", buf);
+    }
+    fputc('\n', out);
+}
+
+int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
+{
+    const char *vname = str_field(game, "variant");
+    const char *position = str_field(game, "position");
+    const char *white = str_field(game, "white"), *black = str_field(game, "black");
+    const char *status = str_field(game, "status");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(game, "id");
+    const cJSON *ply = cJSON_GetObjectItemCaseSensitive(game, "ply");
+
+    fputs("Game", out);
+    if (cJSON_IsNumber(id))
+        fprintf(out, " %.0f", id->valuedouble);
+    else if (cJSON_IsString(id))
+        fprintf(out, " %s", id->valuestring);
+    if (vname)
+        fprintf(out, "  %s", vname);
+    if (cJSON_IsNumber(ply))
+        fprintf(out, "  ply %.0f", ply->valuedouble);
+    fputc('\n', out);
+    fprintf(out, "White: %s  Black: %s\n", white ? white : "?", black ? black : "?");
+    write_time_line(out, game);
+
+    qk_variant v;
+    qk_pos pos;
+    if (!vname || qk_variant_parse(vname, &v) != QK_OK || !position ||
+        qk_pos_parse(&v, position, &pos, NULL) != QK_OK) {
+        fprintf(out, "(cannot draw position %s)\n", position ? position : "(none)");
+        return -1;
+    }
+    qk_move last;
+    bool had_last = false;
+    bool marked = replay(&v, game, &pos, &last, &had_last) && had_last;
+    render_board(out, &v, &pos, marked ? &last : NULL, flags);
+
+    const cJSON *moves = cJSON_GetObjectItemCaseSensitive(game, "moves");
+    int nmoves = cJSON_GetArraySize(moves);
+    const cJSON *lastmv = nmoves > 0 ? cJSON_GetArrayItem(moves, nmoves - 1) : NULL;
+    if (cJSON_IsString(lastmv))
+        fprintf(out, "Last move: %s\n", lastmv->valuestring);
+
+    if (status && strcmp(status, "active") != 0) {
+        const char *result = str_field(game, "result");
+        const char *reason = str_field(game, "reason");
+        if (strcmp(status, "aborted") == 0)
+            fputs("Game aborted", out);
+        else
+            fputs(render_result_text(result), out);
+        if (reason && strcmp(status, "aborted") != 0)
+            fprintf(out, " (%s)", render_reason_text(reason));
+        fputc('\n', out);
+        return 0;
+    }
+
+    write_turn_line(out, game, me);
+    const cJSON *legal = cJSON_GetObjectItemCaseSensitive(game, "legal_moves");
+    if (cJSON_IsArray(legal)) {
+        render_move_list(out, "Legal moves", legal);
+        return 0;
+    }
+    /* Not sent (game lists): the rules know them as well as the server. */
+    qk_move *gen = malloc(QK_MAX_MOVES * sizeof *gen);
+    int n = gen ? qk_movegen_sorted(&v, &pos, gen, QK_MAX_MOVES) : 0;
+    cJSON *list = cJSON_CreateArray();
+    for (int i = 0; list && i < n; i++) {
+        char text[QK_MOVE_STRLEN];
+        if (qk_move_format(&v, &gen[i], text, sizeof text) >= 0)
+            cJSON_AddItemToArray(list, cJSON_CreateString(text));
+    }
+    render_move_list(out, "Legal moves", list);
+    cJSON_Delete(list);
+    free(gen);
+    return 0;
+}
