@@ -1,0 +1,384 @@
+/*
+ * games: see games.h. The cache is a registry (id -> game); the move
+ * buffer for qk_movegen_sorted() lives in the service, not on the stack,
+ * because QK_MAX_MOVES moves are ~70 KB.
+ */
+#include "games.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+struct games {
+    srv *srv;
+    registry cache;
+    qk_move scratch[QK_MAX_MOVES];
+};
+
+int games_new(srv *s, games **out)
+{
+    games *gs = calloc(1, sizeof *gs);
+    if (!gs)
+        return -1;
+    gs->srv = s;
+    reg_init(&gs->cache);
+    *out = gs;
+    return 0;
+}
+
+static void game_free(game *g)
+{
+    for (int64_t i = 0; i < g->row.ply && g->moves; i++)
+        free(g->moves[i]);
+    free(g->moves);
+    free(g);
+}
+
+void games_free(games *gs)
+{
+    if (!gs)
+        return;
+    for (size_t b = 0; b < gs->cache.nbuckets; b++)
+        for (reg_node *n = gs->cache.buckets[b]; n; n = n->next)
+            game_free(n->val);
+    reg_free(&gs->cache);
+    free(gs);
+}
+
+static const char *side_name(const qk_pos *p)
+{
+    return p->side == QK_WHITE ? "white" : "black";
+}
+
+int64_t games_turn_user(const game *g)
+{
+    return g->pos.side == QK_WHITE ? g->row.white_id : g->row.black_id;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static int push_move(game *g, const char *text)
+{
+    if ((size_t)g->row.ply == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 64;
+        char **m = realloc(g->moves, cap * sizeof *m);
+        if (!m)
+            return -1;
+        g->moves = m;
+        g->cap = cap;
+    }
+    char *t = strdup(text);
+    if (!t)
+        return -1;
+    g->moves[g->row.ply++] = t;
+    return 0;
+}
+
+typedef struct replay {
+    game *g;
+    bool bad;
+} replay;
+
+static int replay_cb(void *arg, int64_t ply, const char *text, int64_t user_id)
+{
+    replay *rp = arg;
+    game *g = rp->g;
+    qk_move m;
+    qk_undo u;
+    if (ply != g->row.ply || qk_move_parse(&g->v, &g->pos, text, &m) != QK_OK) {
+        log_error("game %lld: stored move %lld \"%s\" does not replay",
+                  (long long)g->row.id, (long long)ply, text);
+        rp->bad = true;
+        return 1;
+    }
+    qk_pos_make(&g->v, &g->pos, &m, &u);
+    if (push_move(g, text)) {
+        rp->bad = true;
+        return 1;
+    }
+    g->last_mover = user_id;
+    g->last_move = m;
+    return 0;
+}
+
+static int load(games *gs, int64_t id, game **out)
+{
+    game *g = calloc(1, sizeof *g);
+    if (!g)
+        return STORE_EIO;
+    int rc = store_game_get(gs->srv->store, id, &g->row);
+    if (rc)
+        goto fail;
+    rc = STORE_EIO;
+    const char *why = "";
+    if (qk_variant_parse(g->row.variant, &g->v) != QK_OK ||
+        qk_pos_parse(&g->v, g->row.start, &g->pos, &why) != QK_OK ||
+        tc_from_text(g->row.time_control, &g->tc) != 0) {
+        log_error("game %lld: bad stored variant, start or time control %s", (long long)id, why);
+        goto fail;
+    }
+    int64_t want_ply = g->row.ply;
+    g->row.ply = 0; /* counts the replayed moves */
+    replay rp = {g, false};
+    if (store_moves_each(gs->srv->store, id, replay_cb, &rp) != STORE_OK || rp.bad)
+        goto fail;
+    if (g->row.ply != want_ply) {
+        log_error("game %lld: %lld moves stored, row says ply %lld", (long long)id,
+                  (long long)g->row.ply, (long long)want_ply);
+        goto fail;
+    }
+    char pos[QK_POS_STRLEN];
+    if (qk_pos_format(&g->v, &g->pos, pos, sizeof pos) < 0 || strcmp(pos, g->row.position) != 0)
+        log_warn("game %lld: stored position differs from the replay; using the replay",
+                 (long long)id);
+    else
+        memcpy(g->row.position, pos, sizeof pos);
+    if (!reg_add(&gs->cache, id, g))
+        goto fail;
+    *out = g;
+    return STORE_OK;
+fail:
+    game_free(g);
+    return rc;
+}
+
+int games_get(games *gs, int64_t id, game **out)
+{
+    reg_node *n = reg_first(&gs->cache, id);
+    if (n) {
+        *out = n->val;
+        return STORE_OK;
+    }
+    return load(gs, id, out);
+}
+
+void games_forget(games *gs, int64_t id)
+{
+    reg_node *n = reg_first(&gs->cache, id);
+    if (!n)
+        return;
+    game_free(n->val);
+    reg_remove(&gs->cache, n);
+}
+
+void games_trim(games *gs)
+{
+    for (size_t b = 0; b < gs->cache.nbuckets; b++) {
+        reg_node *n = gs->cache.buckets[b];
+        while (n) {
+            reg_node *next = n->next;
+            game *g = n->val;
+            if (strcmp(g->row.status, "active") != 0) {
+                game_free(g);
+                reg_remove(&gs->cache, n);
+            }
+            n = next;
+        }
+    }
+}
+
+/* ---- changes ---------------------------------------------------------- */
+
+/* Deadline of the side to move, from the row's clocks, at time now. */
+static void set_deadline(game *g, int64_t now)
+{
+    g->row.deadline = -1;
+    if (strcmp(g->row.status, "active") != 0)
+        return;
+    if (g->tc.kind == TC_CORRESPONDENCE)
+        g->row.deadline = now + g->tc.days_per_move * TC_DAY_MS;
+    else if (g->tc.kind == TC_LIVE)
+        g->row.deadline = now + (g->pos.side == QK_WHITE ? g->row.white_ms : g->row.black_ms);
+}
+
+int games_start(games *gs, store_game *row, game **out)
+{
+    game *g = calloc(1, sizeof *g);
+    if (!g)
+        goto fail;
+    const char *why = "";
+    if (qk_variant_parse(row->variant, &g->v) != QK_OK ||
+        qk_pos_parse(&g->v, row->start, &g->pos, &why) != QK_OK ||
+        tc_from_text(row->time_control, &g->tc) != 0) {
+        log_error("games_start: bad variant, start or time control %s", why);
+        goto fail;
+    }
+    int64_t now = srv_now(gs->srv);
+    row->ply = 0;
+    memcpy(row->position, row->start, sizeof row->position);
+    snprintf(row->turn, sizeof row->turn, "%s", side_name(&g->pos));
+    snprintf(row->status, sizeof row->status, "active");
+    row->result[0] = row->reason[0] = '\0';
+    row->white_ms = row->black_ms = -1;
+    if (g->tc.kind == TC_LIVE)
+        row->white_ms = row->black_ms = (int64_t)g->tc.initial_s * 1000;
+    row->created = row->updated = now;
+    g->row = *row;
+    set_deadline(g, now);
+    row->deadline = g->row.deadline;
+    if (store_game_insert(gs->srv->store, row) != STORE_OK)
+        goto fail;
+    g->row.id = row->id;
+    srv_touch_game(gs->srv, row->id);
+    if (!reg_add(&gs->cache, row->id, g))
+        goto fail;
+    *out = g;
+    return STORE_OK;
+fail:
+    free(g);
+    srv_poison(gs->srv);
+    return STORE_EIO;
+}
+
+static void end_game(game *g, qk_result result, qk_reason reason)
+{
+    snprintf(g->row.status, sizeof g->row.status, "%s",
+             reason == QK_REASON_ABORTED ? "aborted" : "finished");
+    const char *r = qk_result_name(result), *why = qk_reason_name(reason);
+    snprintf(g->row.result, sizeof g->row.result, "%s", r ? r : "");
+    snprintf(g->row.reason, sizeof g->row.reason, "%s", why ? why : "");
+}
+
+int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
+{
+    srv *s = gs->srv;
+    int64_t now = srv_now(s);
+    char text[QK_MOVE_STRLEN], pos[QK_POS_STRLEN];
+    if (qk_move_format(&g->v, m, text, sizeof text) < 0)
+        goto fail;
+    srv_touch_game(s, g->row.id);
+    if (store_move_insert(s->store, g->row.id, g->row.ply, text, user_id, now) != STORE_OK)
+        goto fail;
+    if (g->tc.kind == TC_LIVE) {
+        int64_t *clock = g->pos.side == QK_WHITE ? &g->row.white_ms : &g->row.black_ms;
+        int64_t left = *clock - (now - g->row.updated);
+        *clock = (left > 0 ? left : 0) + (int64_t)g->tc.increment_s * 1000;
+    }
+    qk_undo u;
+    qk_pos_make(&g->v, &g->pos, m, &u);
+    if (push_move(g, text) || qk_pos_format(&g->v, &g->pos, pos, sizeof pos) < 0)
+        goto fail;
+    memcpy(g->row.position, pos, sizeof pos);
+    snprintf(g->row.turn, sizeof g->row.turn, "%s", side_name(&g->pos));
+    qk_result result;
+    qk_reason reason;
+    if (qk_pos_status(&g->v, &g->pos, &result, &reason))
+        end_game(g, result, reason);
+    g->row.updated = now;
+    set_deadline(g, now);
+    g->last_mover = user_id;
+    g->last_move = *m;
+    if (store_game_update(s->store, &g->row) != STORE_OK)
+        goto fail;
+    return STORE_OK;
+fail:
+    srv_poison(s);
+    return STORE_EIO;
+}
+
+int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
+{
+    srv *s = gs->srv;
+    srv_touch_game(s, g->row.id);
+    end_game(g, result, reason);
+    g->row.updated = srv_now(s);
+    g->row.deadline = -1;
+    if (store_game_update(s->store, &g->row) != STORE_OK) {
+        srv_poison(s);
+        return STORE_EIO;
+    }
+    return STORE_OK;
+}
+
+int games_legal(games *gs, const game *g, const qk_move **out)
+{
+    *out = gs->scratch;
+    if (strcmp(g->row.status, "active") != 0)
+        return 0;
+    int n = qk_movegen_sorted(&g->v, &g->pos, gs->scratch, QK_MAX_MOVES);
+    if (n < 0) {
+        log_error("game %lld: more than %d legal moves", (long long)g->row.id, QK_MAX_MOVES);
+        return 0;
+    }
+    return n;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static bool add_str_or_null(cJSON *o, const char *name, const char *v)
+{
+    return v && *v ? cJSON_AddStringToObject(o, name, v) != NULL
+                   : cJSON_AddNullToObject(o, name) != NULL;
+}
+
+static bool add_int_or_null(cJSON *o, const char *name, int64_t v)
+{
+    return v >= 0 ? cJSON_AddNumberToObject(o, name, (double)v) != NULL
+                  : cJSON_AddNullToObject(o, name) != NULL;
+}
+
+cJSON *games_json(games *gs, const game *g, bool with_legal)
+{
+    const store_game *r = &g->row;
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON *moves;
+    if (!cJSON_AddNumberToObject(o, "id", (double)r->id) ||
+        !cJSON_AddStringToObject(o, "variant", r->variant) ||
+        !cJSON_AddStringToObject(o, "white", r->white) ||
+        !cJSON_AddStringToObject(o, "black", r->black) ||
+        !cJSON_AddStringToObject(o, "start", r->start) ||
+        !(moves = cJSON_AddArrayToObject(o, "moves")))
+        goto fail;
+    for (int64_t i = 0; i < r->ply; i++) {
+        cJSON *m = cJSON_CreateString(g->moves[i]);
+        if (!m || !cJSON_AddItemToArray(moves, m)) {
+            cJSON_Delete(m);
+            goto fail;
+        }
+    }
+    if (!cJSON_AddNumberToObject(o, "ply", (double)r->ply) ||
+        !cJSON_AddStringToObject(o, "position", r->position) ||
+        !cJSON_AddStringToObject(o, "turn", r->turn))
+        goto fail;
+    if (with_legal) {
+        cJSON *legal = cJSON_AddArrayToObject(o, "legal_moves");
+        if (!legal)
+            goto fail;
+        const qk_move *lm;
+        int n = games_legal(gs, g, &lm);
+        for (int i = 0; i < n; i++) {
+            char text[QK_MOVE_STRLEN];
+            if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0)
+                goto fail;
+            cJSON *m = cJSON_CreateString(text);
+            if (!m || !cJSON_AddItemToArray(legal, m)) {
+                cJSON_Delete(m);
+                goto fail;
+            }
+        }
+    }
+    cJSON *tcj = tc_to_json(&g->tc);
+    if (!tcj || !cJSON_AddItemToObject(o, "time_control", tcj)) {
+        cJSON_Delete(tcj);
+        goto fail;
+    }
+    if (!cJSON_AddStringToObject(o, "status", r->status) ||
+        !add_str_or_null(o, "result", r->result) || !add_str_or_null(o, "reason", r->reason) ||
+        !add_int_or_null(o, "deadline", r->deadline) ||
+        !cJSON_AddNumberToObject(o, "created", (double)r->created) ||
+        !cJSON_AddNumberToObject(o, "updated", (double)r->updated))
+        goto fail;
+    if (g->tc.kind == TC_LIVE) {
+        cJSON *clocks = cJSON_AddObjectToObject(o, "clocks");
+        if (!clocks || !cJSON_AddNumberToObject(clocks, "white", (double)r->white_ms) ||
+            !cJSON_AddNumberToObject(clocks, "black", (double)r->black_ms))
+            goto fail;
+    }
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}

@@ -1,0 +1,148 @@
+/*
+ * qirkatd: the Qirkat game server (docs/design.md "qirkatd command line").
+ *
+ * main() parses the flags, initialises libsodium, ignores SIGPIPE (a peer
+ * that went away must cost an EPIPE, not the process), builds the srv on
+ * the default loop and runs it until SIGINT/SIGTERM (srv_stop). Exit
+ * status: 0 after a clean stop, 1 when start-up fails, 2 for bad flags.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+#include <uv.h>
+
+#include "log.h"
+#include "srv.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: qirkatd [--listen HOST:PORT] [--db FILE] "
+               "[--log-level error|warn|info|debug]\n"
+               "               [--ready-fd FD] [--pwhash interactive|min] [--help]\n"
+               "  --listen HOST:PORT  address to listen on (default 127.0.0.1:7420; port 0 "
+               "picks a free one;\n"
+               "                      IPv6 as [::1]:7420)\n"
+               "  --db FILE           SQLite database, created if missing (default ./qirkat.db)\n"
+               "  --log-level LEVEL   stderr verbosity (default info)\n"
+               "  --ready-fd FD       once listening, write the port and a newline to FD and "
+               "close it\n"
+               "  --pwhash min        cheapest Argon2id limits (tests and benchmarks only)\n");
+}
+
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* "HOST:PORT" or "[V6HOST]:PORT" into host (size n) and port. */
+static int parse_listen(const char *s, char *host, size_t n, int *port)
+{
+    const char *colon;
+    const char *h = s;
+    size_t hl;
+    if (*s == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':')
+            return -1;
+        h = s + 1;
+        hl = (size_t)(close - h);
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon)
+            return -1;
+        hl = (size_t)(colon - s);
+    }
+    if (hl == 0 || hl >= n)
+        return -1;
+    memcpy(host, h, hl);
+    host[hl] = '\0';
+    return parse_int(colon + 1, 0, 65535, port);
+}
+
+int main(int argc, char **argv)
+{
+    static char host[256] = "127.0.0.1";
+    srv_config cfg = {.host = host, .port = 7420, .db_path = "./qirkat.db", .ready_fd = -1};
+    log_level level = LOG_INFO;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (!v)
+            goto bad;
+        i++;
+        if (strcmp(a, "--listen") == 0) {
+            if (parse_listen(v, host, sizeof host, &cfg.port) != 0)
+                goto bad;
+        } else if (strcmp(a, "--db") == 0) {
+            cfg.db_path = v;
+        } else if (strcmp(a, "--log-level") == 0) {
+            if (log_level_parse(v, &level) != 0)
+                goto bad;
+        } else if (strcmp(a, "--ready-fd") == 0) {
+            if (parse_int(v, 0, INT_MAX, &cfg.ready_fd) != 0)
+                goto bad;
+        } else if (strcmp(a, "--pwhash") == 0) {
+            if (strcmp(v, "min") == 0)
+                cfg.pwhash_min = true;
+            else if (strcmp(v, "interactive") != 0)
+                goto bad;
+        } else {
+            goto bad;
+        }
+    }
+    log_set_level(level);
+    /* Test-only fault injection (tests/server): fail the N-th commit. */
+    const char *fault = getenv("QK_FAULT_COMMIT");
+    if (fault && parse_int(fault, 0, INT_MAX, &cfg.fail_commit_at) != 0)
+        cfg.fail_commit_at = 0;
+    if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+        log_error("cannot ignore SIGPIPE");
+        return 1;
+    }
+    if (sodium_init() < 0) {
+        log_error("sodium_init failed");
+        return 1;
+    }
+    uv_loop_t *loop = uv_default_loop();
+    if (!loop) {
+        log_error("no libuv loop");
+        return 1;
+    }
+    static srv s; /* large (net read buffer); not on the stack */
+    if (srv_init(&s, loop, &cfg) != 0)
+        return 1;
+    int status = 0;
+    if (srv_start(&s) != 0) {
+        srv_stop(&s);
+        status = 1;
+    }
+    int rc = uv_run(loop, UV_RUN_DEFAULT);
+    if (rc != 0)
+        log_warn("loop ended with %d active handles", rc);
+    srv_close(&s);
+    rc = uv_loop_close(loop);
+    if (rc != 0)
+        log_warn("uv_loop_close: %s", uv_strerror(rc));
+    log_info("stopped");
+    return status;
+bad:
+    fprintf(stderr, "qirkatd: bad arguments\n");
+    usage(stderr);
+    return 2;
+}

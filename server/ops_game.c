@@ -1,0 +1,408 @@
+/*
+ * ops_game: games, game, move, resign, subscribe, unsubscribe.
+ *
+ * `move` answers in the order of PROTOCOL.md "Validation rules":
+ * unauthenticated (dispatcher), bad_request (dispatcher and the shape of
+ * a path), not_found, forbidden (not a player), game_over, then the ply
+ * (the same move by the same player at the ply just played is ok with
+ * "duplicate": true; any other ply but the current one is stale_ply with
+ * the current "ply"), not_your_turn, illegal_move (with "legal_moves").
+ * A move text that is not even move syntax for the board is an
+ * illegal_move too: only the rules, after the game is known, can tell.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "games.h"
+#include "log.h"
+#include "ops.h"
+
+static bool add_game(cJSON *res, const char *name, games *gs, const game *g, bool legal)
+{
+    cJSON *gj = games_json(gs, g, legal);
+    if (!gj || !cJSON_AddItemToObject(res, name, gj)) {
+        cJSON_Delete(gj);
+        return false;
+    }
+    return true;
+}
+
+/* Load the game named by r's "game" field; answers not_found/internal and
+ * returns NULL when there is none. */
+static game *load_game(req *r)
+{
+    uint64_t id = 0;
+    game *g = NULL;
+    req_uint(r, "game", &id);
+    int rc = games_get(r->srv->games, (int64_t)id, &g);
+    if (rc == STORE_NOTFOUND)
+        req_error(r, QK_ERR_NOT_FOUND, "no such game");
+    else if (rc != STORE_OK)
+        req_error(r, QK_ERR_INTERNAL, NULL);
+    return rc == STORE_OK ? g : NULL;
+}
+
+static bool is_player(const game *g, int64_t user)
+{
+    return g->row.white_id == user || g->row.black_id == user;
+}
+
+/* ---- listing ---------------------------------------------------------- */
+
+typedef struct id_list {
+    int64_t ids[OPS_LOGIN_GAMES_MAX];
+    size_t n;
+} id_list;
+
+static int collect_cb(void *arg, const store_game *g)
+{
+    id_list *l = arg;
+    l->ids[l->n++] = g->id;
+    return l->n == OPS_LOGIN_GAMES_MAX;
+}
+
+/* Add "games": the games matching f (newest first), as objects. */
+static bool add_games(srv *s, cJSON *res, const store_game_filter *f, bool legal)
+{
+    id_list l;
+    cJSON *list = cJSON_AddArrayToObject(res, "games");
+    l.n = 0;
+    if (!list || store_games_query(s->store, f, collect_cb, &l) < 0)
+        return false;
+    for (size_t i = 0; i < l.n; i++) {
+        game *g;
+        if (games_get(s->games, l.ids[i], &g) != STORE_OK)
+            return false;
+        cJSON *gj = games_json(s->games, g, legal);
+        if (!gj || !cJSON_AddItemToArray(list, gj)) {
+            cJSON_Delete(gj);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ops_add_active_games(srv *s, cJSON *res, int64_t user_id)
+{
+    store_game_filter f = {.user_id = user_id, .status = "active", .limit = OPS_LOGIN_GAMES_MAX};
+    return add_games(s, res, &f, true);
+}
+
+void op_games(req *r)
+{
+    srv *s = r->srv;
+    const char *status = req_str(r, "status"), *turn = req_str(r, "turn");
+    const char *user = req_str(r, "user"), *variant = req_str(r, "variant");
+    uint64_t limit = OPS_GAMES_LIMIT_DEFAULT, before = 0;
+    store_game_filter f = {.user_id = r->sess->user_id};
+    qk_variant v;
+    if (status && strcmp(status, "active") && strcmp(status, "finished") &&
+        strcmp(status, "aborted")) {
+        req_error(r, QK_ERR_BAD_REQUEST, "status must be active, finished or aborted");
+        return;
+    }
+    if (turn && strcmp(turn, "mine") != 0) {
+        req_error(r, QK_ERR_BAD_REQUEST, "turn must be \"mine\"");
+        return;
+    }
+    if (variant && qk_variant_parse(variant, &v) != QK_OK) {
+        req_error(r, QK_ERR_BAD_REQUEST, "unknown variant");
+        return;
+    }
+    if (req_uint(r, "limit", &limit) && (limit < 1 || limit > OPS_GAMES_LIMIT_MAX)) {
+        req_error(r, QK_ERR_BAD_REQUEST, "limit must be from 1 to 200");
+        return;
+    }
+    req_uint(r, "before", &before);
+    if (user) {
+        store_user u;
+        int rc = store_user_by_name(s->store, user, &u);
+        if (rc == STORE_NOTFOUND) {
+            req_error(r, QK_ERR_NOT_FOUND, "no such user");
+            return;
+        }
+        if (rc != STORE_OK) {
+            req_error(r, QK_ERR_INTERNAL, NULL);
+            return;
+        }
+        f.user_id = u.id;
+    }
+    f.status = status;
+    f.variant = variant ? v.name : NULL;
+    f.turn_user_id = turn ? r->sess->user_id : 0;
+    f.before = (int64_t)before;
+    f.limit = (int64_t)limit;
+    cJSON *res = req_ok(r);
+    if (res && !add_games(s, res, &f, false)) {
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    req_reply(r, res);
+}
+
+void op_game(req *r)
+{
+    game *g = load_game(r);
+    if (!g)
+        return;
+    cJSON *res = req_ok(r);
+    if (res && !add_game(res, "game", r->srv->games, g, true)) {
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    req_reply(r, res);
+}
+
+/* ---- move ------------------------------------------------------------- */
+
+/* The move of a request: text, or a path of points. */
+typedef struct move_in {
+    const char *text; /* NULL for the path form */
+    int npath;
+    int path[QK_MAX_PATH];
+    const char *names[QK_MAX_PATH];
+} move_in;
+
+/* Shape of the path form (before the game is known): bad_request. */
+static int move_shape(req *r, move_in *in)
+{
+    const cJSON *mv = req_field(r, "move");
+    memset(in, 0, sizeof *in);
+    if (cJSON_IsString(mv)) {
+        in->text = mv->valuestring;
+        return 0;
+    }
+    const cJSON *path = cJSON_GetObjectItemCaseSensitive(mv, "path");
+    int n = cJSON_GetArraySize(path);
+    if (!cJSON_IsArray(path) || n < 2 || n > QK_MAX_PATH) {
+        req_error(r, QK_ERR_BAD_REQUEST, "move.path must be a list of 2 to 32 point names");
+        return -1;
+    }
+    const cJSON *p;
+    cJSON_ArrayForEach(p, path)
+    {
+        if (!cJSON_IsString(p)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "move.path must be a list of point names");
+            return -1;
+        }
+        in->names[in->npath++] = p->valuestring;
+    }
+    return 0;
+}
+
+static bool path_equal(const move_in *in, const qk_move *m)
+{
+    if (in->npath != m->len)
+        return false;
+    for (int i = 0; i < in->npath; i++)
+        if (in->path[i] != m->path[i])
+            return false;
+    return true;
+}
+
+/* Resolve the path's point names on g's board; false if one is off it. */
+static bool path_points(const game *g, move_in *in)
+{
+    for (int i = 0; i < in->npath; i++)
+        if (qk_point_parse(&g->v, in->names[i], &in->path[i]) != QK_OK)
+            return false;
+    return true;
+}
+
+static void illegal(req *r, game *g, const char *why)
+{
+    games *gs = r->srv->games;
+    cJSON *err = req_error_new(r, QK_ERR_ILLEGAL_MOVE, why);
+    cJSON *legal = err ? cJSON_AddArrayToObject(err, "legal_moves") : NULL;
+    const qk_move *lm;
+    int n = games_legal(gs, g, &lm);
+    for (int i = 0; legal && i < n; i++) {
+        char text[QK_MOVE_STRLEN];
+        cJSON *m = NULL;
+        if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0 ||
+            !(m = cJSON_CreateString(text)) || !cJSON_AddItemToArray(legal, m)) {
+            cJSON_Delete(m);
+            legal = NULL;
+        }
+    }
+    if (!legal) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    req_reply_error(r, err);
+}
+
+/* Queue the move event, and game_end if the move ended the game. */
+static void move_events(srv *s, const game *g)
+{
+    const store_game *row = &g->row;
+    cJSON *ev = qk_proto_event("move");
+    outbuf *ob = NULL;
+    if (ev && cJSON_AddNumberToObject(ev, "game", (double)row->id) &&
+        cJSON_AddNumberToObject(ev, "ply", (double)(row->ply - 1)) &&
+        cJSON_AddStringToObject(ev, "move", g->moves[row->ply - 1]) &&
+        cJSON_AddStringToObject(ev, "position", row->position) &&
+        cJSON_AddStringToObject(ev, "turn", row->turn) &&
+        (row->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)row->deadline)
+                            : cJSON_AddNullToObject(ev, "deadline")) &&
+        cJSON_AddStringToObject(ev, "status", row->status))
+        ob = outbuf_from_json(ev);
+    cJSON_Delete(ev);
+    if (!ob) {
+        log_error("out of memory: move event dropped");
+        return;
+    }
+    srv_event_begin(s);
+    srv_event_user(s, ob, row->white_id);
+    srv_event_user(s, ob, row->black_id);
+    srv_event_game(s, ob, row->id);
+    outbuf_unref(ob);
+}
+
+static void end_event(srv *s, const game *g)
+{
+    const store_game *row = &g->row;
+    cJSON *ev = qk_proto_event("game_end");
+    outbuf *ob = NULL;
+    if (ev && cJSON_AddNumberToObject(ev, "game", (double)row->id) &&
+        (row->result[0] ? cJSON_AddStringToObject(ev, "result", row->result)
+                        : cJSON_AddNullToObject(ev, "result")) &&
+        cJSON_AddStringToObject(ev, "reason", row->reason))
+        ob = outbuf_from_json(ev);
+    cJSON_Delete(ev);
+    if (!ob) {
+        log_error("out of memory: game_end event dropped");
+        return;
+    }
+    srv_event_begin(s);
+    srv_event_user(s, ob, row->white_id);
+    srv_event_user(s, ob, row->black_id);
+    srv_event_game(s, ob, row->id);
+    outbuf_unref(ob);
+}
+
+static void reply_game(req *r, const game *g, bool duplicate)
+{
+    cJSON *res = req_ok(r);
+    if (res && ((duplicate && !cJSON_AddTrueToObject(res, "duplicate")) ||
+                !add_game(res, "game", r->srv->games, g, true))) {
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    req_reply(r, res);
+}
+
+void op_move(req *r)
+{
+    srv *s = r->srv;
+    int64_t me = r->sess->user_id;
+    move_in in;
+    uint64_t ply;
+    bool has_ply = req_uint(r, "ply", &ply);
+    if (move_shape(r, &in) != 0)
+        return;
+    game *g = load_game(r);
+    if (!g)
+        return;
+    if (!is_player(g, me)) {
+        req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
+        return;
+    }
+    if (strcmp(g->row.status, "active") != 0) {
+        req_error(r, QK_ERR_GAME_OVER, NULL);
+        return;
+    }
+    bool points_ok = in.text || path_points(g, &in);
+    if (has_ply && (int64_t)ply != g->row.ply) {
+        if ((int64_t)ply + 1 == g->row.ply && g->last_mover == me &&
+            (in.text ? strcmp(in.text, g->moves[ply]) == 0
+                     : points_ok && path_equal(&in, &g->last_move))) {
+            reply_game(r, g, true);
+            return;
+        }
+        cJSON *err = req_error_new(r, QK_ERR_STALE_PLY, NULL);
+        if (err && !cJSON_AddNumberToObject(err, "ply", (double)g->row.ply)) {
+            cJSON_Delete(err);
+            err = NULL;
+        }
+        req_reply_error(r, err);
+        return;
+    }
+    if (games_turn_user(g) != me) {
+        req_error(r, QK_ERR_NOT_YOUR_TURN, NULL);
+        return;
+    }
+    qk_move m;
+    bool found = false;
+    if (in.text) {
+        found = qk_move_parse(&g->v, &g->pos, in.text, &m) == QK_OK;
+    } else if (points_ok) {
+        const qk_move *lm;
+        int n = games_legal(s->games, g, &lm);
+        for (int i = 0; i < n && !found; i++)
+            if (path_equal(&in, &lm[i])) {
+                m = lm[i];
+                found = true;
+            }
+    }
+    if (!found) {
+        illegal(r, g, NULL);
+        return;
+    }
+    if (srv_write_begin(s) != 0 || games_play(s->games, g, &m, me) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    reply_game(r, g, false);
+    move_events(s, g);
+    if (strcmp(g->row.status, "active") != 0)
+        end_event(s, g);
+}
+
+/* ---- resign, subscribe ------------------------------------------------ */
+
+void op_resign(req *r)
+{
+    srv *s = r->srv;
+    int64_t me = r->sess->user_id;
+    game *g = load_game(r);
+    if (!g)
+        return;
+    if (!is_player(g, me)) {
+        req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
+        return;
+    }
+    if (strcmp(g->row.status, "active") != 0) {
+        req_error(r, QK_ERR_GAME_OVER, NULL);
+        return;
+    }
+    qk_result winner = g->row.white_id == me ? QK_RESULT_BLACK : QK_RESULT_WHITE;
+    if (srv_write_begin(s) != 0 ||
+        games_finish(s->games, g, winner, QK_REASON_RESIGN) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    reply_game(r, g, false);
+    end_event(s, g);
+}
+
+void op_subscribe(req *r)
+{
+    game *g = load_game(r);
+    if (!g)
+        return;
+    int rc = session_subscribe(r->srv, r->conn, g->row.id);
+    if (rc < 0) {
+        req_error(r, QK_ERR_CONFLICT, "at most 64 subscriptions per connection");
+        return;
+    }
+    reply_game(r, g, false);
+}
+
+void op_unsubscribe(req *r)
+{
+    uint64_t id = 0;
+    req_uint(r, "game", &id);
+    session_unsubscribe(r->srv, r->conn, (int64_t)id);
+    req_reply(r, req_ok(r));
+}

@@ -1,0 +1,343 @@
+/*
+ * srv: see srv.h. Start-up, the per-iteration flush (commit, then write),
+ * undo of in-memory changes when a commit is lost, event fan-out and the
+ * graceful stop.
+ */
+#include "srv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "dispatch.h"
+#include "games.h"
+#include "log.h"
+#include "qk_proto.h"
+
+static int64_t default_clock(void *arg)
+{
+    (void)arg;
+    return qk_now_ms();
+}
+
+int64_t srv_now(srv *s)
+{
+    return s->clock(s->clock_arg);
+}
+
+/* ---- flush ------------------------------------------------------------ */
+
+static void undo_clear(srv *s)
+{
+    for (size_t i = 0; i < s->nundo; i++)
+        if (s->undo[i].conn)
+            conn_unref(s->undo[i].conn);
+    s->nundo = 0;
+}
+
+/* The transaction is gone: put memory back in line with the database. */
+static void undo_run(srv *s)
+{
+    /* Newest first, so a session changed twice ends as it was at first. */
+    for (size_t i = s->nundo; i-- > 0;) {
+        srv_undo *u = &s->undo[i];
+        if (u->kind == UNDO_GAME) {
+            games_forget(s->games, u->game_id);
+        } else if (!u->conn->closing) {
+            session *sv = &u->saved;
+            if (sv->user_id)
+                session_login(s, u->conn, sv->user_id, sv->username, sv->bot,
+                              sv->has_token ? sv->token_hash : NULL);
+            else
+                session_logout(s, u->conn);
+        }
+    }
+}
+
+void srv_flush(srv *s)
+{
+    if (store_in_txn(s->store)) {
+        int rc = s->poisoned ? (store_rollback(s->store), STORE_EIO) : store_commit(s->store);
+        if (rc != STORE_OK) {
+            log_error("commit failed: answering the batch with internal errors");
+            undo_run(s);
+            net_fail_txn(&s->net, "the change could not be saved; it was not made");
+        }
+    }
+    s->poisoned = false;
+    undo_clear(s);
+    net_flush(&s->net);
+    games_trim(s->games);
+}
+
+static void prepare_cb(uv_prepare_t *h)
+{
+    srv_flush(h->data);
+}
+
+static void check_cb(uv_check_t *h)
+{
+    srv_flush(h->data);
+}
+
+int srv_write_begin(srv *s)
+{
+    if (store_begin(s->store) != STORE_OK) {
+        s->poisoned = true;
+        return -1;
+    }
+    return 0;
+}
+
+void srv_poison(srv *s)
+{
+    s->poisoned = true;
+}
+
+static srv_undo *undo_push(srv *s)
+{
+    if (s->nundo == s->capundo) {
+        size_t cap = s->capundo ? s->capundo * 2 : 16;
+        srv_undo *u = realloc(s->undo, cap * sizeof *u);
+        if (!u)
+            return NULL;
+        s->undo = u;
+        s->capundo = cap;
+    }
+    srv_undo *u = &s->undo[s->nundo++];
+    memset(u, 0, sizeof *u);
+    return u;
+}
+
+void srv_touch_game(srv *s, int64_t game_id)
+{
+    srv_undo *u = undo_push(s);
+    if (!u) {
+        /* Cannot remember it: forget the game now; it is reloaded (with
+         * this iteration's writes visible) on next use. */
+        srv_poison(s);
+        return;
+    }
+    u->kind = UNDO_GAME;
+    u->game_id = game_id;
+}
+
+void srv_touch_session(srv *s, conn *c)
+{
+    srv_undo *u = undo_push(s);
+    if (!u) {
+        srv_poison(s);
+        return;
+    }
+    u->kind = UNDO_SESSION;
+    u->conn = c;
+    conn_ref(c);
+    session *se = session_of(c);
+    u->saved.user_id = se->user_id;
+    memcpy(u->saved.username, se->username, sizeof se->username);
+    u->saved.bot = se->bot;
+    u->saved.has_token = se->has_token;
+    memcpy(u->saved.token_hash, se->token_hash, sizeof se->token_hash);
+}
+
+void srv_reply(srv *s, conn *c, const cJSON *id, const cJSON *msg)
+{
+    bool txn = store_in_txn(s->store);
+    conn_send_json(c, msg, txn ? CONN_MSG_TXN : 0, id);
+}
+
+/* ---- events ----------------------------------------------------------- */
+
+void srv_event_begin(srv *s)
+{
+    s->event_seq++;
+}
+
+static void event_to(srv *s, conn *c, outbuf *ob)
+{
+    session *se = session_of(c);
+    if (c->closing || !se || se->event_stamp == s->event_seq)
+        return;
+    se->event_stamp = s->event_seq;
+    conn_send(c, ob, store_in_txn(s->store) ? CONN_MSG_TXN : 0, NULL);
+}
+
+void srv_event_user(srv *s, outbuf *ob, int64_t user_id)
+{
+    reg_node *n = reg_first(&s->users, user_id);
+    while (n) {
+        /* conn_send() may close the connection, which unlinks n. */
+        reg_node *next = reg_next(n);
+        event_to(s, n->val, ob);
+        n = next;
+    }
+}
+
+void srv_event_game(srv *s, outbuf *ob, int64_t game_id)
+{
+    reg_node *n = reg_first(&s->subs, game_id);
+    while (n) {
+        reg_node *next = reg_next(n);
+        event_to(s, n->val, ob);
+        n = next;
+    }
+}
+
+void srv_event_all(srv *s, outbuf *ob)
+{
+    conn *c = s->net.all;
+    while (c) {
+        conn *next = c->next;
+        session *se = session_of(c);
+        if (se && se->user_id)
+            event_to(s, c, ob);
+        c = next;
+    }
+}
+
+/* ---- life cycle ------------------------------------------------------- */
+
+int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
+{
+    memset(s, 0, sizeof *s);
+    s->loop = loop;
+    s->cfg = *cfg;
+    s->clock = default_clock;
+    reg_init(&s->users);
+    reg_init(&s->subs);
+    s->opslimit = cfg->pwhash_min ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE;
+    s->memlimit = cfg->pwhash_min ? crypto_pwhash_MEMLIMIT_MIN : crypto_pwhash_MEMLIMIT_INTERACTIVE;
+    /* A hash of a random password: unknown users are verified against it
+     * so they cost as much time as known ones. */
+    unsigned char pw[16];
+    randombytes_buf(pw, sizeof pw);
+    if (crypto_pwhash_str(s->dummy_hash, (const char *)pw, sizeof pw, s->opslimit,
+                          s->memlimit) != 0) {
+        log_error("crypto_pwhash_str: out of memory");
+        return -1;
+    }
+    if (store_open(cfg->db_path, &s->store) != STORE_OK)
+        return -1;
+    store_fail_commit_at(s->store, cfg->fail_commit_at);
+    if (games_new(s, &s->games) != 0) {
+        log_error("out of memory");
+        goto fail_store;
+    }
+    net_hooks hooks = {session_open_cb, dispatch_line_cb, session_close_cb, session_free_cb};
+    net_init(&s->net, loop, &hooks, cfg->line_limit, cfg->out_limit);
+    s->net.data = s;
+    int rc = uv_prepare_init(loop, &s->prep);
+    if (rc < 0)
+        goto fail_uv;
+    s->prep.data = s;
+    rc = uv_check_init(loop, &s->check);
+    if (rc < 0) {
+        uv_close((uv_handle_t *)&s->prep, NULL);
+        goto fail_uv;
+    }
+    s->check.data = s;
+    s->handles_open = true;
+    if ((rc = uv_prepare_start(&s->prep, prepare_cb)) < 0 ||
+        (rc = uv_check_start(&s->check, check_cb)) < 0)
+        goto fail_handles;
+    return 0;
+fail_handles:
+    uv_close((uv_handle_t *)&s->prep, NULL);
+    uv_close((uv_handle_t *)&s->check, NULL);
+    s->handles_open = false;
+fail_uv:
+    log_error("libuv: %s", uv_strerror(rc));
+    games_free(s->games);
+    s->games = NULL;
+fail_store:
+    store_close(s->store);
+    s->store = NULL;
+    return -1;
+}
+
+static void signal_cb(uv_signal_t *h, int signum)
+{
+    log_info("signal %d: shutting down", signum);
+    srv_stop(h->data);
+}
+
+static int write_ready(int fd, int port)
+{
+    char buf[16];
+    int n = snprintf(buf, sizeof buf, "%d\n", port);
+    ssize_t w;
+    do
+        w = write(fd, buf, (size_t)n);
+    while (w < 0 && errno == EINTR);
+    close(fd);
+    return w == n ? 0 : -1;
+}
+
+int srv_start(srv *s)
+{
+    int rc = net_listen(&s->net, s->cfg.host, s->cfg.port, &s->port);
+    if (rc < 0)
+        return -1;
+    if ((rc = uv_signal_init(s->loop, &s->sigint)) < 0)
+        goto fail;
+    s->sigint.data = s;
+    if ((rc = uv_signal_init(s->loop, &s->sigterm)) < 0) {
+        uv_close((uv_handle_t *)&s->sigint, NULL);
+        goto fail;
+    }
+    s->sigterm.data = s;
+    if ((rc = uv_signal_start(&s->sigint, signal_cb, SIGINT)) < 0 ||
+        (rc = uv_signal_start(&s->sigterm, signal_cb, SIGTERM)) < 0) {
+        uv_close((uv_handle_t *)&s->sigint, NULL);
+        uv_close((uv_handle_t *)&s->sigterm, NULL);
+        goto fail;
+    }
+    s->signals_open = true;
+    log_info("listening on %s:%d, database %s", s->cfg.host, s->port, s->cfg.db_path);
+    if (s->cfg.ready_fd >= 0 && write_ready(s->cfg.ready_fd, s->port) != 0)
+        log_warn("cannot write the port to fd %d: %s", s->cfg.ready_fd, strerror(errno));
+    return 0;
+fail:
+    log_error("libuv signals: %s", uv_strerror(rc));
+    net_stop_listening(&s->net);
+    return -1;
+}
+
+void srv_stop(srv *s)
+{
+    if (s->stopping)
+        return;
+    s->stopping = true;
+    net_stop_listening(&s->net);
+    /* What is staged is committed and what was answered goes out; after
+     * this nothing more is sent. */
+    srv_flush(s);
+    net_close_all(&s->net);
+    if (s->handles_open) {
+        s->handles_open = false;
+        uv_close((uv_handle_t *)&s->prep, NULL);
+        uv_close((uv_handle_t *)&s->check, NULL);
+    }
+    if (s->signals_open) {
+        s->signals_open = false;
+        uv_close((uv_handle_t *)&s->sigint, NULL);
+        uv_close((uv_handle_t *)&s->sigterm, NULL);
+    }
+}
+
+void srv_close(srv *s)
+{
+    undo_clear(s);
+    free(s->undo);
+    s->undo = NULL;
+    games_free(s->games);
+    s->games = NULL;
+    reg_free(&s->users);
+    reg_free(&s->subs);
+    store_close(s->store);
+    s->store = NULL;
+}

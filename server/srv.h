@@ -1,0 +1,158 @@
+/*
+ * srv: the server object that ties the loop, the network layer, the store
+ * and the game service together, and the session of each connection.
+ *
+ * Design. One srv per process, on one libuv loop; nothing here is shared
+ * with another thread (the thread pool only hashes passwords, see auth.h).
+ * Requests run to completion on the loop thread; their writes go into the
+ * iteration's transaction and their output into the connections' held
+ * queues. A uv_prepare and a uv_check handle call srv_flush() once per
+ * iteration: commit first, then write. The prepare handle covers output
+ * made by timers and deferred callbacks before the loop blocks; the check
+ * handle covers everything read in the poll phase (store.h, "Group
+ * commit").
+ *
+ * Events go to connections through two registries: user id -> the
+ * connections logged in as that user, game id -> the connections
+ * subscribed to it. One event is serialized once (an outbuf) and queued to
+ * each recipient once, even if a connection is both a player and a
+ * subscriber (a per-event stamp on the session).
+ *
+ * Time comes from srv_now(), which reads a replaceable clock so tests and
+ * the coming correspondence deadlines can drive it.
+ */
+#ifndef QK_SRV_H
+#define QK_SRV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "conn.h"
+#include "registry.h"
+#include "store.h"
+
+struct games;
+
+#define SESSION_MAX_SUBS 64 /* subscriptions per connection */
+
+/* Per-connection state of the upper layer (conn->data). */
+typedef struct session {
+    int64_t user_id; /* 0: anonymous */
+    char username[STORE_NAME_MAX + 1];
+    bool bot;
+    bool has_token; /* token_hash is the one this connection logged in with */
+    uint8_t token_hash[STORE_TOKEN_HASH];
+    reg_node *user_node; /* in srv->users while logged in */
+    reg_node *subs[SESSION_MAX_SUBS];
+    int nsubs;
+    uint64_t event_stamp; /* last event queued here (dedup) */
+} session;
+
+typedef struct srv_config {
+    const char *host;     /* listen address */
+    int port;             /* 0 = ephemeral */
+    const char *db_path;  /* SQLite file */
+    int ready_fd;         /* -1 = none */
+    bool pwhash_min;      /* libsodium MIN limits instead of INTERACTIVE */
+    size_t line_limit;    /* 0 = QK_FRAME_DEFAULT_LIMIT */
+    size_t out_limit;     /* 0 = NET_DEFAULT_OUT_LIMIT */
+    int fail_commit_at;   /* fault injection (store_fail_commit_at), 0 = off */
+} srv_config;
+
+/* A change to undo in memory if the iteration's transaction is lost. */
+typedef struct srv_undo {
+    enum { UNDO_GAME, UNDO_SESSION } kind;
+    int64_t game_id;
+    conn *conn;    /* referenced */
+    session saved; /* user fields only */
+} srv_undo;
+
+typedef struct srv {
+    uv_loop_t *loop;
+    srv_config cfg;
+    net net;
+    store *store;
+    struct games *games;
+    registry users; /* user id -> conn */
+    registry subs;  /* game id -> conn */
+    uv_prepare_t prep;
+    uv_check_t check;
+    uv_signal_t sigint, sigterm;
+    bool handles_open, signals_open, stopping, poisoned;
+    srv_undo *undo;
+    size_t nundo, capundo;
+    int64_t (*clock)(void *arg);
+    void *clock_arg;
+    uint64_t event_seq;
+    unsigned long long opslimit; /* Argon2id */
+    size_t memlimit;
+    char dummy_hash[STORE_PWHASH_MAX]; /* verified against for unknown users */
+    int port;                          /* bound */
+} srv;
+
+/* Open the store (migrating it), create the game service and the flush
+ * handles on loop. sodium_init() must have succeeded. Returns 0, or -1
+ * after logging why (everything acquired is released). */
+int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg);
+/* Listen (cfg host/port), report the port on cfg.ready_fd, install the
+ * SIGINT/SIGTERM handlers. 0 or -1 (logged). */
+int srv_start(srv *s);
+/* Graceful stop (the signal handlers call it): stop accepting, commit and
+ * write what is pending, close every connection and handle; uv_run()
+ * then returns once thread-pool work has drained. Idempotent. */
+void srv_stop(srv *s);
+/* After uv_run() returned: free everything and close the database. */
+void srv_close(srv *s);
+
+/* UTC milliseconds from the server's clock (qk_now_ms unless replaced). */
+int64_t srv_now(srv *s);
+
+/* Commit the iteration's writes, then write held output (see above). */
+void srv_flush(srv *s);
+
+/* Before a handler's first write: opens the iteration's transaction.
+ * Returns 0, or -1 (answer `internal`). */
+int srv_write_begin(srv *s);
+/* A write failed half-way: the whole iteration's transaction will be
+ * rolled back at flush and its responses turned into `internal`. */
+void srv_poison(srv *s);
+/* Record that the cached game id is being changed (forgotten on loss). */
+void srv_touch_game(srv *s, int64_t game_id);
+/* Record c's session before a login/logout changes it (restored on loss). */
+void srv_touch_session(srv *s, conn *c);
+
+/* Send a response (msg borrowed; its "id" must be id) to c; it depends
+ * on the transaction when one is open. */
+void srv_reply(srv *s, conn *c, const cJSON *id, const cJSON *msg);
+
+/* Events: srv_event_begin() starts one fan-out (dedup scope), then queue
+ * ob to the connections of a user, the subscribers of a game, or every
+ * logged-in connection. */
+void srv_event_begin(srv *s);
+void srv_event_user(srv *s, outbuf *ob, int64_t user_id);
+void srv_event_game(srv *s, outbuf *ob, int64_t game_id);
+void srv_event_all(srv *s, outbuf *ob);
+
+/* ---- sessions (session.c) --------------------------------------------- */
+
+/* The session of c (never NULL after accept). */
+session *session_of(conn *c);
+/* Log c in as user (token_hash may be NULL). Replaces a previous login.
+ * Returns 0, or -1 on allocation failure (c stays anonymous). */
+int session_login(srv *s, conn *c, int64_t user_id, const char *username, bool bot,
+                  const uint8_t *token_hash);
+/* Back to anonymous; subscriptions are kept. */
+void session_logout(srv *s, conn *c);
+/* Subscribe c to a game's events: 0, 1 when already subscribed, -1 when
+ * the per-connection limit is reached or on allocation failure. */
+int session_subscribe(srv *s, conn *c, int64_t game_id);
+/* 0, or 1 when c was not subscribed. */
+int session_unsubscribe(srv *s, conn *c, int64_t game_id);
+/* net hooks. */
+int session_open_cb(conn *c);
+void session_close_cb(conn *c);
+void session_free_cb(conn *c);
+
+#endif
