@@ -48,7 +48,7 @@ struct qk_solve_entry; /* private */
 
 /* Smallest memory qk_solver_init() accepts: a full move list and a few
  * buckets. */
-#define QK_SOLVE_MIN_BYTES ((size_t)QK_MAX_MOVES * sizeof(qk_move) * 2)
+#define QK_SOLVE_MIN_BYTES ((size_t)QK_MAX_MOVES * sizeof(qk_move) * 2 + 4096)
 
 /* A solver and its table of solved positions. Initialise with
  * qk_solver_init() or qk_solver_init_buffer(); release with
