@@ -197,7 +197,7 @@ int qk_pos_parse(const qk_variant *v, const char *s, qk_pos *out, const char **w
     s++;
 
     /* Field 4: BrainKing memory (sections 1 and 5) or '-'. */
-    if (s[0] == '-' && s[1] == '\0') {
+    if (s[0] == '-') {
         s++;
     } else if (!v->rules->memory) {
         FAIL("memory field must be - in this variant");
