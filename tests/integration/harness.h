@@ -106,6 +106,9 @@ cJSON *hconn_rpc(hconn *c, const char *fmt, ...) __attribute__((format(printf, 2
  * (for requests whose id the server cannot read: bad_json, line_too_long).
  * NULL on EOF or timeout. */
 cJSON *hconn_raw_reply(hconn *c, const char *line, int timeout_ms);
+/* The next response (non-event message), queued or arriving; NULL after
+ * timeout_ms or on EOF. */
+cJSON *hconn_reply(hconn *c, int timeout_ms);
 /* The first queued-or-arriving event named `event` for which
  * match(ev, arg) is true (match may be NULL); removed from the queue. NULL
  * after timeout_ms. */

@@ -132,8 +132,10 @@ static void play_raw(hconn *alice, hconn *bob, hconn *watcher, long long gid, co
             expect_move_event(watcher, "watcher", gid, i, g, pos, turn, status);
         cJSON_Delete(r);
         side = side == 'w' ? 'b' : 'w';
-        /* The mover may get its own move as an event; keep queues short. */
-        hconn_drop_events(mover);
+        /* The mover may get its own move as an event; keep queues short
+         * (but keep the game_end that may follow the last move). */
+        if (!last)
+            hconn_drop_events(mover);
     }
     expect_game_end(alice, "alice", gid, g);
     expect_game_end(bob, "bob", gid, g);
