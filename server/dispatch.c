@@ -241,6 +241,23 @@ static void answer_bare(srv *s, conn *c, const cJSON *id, qk_err e, const char *
     cJSON_Delete(err);
 }
 
+/* The top-level "id" of obj if it occurs once and is a valid id. */
+static const cJSON *loose_id(const cJSON *obj)
+{
+    const cJSON *id = NULL, *v;
+    if (!cJSON_IsObject(obj))
+        return NULL;
+    cJSON_ArrayForEach(v, obj)
+    {
+        if (v->string && strcmp(v->string, "id") == 0) {
+            if (id)
+                return NULL;
+            id = v;
+        }
+    }
+    return qk_json_is_id(id) ? id : NULL;
+}
+
 void dispatch_line_cb(conn *c, char *line, size_t len)
 {
     srv *s = c->net->data;
@@ -248,7 +265,11 @@ void dispatch_line_cb(conn *c, char *line, size_t len)
     cJSON *msg = NULL;
     qk_err e = qk_proto_parse_line(line, len, &msg, &why);
     if (e != QK_ERR_NONE) {
-        answer_bare(s, c, NULL, e, why);
+        /* A well-formed object with a repeated field or too deep: answer
+         * with its id when the id itself is readable and unique. */
+        cJSON *loose = e == QK_ERR_BAD_REQUEST ? cJSON_ParseWithLength(line, len) : NULL;
+        answer_bare(s, c, loose_id(loose), e, why);
+        cJSON_Delete(loose);
         return;
     }
     req r = {.srv = s, .conn = c, .sess = session_of(c), .msg = msg};

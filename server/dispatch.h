@@ -5,7 +5,9 @@
  * Design. One row per op (dispatch.c, `ops[]`): its name, handler, the
  * session it needs, and its fields with their types and whether each is
  * required. dispatch_line_cb() parses a line with qk_proto_parse_line()
- * (PROTOCOL.md "Validation rules"), then checks, in this order: `type` is
+ * (PROTOCOL.md "Validation rules"; a repeated field or too deep nesting is
+ * bad_request, answered with the request's id when that id is readable and
+ * given once), then checks, in this order: `type` is
  * a string (bad_request), `id` is present and a valid id (bad_request,
  * answered without id), the op exists (unknown_op), the session is logged
  * in when the op needs it (unauthenticated), then every declared field

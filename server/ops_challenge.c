@@ -6,7 +6,8 @@
  * Events: `challenge` goes to the target's connections (every logged-in
  * connection for an open seek) and the challenger's; `challenge_declined`
  * and `challenge_canceled` to both sides (everyone for an open seek);
- * `game_start` to both players.
+ * `game_start` to both players. Events are queued before the answer, so
+ * a client that has the answer has seen the events it caused.
  */
 #include <sodium.h>
 #include <stdio.h>
@@ -183,8 +184,8 @@ void op_challenge(req *r)
         cJSON_Delete(res);
         res = NULL;
     }
-    req_reply(r, res);
     challenge_event(s, "challenge", &c);
+    req_reply(r, res);
 }
 
 /* Load the challenge of r and check it is open; answers r and returns -1
@@ -270,7 +271,6 @@ void op_accept(req *r)
         cJSON_Delete(res);
         res = NULL;
     }
-    req_reply(r, res);
     outbuf *ob = NULL;
     if (ev && gj2 && cJSON_AddItemToObject(ev, "game", gj2)) {
         gj2 = NULL;
@@ -286,6 +286,7 @@ void op_accept(req *r)
     outbuf_unref(ob);
     cJSON_Delete(gj2);
     cJSON_Delete(ev);
+    req_reply(r, res);
 }
 
 /* decline / cancel: close the challenge and tell both sides. */
@@ -316,8 +317,8 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
         cJSON_Delete(res);
         res = NULL;
     }
-    req_reply(r, res);
     challenge_event(s, event, &c);
+    req_reply(r, res);
 }
 
 void op_decline(req *r)

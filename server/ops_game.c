@@ -353,10 +353,11 @@ void op_move(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    reply_game(r, g, false);
+    /* Events first: when a client reads the answer it has seen them all. */
     move_events(s, g);
     if (strcmp(g->row.status, "active") != 0)
         end_event(s, g);
+    reply_game(r, g, false);
 }
 
 /* ---- resign, subscribe ------------------------------------------------ */
@@ -382,8 +383,8 @@ void op_resign(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    reply_game(r, g, false);
     end_event(s, g);
+    reply_game(r, g, false);
 }
 
 void op_subscribe(req *r)
