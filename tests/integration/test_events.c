@@ -219,3 +219,128 @@ Test(events, watcher_and_second_connection_see_the_game)
     hgames_free(games, n);
     h_pass();
 }
+
+static bool list_has_id(const cJSON *list, long long id)
+{
+    const cJSON *e;
+    long long v;
+    cJSON_ArrayForEach(e, list) if (hj_has_int(e, "id", &v) && v == id) return true;
+    return false;
+}
+
+/* design.md: the login result carries the user's open challenges and
+ * active games (full objects), so a reconnecting client misses nothing. */
+Test(events, login_returns_open_challenges_and_active_games)
+{
+    hgame *games;
+    int n = hgames_load("alquerque", &games);
+    const hgame *g = &games[0];
+    hsrv srv;
+    hsrv_start(&srv);
+    hconn *alice = hconn_open(srv.port);
+    hconn *bob = hconn_open(srv.port);
+    hconn_hello(alice);
+    hconn_hello(bob);
+    hconn_register(alice, "alice", PW);
+    hconn_register(bob, "bob", PW);
+    long long gid = open_game(alice, bob, g);
+    cJSON *r = hconn_rpc(alice, "{\"type\":\"move\",\"game\":%lld,\"ply\":0,\"move\":\"%s\"}", gid,
+                         g->moves[0]);
+    hj_assert_ok(r, "move");
+    cJSON_Delete(r);
+    r = hconn_rpc(alice, "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\","
+                         "\"color\":\"black\"}");
+    hj_assert_ok(r, "second challenge");
+    long long cid = hj_int(cJSON_GetObjectItemCaseSensitive(r, "challenge"), "id");
+    cJSON_Delete(r);
+    hconn_close(bob);
+
+    bob = hconn_open(srv.port);
+    hconn_hello(bob);
+    r = hconn_rpc(bob, "{\"type\":\"login\",\"username\":\"bob\",\"password\":\"%s\"}", PW);
+    hj_assert_ok(r, "login");
+    const cJSON *chs = cJSON_GetObjectItemCaseSensitive(r, "challenges");
+    const cJSON *gms = cJSON_GetObjectItemCaseSensitive(r, "games");
+    cr_assert(cJSON_IsArray(chs) && list_has_id(chs, cid), "login lacks challenge %lld: %s", cid,
+              hj_text(r));
+    cr_assert(cJSON_IsArray(gms) && list_has_id(gms, gid), "login lacks game %lld: %s", gid,
+              hj_text(r));
+    const cJSON *e;
+    cJSON_ArrayForEach(e, gms)
+    {
+        long long id;
+        if (hj_has_int(e, "id", &id) && id == gid) {
+            cr_assert_eq(hj_int(e, "ply"), 1, "%s", hj_text(e));
+            cr_assert_str_eq(hj_str(e, "turn"), "black", "%s", hj_text(e));
+            const cJSON *lm = cJSON_GetObjectItemCaseSensitive(e, "legal_moves");
+            cr_assert(cJSON_IsArray(lm) && cJSON_GetArraySize(lm) ==
+                                               cJSON_GetArraySize(cJSON_GetArrayItem(g->legal, 1)),
+                      "legal_moves %s, recorded %s", hj_text(lm),
+                      hj_text(cJSON_GetArrayItem(g->legal, 1)));
+        }
+    }
+    cJSON_Delete(r);
+    hsrv_stop(&srv);
+    hgames_free(games, n);
+    h_pass();
+}
+
+/* challenge_declined / challenge_canceled reach the other side; resign
+ * ends the game with game_end to both. */
+Test(events, decline_cancel_and_resign)
+{
+    hgame *games;
+    int n = hgames_load("alquerque", &games);
+    hsrv srv;
+    hsrv_start(&srv);
+    hconn *alice = hconn_open(srv.port);
+    hconn *bob = hconn_open(srv.port);
+    hconn_hello(alice);
+    hconn_hello(bob);
+    hconn_register(alice, "alice", PW);
+    hconn_register(bob, "bob", PW);
+
+    cJSON *r = hconn_rpc(alice, "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\","
+                                "\"color\":\"white\"}");
+    hj_assert_ok(r, "challenge");
+    long long cid = hj_int(cJSON_GetObjectItemCaseSensitive(r, "challenge"), "id");
+    cJSON_Delete(r);
+    r = hconn_rpc(bob, "{\"type\":\"decline\",\"challenge\":%lld,\"reason\":\"busy\"}", cid);
+    hj_assert_ok(r, "decline");
+    cJSON_Delete(r);
+    cJSON *ev = hconn_event(alice, "challenge_declined", NULL, NULL, H_READ_TIMEOUT_MS);
+    cr_assert_not_null(ev, "alice got no challenge_declined");
+    cJSON_Delete(ev);
+    r = hconn_rpc(bob, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    cr_assert_str_neq(hj_str(r, "type"), "ok", "accept of a declined challenge: %s", hj_text(r));
+    cJSON_Delete(r);
+
+    r = hconn_rpc(alice, "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\","
+                         "\"color\":\"white\"}");
+    hj_assert_ok(r, "challenge");
+    cid = hj_int(cJSON_GetObjectItemCaseSensitive(r, "challenge"), "id");
+    cJSON_Delete(r);
+    r = hconn_rpc(alice, "{\"type\":\"cancel\",\"challenge\":%lld}", cid);
+    hj_assert_ok(r, "cancel");
+    cJSON_Delete(r);
+    ev = hconn_event(bob, "challenge_canceled", NULL, NULL, H_READ_TIMEOUT_MS);
+    cr_assert_not_null(ev, "bob got no challenge_canceled");
+    cJSON_Delete(ev);
+
+    long long gid = open_game(alice, bob, &games[0]);
+    r = hconn_rpc(bob, "{\"type\":\"resign\",\"game\":%lld}", gid);
+    hj_assert_ok(r, "resign");
+    const cJSON *game = hj_game(r);
+    cr_assert_str_eq(hj_str(game, "status"), "finished", "%s", hj_text(r));
+    cr_assert_str_eq(hj_str(game, "result"), "white", "%s", hj_text(r));
+    cr_assert_str_eq(hj_str(game, "reason"), "resign", "%s", hj_text(r));
+    cJSON_Delete(r);
+    ev = hconn_event(alice, "game_end", match_game, &gid, H_READ_TIMEOUT_MS);
+    cr_assert_not_null(ev, "alice got no game_end after bob resigned");
+    cr_assert_str_eq(hj_str(ev, "result"), "white", "%s", hj_text(ev));
+    cr_assert_str_eq(hj_str(ev, "reason"), "resign", "%s", hj_text(ev));
+    cJSON_Delete(ev);
+    hsrv_stop(&srv);
+    hgames_free(games, n);
+    h_pass();
+}

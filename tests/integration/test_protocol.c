@@ -566,3 +566,169 @@ Test(protocol, move_in_a_finished_game_is_game_over)
     expect_game_at(&f, n);
     fx_end(&f);
 }
+
+/* ---- adversarial framing (STYLE.md "Tests") -------------------------------- */
+
+Test(protocol, request_sent_one_byte_at_a_time)
+{
+    fx f;
+    fx_start(&f, 0);
+    char line[256];
+    int n =
+        snprintf(line, sizeof line,
+                 "{\"type\":\"move\",\"id\":\"split\",\"game\":%lld,\"ply\":0,\"move\":\"%s\"}\n",
+                 f.gid, f.g->moves[0]);
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(hconn_send_raw(f.a, line + i, 1), 0, "closed after %d bytes", i);
+        /* Nothing may be answered before the newline. */
+        if (i + 1 < n) {
+            cJSON *early = hconn_reply(f.a, 0);
+            cr_assert_null(early, "reply after %d of %d bytes: %s", i + 1, n, hj_text(early));
+        }
+    }
+    cJSON *r = hconn_reply(f.a, H_READ_TIMEOUT_MS);
+    cr_assert_not_null(r, "no reply to a request sent byte by byte");
+    hj_assert_ok(r, "move sent byte by byte");
+    cr_assert_str_eq(hj_str(r, "id"), "split", "%s", hj_text(r));
+    cJSON_Delete(r);
+    expect_game_at(&f, 1);
+    fx_end(&f);
+}
+
+Test(protocol, pipelined_requests_are_answered_in_order)
+{
+    fx f;
+    fx_start(&f, 0);
+    /* Twenty pings, an unknown op and a bad line in one write. */
+    char buf[4096];
+    size_t len = 0;
+    for (int i = 0; i < 20; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "{\"type\":\"ping\",\"id\":%d}\n",
+                                1000 + i);
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "{\"type\":\"nope\",\"id\":2000}\n");
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "{bad\n{\"type\":\"ping\",\"id\":3000}\n");
+    cr_assert_eq(hconn_send_raw(f.a, buf, len), 0);
+    for (int i = 0; i < 20; i++) {
+        cJSON *r = hconn_reply(f.a, H_READ_TIMEOUT_MS);
+        hj_assert_ok(r, "pipelined ping");
+        cr_assert_eq(hj_int(r, "id"), 1000 + i, "replies out of order: %s", hj_text(r));
+        cJSON_Delete(r);
+    }
+    cJSON *r = hconn_reply(f.a, H_READ_TIMEOUT_MS);
+    hj_assert_error(r, "unknown_op", "pipelined unknown op");
+    cr_assert_eq(hj_int(r, "id"), 2000);
+    cJSON_Delete(r);
+    r = hconn_reply(f.a, H_READ_TIMEOUT_MS);
+    hj_assert_error(r, "bad_json", "pipelined bad line");
+    cJSON_Delete(r);
+    r = hconn_reply(f.a, H_READ_TIMEOUT_MS);
+    hj_assert_ok(r, "ping after a bad line");
+    cr_assert_eq(hj_int(r, "id"), 3000);
+    cJSON_Delete(r);
+    fx_end(&f);
+}
+
+Test(protocol, one_mib_line_closes_only_that_connection)
+{
+    fx f;
+    fx_start(&f, 0);
+    hconn *c = hconn_open(f.srv.port);
+    size_t n = 1024 * 1024;
+    char *chunk = malloc(65536);
+    cr_assert_not_null(chunk);
+    memset(chunk, 'a', 65536);
+    cJSON *r = NULL;
+    for (size_t off = 0; off < n && !r; off += 65536) {
+        if (hconn_send_raw(c, chunk, 65536) != 0)
+            break;
+        r = hconn_reply(c, 0);
+    }
+    free(chunk);
+    if (!r)
+        r = hconn_reply(c, H_READ_TIMEOUT_MS);
+    hj_assert_error(r, "line_too_long", "1 MiB without a newline");
+    cJSON_Delete(r);
+    cr_assert(hconn_wait_eof(c, H_READ_TIMEOUT_MS), "connection left open after line_too_long");
+    hconn_close(c);
+    ping_ok(f.a, "another connection's 1 MiB line");
+    ping_ok(f.b, "another connection's 1 MiB line");
+    fx_end(&f);
+}
+
+Test(protocol, nesting_deeper_than_16_is_bad_request)
+{
+    fx f;
+    fx_start(&f, 0);
+    char line[512];
+    /* 16 levels in all (the request object is level 1): accepted. */
+    int k = snprintf(line, sizeof line, "{\"type\":\"ping\",\"id\":5,\"x\":");
+    for (int i = 0; i < 15; i++)
+        line[k++] = '[';
+    for (int i = 0; i < 15; i++)
+        line[k++] = ']';
+    snprintf(line + k, sizeof line - (size_t)k, "}");
+    cJSON *r = hconn_raw_reply(f.a, line, H_READ_TIMEOUT_MS);
+    hj_assert_ok(r, "16 levels of nesting");
+    cJSON_Delete(r);
+    /* 17 levels. */
+    k = snprintf(line, sizeof line, "{\"type\":\"ping\",\"id\":6,\"x\":");
+    for (int i = 0; i < 16; i++)
+        line[k++] = '[';
+    for (int i = 0; i < 16; i++)
+        line[k++] = ']';
+    snprintf(line + k, sizeof line - (size_t)k, "}");
+    r = hconn_raw_reply(f.a, line, H_READ_TIMEOUT_MS);
+    hj_assert_error(r, "bad_request", "17 levels of nesting");
+    cJSON_Delete(r);
+    /* 10,000 levels: an error, not a crash. */
+    size_t big = 20000 + 64;
+    char *deep = malloc(big);
+    cr_assert_not_null(deep);
+    k = snprintf(deep, big, "{\"type\":\"ping\",\"id\":7,\"x\":");
+    for (int i = 0; i < 10000; i++)
+        deep[k++] = '[';
+    for (int i = 0; i < 10000; i++)
+        deep[k++] = ']';
+    snprintf(deep + k, big - (size_t)k, "}");
+    r = hconn_raw_reply(f.a, deep, H_READ_TIMEOUT_MS);
+    free(deep);
+    cr_assert_not_null(r, "no reply to 10,000 levels of nesting");
+    const char *code = hj_str(r, "code");
+    cr_assert(code && (!strcmp(code, "bad_request") || !strcmp(code, "bad_json")),
+              "10,000 levels: %s", hj_text(r));
+    cJSON_Delete(r);
+    ping_ok(f.a, "deep nesting");
+    fx_end(&f);
+}
+
+Test(protocol, hello_lists_the_variants_and_limits)
+{
+    hsrv srv;
+    hsrv_start(&srv);
+    hconn *c = hconn_open(srv.port);
+    cJSON *r = hconn_rpc(c, "{\"type\":\"hello\",\"version\":1,\"client\":\"qk-integration\"}");
+    hj_assert_ok(r, "hello");
+    cr_assert_not_null(hj_str(r, "server"), "%s", hj_text(r));
+    hj_int(r, "version");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "variants");
+    cr_assert(cJSON_IsArray(v), "%s", hj_text(r));
+    static const char *names[] = {"alquerque",
+                                  "alquerque-traditional",
+                                  "alquerque-brainking",
+                                  "alquerque-stoep-short",
+                                  "alquerque-stoep-long",
+                                  "alquerkonane-8x8",
+                                  "alquerkonane-6x4"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        bool found = false;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v) if (cJSON_IsString(e) && !strcmp(e->valuestring, names[i])) found =
+            true;
+        cr_assert(found, "hello variants lack %s: %s", names[i], hj_text(v));
+    }
+    cr_assert(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "limits")), "%s", hj_text(r));
+    cJSON_Delete(r);
+    hconn_close(c);
+    hsrv_stop(&srv);
+    h_pass();
+}
