@@ -85,49 +85,41 @@ int plain_negamax(const qk_variant *v, qk_pos *p, uint64_t *nodes, uint64_t limi
     return best;
 }
 
-bool forced_win(const qk_variant *v, qk_pos *p, int d)
+/* Minimax to depth d with the game's end checked at every node: `wins`
+ * is the side that must force the win. */
+static bool force(const qk_variant *v, qk_pos *p, int d, int wins)
 {
+    static qk_move stack[16][QK_MAX_MOVES];
     qk_result r;
     if (qk_pos_status(v, p, &r, NULL))
-        return false; /* over before we move: never a win for the mover here */
+        return r != QK_RESULT_DRAW && (r == QK_RESULT_WHITE) == (wins == QK_WHITE);
     if (d <= 0)
         return false;
-    static qk_move stack[16][QK_MAX_MOVES];
     cr_assert_lt(d, 16);
     qk_move *moves = stack[d];
     int n = qk_movegen(v, p, moves, QK_MAX_MOVES);
+    bool mine = p->side == wins;
     for (int i = 0; i < n; i++) {
         qk_undo u;
         qk_pos_make(v, p, &moves[i], &u);
-        bool win;
-        qk_result cr;
-        if (qk_pos_status(v, p, &cr, NULL)) {
-            /* The mover of moves[i] is the side not to move now. */
-            win = cr != QK_RESULT_DRAW && (cr == QK_RESULT_WHITE) == (p->side == QK_BLACK);
-        } else {
-            /* Every reply must leave a forced win in d - 2. */
-            win = d >= 3;
-            qk_move *replies = stack[d - 1];
-            int m = win ? qk_movegen(v, p, replies, QK_MAX_MOVES) : 0;
-            for (int j = 0; j < m && win; j++) {
-                qk_undo u2;
-                qk_pos_make(v, p, &replies[j], &u2);
-                qk_result rr;
-                if (qk_pos_status(v, p, &rr, NULL))
-                    win = rr != QK_RESULT_DRAW &&
-                          ((rr == QK_RESULT_WHITE) == (p->side == QK_WHITE));
-                else
-                    win = forced_win(v, p, d - 2);
-                qk_pos_unmake(v, p, &replies[j], &u2);
-                /* replies[] is clobbered by the recursion at depth d - 2
-                 * only at stack[d - 3], so it stays valid. */
-            }
-        }
+        bool w = force(v, p, d - 1, wins);
         qk_pos_unmake(v, p, &moves[i], &u);
-        if (win)
+        if (w && mine)
             return true;
+        if (!w && !mine)
+            return false;
     }
-    return false;
+    return !mine;
+}
+
+bool forced_win(const qk_variant *v, qk_pos *p, int d)
+{
+    return force(v, p, d, p->side);
+}
+
+bool tsame(const qk_move *a, const qk_move *b)
+{
+    return same_move(a, b);
 }
 
 uint64_t trand(uint64_t *state)

@@ -16,6 +16,8 @@ qk_variant tv(const char *name);
 qk_pos tp(const qk_variant *v, const char *s);
 /* Move text into a static buffer (tests only). */
 const char *tmove(const qk_variant *v, const qk_move *m);
+/* Same path and captures (unused array tails ignored). */
+bool tsame(const qk_move *a, const qk_move *b);
 bool tlegal(const qk_variant *v, const qk_pos *p, const qk_move *m);
 /* Every move of the PV legal in turn from p. */
 bool tpv_legal(const qk_variant *v, const qk_pos *p, const qk_move *pv, int n);
@@ -29,8 +31,9 @@ int plain_negamax(const qk_variant *v, qk_pos *p, uint64_t *nodes, uint64_t limi
  * move ordering: exact with the full window (-QK_SCORE_INF, QK_SCORE_INF). */
 int plain_alphabeta(const qk_variant *v, qk_pos *p, int alpha, int beta, int ply, uint64_t *nodes);
 
-/* Can the side to move force a win (game over, mover winning) within d
- * plies? Plain minimax over qk_movegen / qk_pos_status. */
+/* Can the side to move force a win within d plies (the game over with
+ * the mover winning after at most d plies, whoever plays the last one)?
+ * Plain minimax over qk_movegen / qk_pos_status; d < 16. */
 bool forced_win(const qk_variant *v, qk_pos *p, int d);
 
 /* Deterministic generator for playouts. */
