@@ -365,7 +365,7 @@ bool qk_pos_status(const qk_variant *v, const qk_pos *p, qk_result *result, qk_r
     qk_result other = side == QK_WHITE ? QK_RESULT_BLACK : QK_RESULT_WHITE;
     if (!bb_any(s.pc[side]))
         return set_end(result, reason, other, QK_REASON_NO_PIECES);
-    if (qk_gen(v, &s, side, p->from, NULL, 0) == 0)
+    if (qk_gen(v, &s, side, p->from, NULL, 0, NULL) == 0)
         return set_end(result, reason, other, QK_REASON_NO_MOVES);
     if (qk_status_static(v, p, &s, result, reason))
         return true;

@@ -32,10 +32,16 @@ typedef struct gen_ctx {
     qk_move *moves; /* NULL: count only */
     int cap;
     long n;
+    /* Only the move with this path and kind (qk_move_parse): the search
+     * follows that path alone, so even a contrived position with more
+     * moves than any array holds is matched in a few steps. */
+    const qk_move *match;
 } gen_ctx;
 
 static inline void emit(gen_ctx *c)
 {
+    if (c->match && c->cur.len != c->match->len)
+        return;
     if (c->moves && c->n < c->cap)
         c->moves[c->n] = c->cur;
     c->n++;
@@ -43,6 +49,9 @@ static inline void emit(gen_ctx *c)
 
 static inline void emit_step(gen_ctx *c, int from, int to)
 {
+    if (c->match && (c->match->ncap || c->match->len != 2 || c->match->path[0] != from ||
+                     c->match->path[1] != to))
+        return;
     if (c->moves && c->n < c->cap) {
         qk_move *m = &c->moves[c->n];
         m->len = 2;
@@ -79,6 +88,12 @@ static int jumps_from(gen_ctx *c, int p, unsigned dirs);
  * jump). */
 static void landed(gen_ctx *c, int p)
 {
+    if (c->match) {
+        int i = c->cur.len - 1;
+        if (!c->match->ncap || i >= c->match->len || c->match->path[i] != p ||
+            c->match->path[0] != c->cur.path[0])
+            return;
+    }
     switch (c->r->chain) {
     case CHAIN_NONE:
         emit(c);
@@ -147,7 +162,7 @@ static inline void steps_dir(gen_ctx *c, qk_bb src, int d, qk_bb empty, const ui
 {
     int delta = c->g->delta[d];
     qk_bb to = bb_and(bb_shift(bb_and(src, c->g->step1[d]), delta), empty);
-    if (!c->moves) {
+    if (!c->moves && !c->match) {
         c->n += bb_count(to);
         return;
     }
@@ -160,7 +175,7 @@ static inline void steps_dir(gen_ctx *c, qk_bb src, int d, qk_bb empty, const ui
 }
 
 long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, qk_move *moves,
-            int cap)
+            int cap, const qk_move *match)
 {
     const qk_geom *g = &v->geom;
     const struct qk_rules *r = v->rules;
@@ -183,6 +198,9 @@ long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, 
     c.cap = cap;
     c.n = 0;
     c.lng = false;
+    c.match = match;
+    /* Capture duty looks at every piece even when matching one move. */
+    bool captures = false;
 
     /* First jumps of men and short Sultans, all pieces at once. */
     unsigned jd = dirs[QK_DIRSET_MAN_JUMP1] | dirs[QK_DIRSET_MAN_JUMP1_FAR] |
@@ -201,7 +219,8 @@ long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, 
                                bb_and(bb_shift(opp, -delta), bb_shift(empty, -2 * delta)));
         if (!bb_any(jumpers))
             continue;
-        if (!moves && r->chain == CHAIN_NONE) {
+        captures = true;
+        if (!moves && !match && r->chain == CHAIN_NONE) {
             c.n += bb_count(jumpers);
             continue;
         }
@@ -230,12 +249,13 @@ long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, 
             c.cur.ncap = 0;
             c.cur.path[0] = (uint8_t)p;
             bb_clear(&c.occ, p);
-            jumps_from(&c, p, c.later);
+            if (jumps_from(&c, p, c.later))
+                captures = true;
             bb_set(&c.occ, p);
         }
         c.lng = false;
     }
-    if (r->capture == CAPTURE_COMPULSORY && c.n > 0)
+    if (r->capture == CAPTURE_COMPULSORY && captures)
         goto done;
 
     unsigned sd = dirs[QK_DIRSET_MAN_STEP] | dirs[QK_DIRSET_MAN_STEP_FAR] |
@@ -251,7 +271,7 @@ long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, 
             src = bb_or(src, short_suls);
         steps_dir(&c, src, d, empty, from);
     }
-    if (r->memory && !moves) {
+    if (r->memory && !moves && !match) {
         /* Stored memory is always a point the piece could step to
          * (qk_memory_relevant), so it was counted iff it is empty. */
         qk_bb it = own;
@@ -324,7 +344,7 @@ int qk_movegen(const qk_variant *v, const qk_pos *p, qk_move *moves, int cap)
     if (!v || !v->rules || !p || !moves || cap < 0)
         return QK_EINVAL;
     qk_st_load(v, p, &s);
-    return (int)qk_gen(v, &s, p->side & 1, p->from, moves, cap);
+    return (int)qk_gen(v, &s, p->side & 1, p->from, moves, cap, NULL);
 }
 
 void qk_pos_make(const qk_variant *v, qk_pos *p, const qk_move *m, qk_undo *u)
@@ -403,9 +423,9 @@ static uint64_t perft_rec(const qk_variant *v, qk_pos *p, qk_st *s, int depth)
     if (qk_status_static(v, p, s, NULL, NULL))
         return 0;
     if (depth == 1)
-        return (uint64_t)qk_gen(v, s, p->side, p->from, NULL, 0);
+        return (uint64_t)qk_gen(v, s, p->side, p->from, NULL, 0, NULL);
     qk_move moves[QK_MAX_MOVES];
-    long n = qk_gen(v, s, p->side, p->from, moves, QK_MAX_MOVES);
+    long n = qk_gen(v, s, p->side, p->from, moves, QK_MAX_MOVES, NULL);
     uint64_t total = 0;
     for (long i = 0; i < n; i++) {
         qk_undo u;

@@ -161,9 +161,11 @@ void qk_st_load(const qk_variant *v, const qk_pos *p, qk_st *s);
 
 /* The move generator (qk_rules_gen.c). With moves == NULL it only counts
  * (perft's bulk counting and qk_pos_status()); otherwise it stores up to
- * cap moves and returns QK_ENOSPC beyond. `from` is the BrainKing memory. */
+ * cap moves and returns QK_ENOSPC beyond. `from` is the BrainKing memory.
+ * With match != NULL only the legal move with match's path and kind
+ * (capture or not) is produced, if any. */
 long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, qk_move *moves,
-            int cap);
+            int cap, const qk_move *match);
 
 /* Whether step target `to` of a man of `side` on `at` is one it could step
  * to (direction allowed for the side and a line exists). Used to keep only

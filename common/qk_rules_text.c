@@ -189,8 +189,8 @@ int qk_pos_parse(const qk_variant *v, const char *s, qk_pos *out, const char **w
     }
     if (q > UINT16_MAX)
         FAIL("bad no-capture count: too large");
-    if (v->rules->limit != LIMIT_NONE && q > QK_QUIET_LIMIT)
-        FAIL("bad no-capture count: the game ends at 40 in this variant");
+    /* Counts past the limit are finished games, not malformed text:
+     * qk_pos_status() says so, and make() can produce them. */
     p.quiet = (uint16_t)q;
     if (*s != ' ')
         FAIL(*s == '\0' ? "missing memory field (use -)" : "bad no-capture count");
@@ -308,17 +308,19 @@ int qk_move_parse(const qk_variant *v, const qk_pos *p, const char *text, qk_mov
     }
     if (len < 2 || (sep == '-' && len != 2))
         return QK_EINVAL;
-    int ncap_want = sep == 'x';
-    qk_move moves[QK_MAX_MOVES];
-    int n = qk_movegen(v, p, moves, QK_MAX_MOVES);
-    for (int i = 0; i < n; i++) {
-        if (moves[i].len == len && (moves[i].ncap > 0) == ncap_want &&
-            memcmp(moves[i].path, path, (size_t)len) == 0) {
-            *out = moves[i];
-            return QK_OK;
-        }
-    }
-    return QK_EILLEGAL;
+    qk_move want, got;
+    memset(&want, 0, sizeof want);
+    want.len = (uint8_t)len;
+    want.ncap = sep == 'x'; /* only its being non-zero matters */
+    memcpy(want.path, path, (size_t)len);
+    qk_st s;
+    qk_st_load(v, p, &s);
+    /* Two legal moves never share path and kind (a straight line between
+     * two landing points holds exactly one jumped piece), so one slot. */
+    if (qk_gen(v, &s, p->side & 1, p->from, &got, 1, &want) < 1)
+        return QK_EILLEGAL;
+    *out = got;
+    return QK_OK;
 }
 
 /* strcmp order of the move texts (the order of the recorded games' legal

@@ -52,10 +52,6 @@ static const struct {
     {"alquerque", "bbbbb/bbbbb/ww.bb/wwwww/wwwww w  0 -",
      "bad no-capture count: expected a decimal number"},
     {"alquerque", "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 00 -", "bad no-capture count: leading zero"},
-    {"alquerque", "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 41 -",
-     "bad no-capture count: the game ends at 40 in this variant"},
-    {"alquerque-stoep-long", "bbbbb/bbbbb/bb.ww/wwwww/wwwww w 41 -",
-     "bad no-capture count: the game ends at 40 in this variant"},
     {"alquerkonane-6x4", "w.w./.w.w/..../..../.b.b/b.b. b 65536 -",
      "bad no-capture count: too large"},
     {"alquerkonane-6x4", "w.w./.w.w/..../..../.b.b/b.b. b 123456 -",
@@ -136,6 +132,7 @@ Test(section1, positions_accepted)
         const char *variant, *pos;
     } ok[] = {
         {"alquerque", "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 40 -"},
+        {"alquerque-stoep-long", "bbbbb/bbbbb/bb.ww/wwwww/wwwww w 41 -"},
         {"alquerque", "...../...../...../...../..... b 0 -"},
         {"alquerque-stoep-long", "WWWWW/BBBBB/wwbbw/...../..... b 17 -"},
         {"alquerkonane-6x4", "w.w./.w.w/..../..../.b.b/b.b. b 65535 -"},
@@ -345,6 +342,9 @@ Test(section8, order_of_end_checks)
     expect_end("alquerque-traditional", "....b/...../...../...../ww... b 40 -", QK_RESULT_WHITE,
                QK_REASON_MOVE_LIMIT);
     expect_end("alquerque", KAWU_START, QK_RESULT_NONE, QK_REASON_NONE);
+    /* Past the limit (only reachable by playing on) is still finished. */
+    expect_end("alquerque", "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 41 -", QK_RESULT_DRAW,
+               QK_REASON_MOVE_LIMIT);
     /* BrainKing and Alquerkonane have no move limit. */
     expect_end("alquerque-brainking", "....b/...../...../...../w.... w 300 -", QK_RESULT_NONE,
                QK_REASON_NONE);
