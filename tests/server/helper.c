@@ -1,0 +1,494 @@
+/*
+ * helper: see helper.h. The server runs as a child process with stderr
+ * sent to a log file in its directory (printed when a test fails is more
+ * than Criterion offers, so tests print it themselves when useful).
+ */
+#include "helper.h"
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *t_shared(void)
+{
+    const char *s = getenv("QK_SHARED");
+    return s && *s ? s : "../shared";
+}
+
+static void spawn(tsrv *s, const char *env)
+{
+    const char *bin = getenv("QK_BIN");
+    char path[256];
+    snprintf(path, sizeof path, "%s/qirkatd", bin && *bin ? bin : "build");
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    signal(SIGPIPE, SIG_IGN);
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        close(p[0]);
+        int fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0)
+            dup2(fd, 2);
+        if (env)
+            putenv((char *)env);
+        char fdarg[16];
+        snprintf(fdarg, sizeof fdarg, "%d", p[1]);
+        execl(path, "qirkatd", "--listen", "127.0.0.1:0", "--db", s->db, "--ready-fd", fdarg,
+              "--pwhash", "min", "--log-level", "info", (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    s->pid = pid;
+    char buf[32] = {0};
+    size_t got = 0;
+    struct pollfd pf = {.fd = p[0], .events = POLLIN};
+    long long deadline = now_ms() + T_TIMEOUT_MS;
+    while (got < sizeof buf - 1 && !memchr(buf, '\n', got)) {
+        int left = (int)(deadline - now_ms());
+        cr_assert_gt(left, 0, "qirkatd (%s) did not report its port", path);
+        if (poll(&pf, 1, left) <= 0)
+            continue;
+        ssize_t n = read(p[0], buf + got, sizeof buf - 1 - got);
+        cr_assert_gt(n, 0, "qirkatd (%s) exited before listening; see %s", path, s->log);
+        got += (size_t)n;
+    }
+    close(p[0]);
+    s->port = atoi(buf);
+    cr_assert_gt(s->port, 0, "bad port line \"%s\"", buf);
+}
+
+void tsrv_start(tsrv *s, const char *env)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "/tmp/qk-server-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(s->dir));
+    snprintf(s->db, sizeof s->db, "%s/qirkat.db", s->dir);
+    snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
+    spawn(s, env);
+}
+
+void tsrv_restart(tsrv *s, const char *env)
+{
+    cr_assert_eq(s->pid, 0, "restart of a running server");
+    spawn(s, env);
+}
+
+static int wait_exit(pid_t pid, int timeout_ms)
+{
+    long long deadline = now_ms() + timeout_ms;
+    int st;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid)
+            return st;
+        if (now_ms() > deadline)
+            return -1;
+        usleep(2000);
+    }
+}
+
+void tsrv_stop(tsrv *s)
+{
+    if (!s->pid)
+        return;
+    kill(s->pid, SIGTERM);
+    int st = wait_exit(s->pid, T_TIMEOUT_MS);
+    if (st == -1) {
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, &st, 0);
+        s->pid = 0;
+        cr_assert_fail("qirkatd did not exit within %d ms of SIGTERM", T_TIMEOUT_MS);
+    }
+    s->pid = 0;
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "qirkatd did not exit 0 on SIGTERM (status %#x); see %s", st, s->log);
+}
+
+void tsrv_kill(tsrv *s)
+{
+    if (!s->pid)
+        return;
+    kill(s->pid, SIGKILL);
+    waitpid(s->pid, NULL, 0);
+    s->pid = 0;
+}
+
+bool tsrv_alive(tsrv *s)
+{
+    return s->pid && waitpid(s->pid, NULL, WNOHANG) == 0;
+}
+
+void tsrv_cleanup(tsrv *s)
+{
+    tsrv_kill(s);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
+    if (s->dir[0] && system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", s->dir);
+}
+
+/* ---- connections ------------------------------------------------------ */
+
+tconn *tc_open(int port)
+{
+    tconn *c = calloc(1, sizeof *c);
+    cr_assert_not_null(c);
+    c->fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(c->fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(c->fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s",
+                 strerror(errno));
+    int one = 1;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    c->next_id = 1;
+    return c;
+}
+
+void tc_close(tconn *c)
+{
+    if (!c)
+        return;
+    close(c->fd);
+    for (int i = 0; i < c->nq; i++)
+        cJSON_Delete(c->q[i]);
+    free(c->q);
+    free(c->buf);
+    free(c);
+}
+
+bool tc_send(tconn *c, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n > 0) {
+        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+bool tc_sendf(tconn *c, const char *fmt, ...)
+{
+    char buf[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cr_assert(n > 0 && (size_t)n < sizeof buf);
+    return tc_send(c, buf, (size_t)n);
+}
+
+/* One line from the socket, parsed; NULL on timeout/EOF. */
+static cJSON *sock_read(tconn *c, int timeout_ms)
+{
+    long long deadline = now_ms() + timeout_ms;
+    for (;;) {
+        char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
+        if (nl) {
+            size_t n = (size_t)(nl - c->buf);
+            cJSON *o = cJSON_ParseWithLength(c->buf, n);
+            cr_assert_not_null(o, "server sent a line that is not JSON: %.*s", (int)n, c->buf);
+            memmove(c->buf, nl + 1, c->len - n - 1);
+            c->len -= n + 1;
+            return o;
+        }
+        if (c->eof)
+            return NULL;
+        int left = (int)(deadline - now_ms());
+        if (left < 0)
+            return NULL;
+        struct pollfd pf = {.fd = c->fd, .events = POLLIN};
+        if (poll(&pf, 1, left) <= 0)
+            continue;
+        if (c->cap - c->len < 65536) {
+            c->cap = c->cap * 2 + 65536;
+            c->buf = realloc(c->buf, c->cap);
+            cr_assert_not_null(c->buf);
+        }
+        ssize_t r = recv(c->fd, c->buf + c->len, c->cap - c->len, 0);
+        if (r <= 0) {
+            c->eof = true;
+            continue;
+        }
+        c->len += (size_t)r;
+    }
+}
+
+static void q_push(tconn *c, cJSON *o)
+{
+    if (c->nq == c->capq) {
+        c->capq = c->capq ? c->capq * 2 : 16;
+        c->q = realloc(c->q, (size_t)c->capq * sizeof *c->q);
+        cr_assert_not_null(c->q);
+    }
+    c->q[c->nq++] = o;
+}
+
+static cJSON *q_take(tconn *c, int i)
+{
+    cJSON *o = c->q[i];
+    memmove(c->q + i, c->q + i + 1, (size_t)(c->nq - i - 1) * sizeof *c->q);
+    c->nq--;
+    return o;
+}
+
+static bool is_event(const cJSON *o)
+{
+    const char *t = t_str(o, "type");
+    return t && strcmp(t, "event") == 0;
+}
+
+cJSON *tc_read(tconn *c, int timeout_ms)
+{
+    return c->nq ? q_take(c, 0) : sock_read(c, timeout_ms);
+}
+
+cJSON *tc_reply(tconn *c, int timeout_ms)
+{
+    for (int i = 0; i < c->nq; i++)
+        if (!is_event(c->q[i]))
+            return q_take(c, i);
+    long long deadline = now_ms() + timeout_ms;
+    for (;;) {
+        int left = (int)(deadline - now_ms());
+        cJSON *o = left >= 0 ? sock_read(c, left) : NULL;
+        if (!o || !is_event(o))
+            return o;
+        q_push(c, o);
+    }
+}
+
+cJSON *tc_event(tconn *c, const char *name, int timeout_ms)
+{
+    for (int i = 0; i < c->nq; i++)
+        if (is_event(c->q[i]) && !strcmp(t_str(c->q[i], "event"), name))
+            return q_take(c, i);
+    long long deadline = now_ms() + timeout_ms;
+    for (;;) {
+        int left = (int)(deadline - now_ms());
+        cJSON *o = left >= 0 ? sock_read(c, left) : NULL;
+        if (!o)
+            return NULL;
+        if (is_event(o) && !strcmp(t_str(o, "event"), name))
+            return o;
+        q_push(c, o);
+    }
+}
+
+void tc_drop_events(tconn *c)
+{
+    for (int i = 0; i < c->nq;)
+        if (is_event(c->q[i]))
+            cJSON_Delete(q_take(c, i));
+        else
+            i++;
+}
+
+void tc_sync(tconn *c)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"ping\"}");
+    t_ok(r, "sync ping");
+    cJSON_Delete(r);
+    tc_drop_events(c);
+}
+
+bool tc_wait_eof(tconn *c, int timeout_ms)
+{
+    long long deadline = now_ms() + timeout_ms;
+    while (!c->eof) {
+        int left = (int)(deadline - now_ms());
+        if (left < 0)
+            return false;
+        cJSON *o = sock_read(c, left);
+        if (o)
+            q_push(c, o);
+    }
+    return true;
+}
+
+cJSON *tc_rpc(tconn *c, const char *fmt, ...)
+{
+    char body[8192], line[8300];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(body, sizeof body, fmt, ap);
+    va_end(ap);
+    cr_assert(n >= 2 && (size_t)n < sizeof body && body[0] == '{', "test bug: %s", body);
+    long long id = c->next_id++;
+    int len = snprintf(line, sizeof line, "{\"id\":%lld%s%s\n", id, n == 2 ? "}" : ",",
+                       n == 2 ? "" : body + 1);
+    cr_assert(tc_send(c, line, (size_t)len), "connection closed sending %s", body);
+    for (int i = 0; i < c->nq; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->q[i], "id");
+        if (!is_event(c->q[i]) && cJSON_IsNumber(v) && v->valuedouble == (double)id)
+            return q_take(c, i);
+    }
+    long long deadline = now_ms() + T_TIMEOUT_MS;
+    for (;;) {
+        int left = (int)(deadline - now_ms());
+        cr_assert_geq(left, 0, "no answer to %s", body);
+        cJSON *o = sock_read(c, left);
+        cr_assert_not_null(o, "no answer to %s (eof=%d)", body, c->eof);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "id");
+        if (!is_event(o) && cJSON_IsNumber(v) && v->valuedouble == (double)id)
+            return o;
+        q_push(c, o);
+    }
+}
+
+/* ---- assertions ------------------------------------------------------- */
+
+char *t_text(const cJSON *o)
+{
+    static char buf[2048];
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    snprintf(buf, sizeof buf, "%s", s ? s : "(nothing)");
+    free(s);
+    return buf;
+}
+
+const char *t_str(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+long long t_int(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    cr_assert(cJSON_IsNumber(v), "no number \"%s\" in %s", name, t_text(o));
+    return (long long)v->valuedouble;
+}
+
+const cJSON *t_obj(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    cr_assert(v != NULL, "no \"%s\" in %s", name, t_text(o));
+    return v;
+}
+
+void t_ok(const cJSON *r, const char *what)
+{
+    const char *t = t_str(r, "type");
+    cr_assert(t && !strcmp(t, "ok"), "%s: expected ok, got %s", what, t_text(r));
+}
+
+void t_err(const cJSON *r, const char *code, const char *what)
+{
+    const char *t = t_str(r, "type"), *c = t_str(r, "code");
+    cr_assert(t && !strcmp(t, "error") && c && !strcmp(c, code), "%s: expected %s, got %s", what,
+              code, t_text(r));
+    cr_assert_not_null(t_str(r, "message"), "%s: error without message", what);
+}
+
+void t_register(tconn *c, const char *user)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"" T_PW "\"}",
+                      user);
+    t_ok(r, "register");
+    cJSON_Delete(r);
+}
+
+long long t_new_game(tconn *white, tconn *black, const char *black_name, const char *variant)
+{
+    cJSON *r = tc_rpc(white,
+                      "{\"type\":\"challenge\",\"to\":\"%s\",\"variant\":\"%s\","
+                      "\"color\":\"white\"}",
+                      black_name, variant);
+    t_ok(r, "challenge");
+    long long cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    r = tc_rpc(black, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    t_ok(r, "accept");
+    long long gid = t_int(t_obj(r, "game"), "id");
+    cJSON_Delete(r);
+    return gid;
+}
+
+/* ---- the database ----------------------------------------------------- */
+
+static sqlite3 *db_open(const char *db)
+{
+    sqlite3 *h = NULL;
+    int rc = sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL);
+    cr_assert_eq(rc, SQLITE_OK, "open %s: %s", db, h ? sqlite3_errmsg(h) : "?");
+    return h;
+}
+
+char *t_db_dump(const char *db)
+{
+    static const char *const q[] = {
+        "SELECT id, username, bot, pwhash, created FROM users ORDER BY id",
+        "SELECT hex(hash), user_id, created FROM tokens ORDER BY hash",
+        "SELECT * FROM challenges ORDER BY id",
+        "SELECT * FROM games ORDER BY id",
+        "SELECT * FROM moves ORDER BY game_id, ply",
+    };
+    sqlite3 *h = db_open(db);
+    size_t cap = 4096, len = 0;
+    char *out = malloc(cap);
+    cr_assert_not_null(out);
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
+        sqlite3_stmt *st;
+        cr_assert_eq(sqlite3_prepare_v2(h, q[i], -1, &st, NULL), SQLITE_OK, "%s",
+                     sqlite3_errmsg(h));
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            for (int k = 0; k < sqlite3_column_count(st); k++) {
+                const unsigned char *t = sqlite3_column_text(st, k);
+                size_t n = t ? strlen((const char *)t) : 4;
+                while (len + n + 4 > cap) {
+                    cap *= 2;
+                    out = realloc(out, cap);
+                    cr_assert_not_null(out);
+                }
+                len += (size_t)sprintf(out + len, "%s|", t ? (const char *)t : "NULL");
+            }
+            out[len++] = '\n';
+            out[len] = '\0';
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    return out;
+}
+
+long long t_db_count(const char *db, const char *table)
+{
+    sqlite3 *h = db_open(db);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    long long n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}

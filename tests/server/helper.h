@@ -1,0 +1,94 @@
+/*
+ * helper: what the server tests share. Start the real build/qirkatd on
+ * 127.0.0.1:0 with a fresh database in a mkdtemp() directory and learn its
+ * port through --ready-fd (no sleeps); talk JSON lines to it over real TCP
+ * sockets; look at the database file read-only to prove bad input changed
+ * no row. Every helper fails the current Criterion test on a broken
+ * expectation, so tests read as straight lines.
+ */
+#ifndef QK_TEST_SERVER_HELPER_H
+#define QK_TEST_SERVER_HELPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#define T_TIMEOUT_MS 5000
+#define T_PW "secret-pw"
+
+typedef struct tsrv {
+    pid_t pid;
+    int port;
+    char dir[128];
+    char db[192];
+    char log[192];
+} tsrv;
+
+/* Start qirkatd (QK_BIN, default "build") with --pwhash min. env, when not
+ * NULL, is one extra "NAME=value" for its environment. */
+void tsrv_start(tsrv *s, const char *env);
+/* Start again on the same database (after tsrv_kill or tsrv_stop). */
+void tsrv_restart(tsrv *s, const char *env);
+/* SIGTERM; asserts a clean exit 0. */
+void tsrv_stop(tsrv *s);
+/* SIGKILL (a crash): nothing is flushed. */
+void tsrv_kill(tsrv *s);
+/* Stop if running and remove the directory. */
+void tsrv_cleanup(tsrv *s);
+/* Whether the process is still running. */
+bool tsrv_alive(tsrv *s);
+
+typedef struct tconn {
+    int fd;
+    char *buf; /* unparsed input */
+    size_t len, cap;
+    cJSON **q; /* messages read but not yet taken */
+    int nq, capq;
+    long long next_id;
+    bool eof;
+} tconn;
+
+tconn *tc_open(int port);
+void tc_close(tconn *c);
+/* Write all n bytes; false when the peer has closed. */
+bool tc_send(tconn *c, const void *data, size_t n);
+bool tc_sendf(tconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The next message of any kind, NULL on timeout or EOF. */
+cJSON *tc_read(tconn *c, int timeout_ms);
+/* The next response (events are kept for tc_event). */
+cJSON *tc_reply(tconn *c, int timeout_ms);
+/* Send an object (fmt gives "{...}" without id); the id is inserted
+ * textually; returns the response with that id (asserts one comes). */
+cJSON *tc_rpc(tconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The next event named name (others stay queued), NULL on timeout. */
+cJSON *tc_event(tconn *c, const char *name, int timeout_ms);
+/* Drop queued events. */
+void tc_drop_events(tconn *c);
+/* Ping, so every event sent before is read, then drop the events. */
+void tc_sync(tconn *c);
+/* Wait for the server to close the connection. */
+bool tc_wait_eof(tconn *c, int timeout_ms);
+
+/* Assertions on responses. */
+void t_ok(const cJSON *r, const char *what);
+void t_err(const cJSON *r, const char *code, const char *what);
+const char *t_str(const cJSON *o, const char *name);
+long long t_int(const cJSON *o, const char *name);
+const cJSON *t_obj(const cJSON *o, const char *name);
+char *t_text(const cJSON *o); /* static buffer */
+
+/* Shortcuts: register (and so log in), challenge + accept; the game id. */
+void t_register(tconn *c, const char *user);
+long long t_new_game(tconn *white, tconn *black, const char *black_name, const char *variant);
+
+/* Every row of every table as text, for "nothing changed" checks;
+ * caller frees. */
+char *t_db_dump(const char *db);
+long long t_db_count(const char *db, const char *table);
+
+/* The shared data directory (QK_SHARED, default ../shared). */
+const char *t_shared(void);
+
+#endif
