@@ -262,6 +262,19 @@ static void queue_or_drop(net_conn *c, cJSON *msg)
         cJSON_Delete(msg);
 }
 
+/* Move every complete buffered line to the event queue (events) or the
+ * bin (anything else). Returns 0 or NET_EPROTO. */
+static int queue_buffered(net_conn *c)
+{
+    for (;;) {
+        cJSON *msg = NULL;
+        int r = next_buffered(c, &msg);
+        if (r <= 0)
+            return r;
+        queue_or_drop(c, msg);
+    }
+}
+
 int net_request(net_conn *c, cJSON *req, int timeout_ms, cJSON **resp)
 {
     *resp = NULL;
@@ -288,12 +301,13 @@ int net_request(net_conn *c, cJSON *req, int timeout_ms, cJSON **resp)
             uint64_t got;
             const char *type = NULL;
             (void)qk_json_get_str(msg, "type", &type);
-            if (qk_json_get_uint(msg, "id", &got) && got == id) {
+            if ((qk_json_get_uint(msg, "id", &got) && got == id) ||
+                (type && strcmp(type, "error") == 0 && !qk_json_has(msg, "id"))) {
                 *resp = msg;
-                return NET_OK;
-            }
-            if (type && strcmp(type, "error") == 0 && !qk_json_has(msg, "id")) {
-                *resp = msg;
+                /* Lines that came in the same read are already off the
+                 * socket: poll() will not report them, so queue them now.
+                 * A framing error among them shows on the next read. */
+                (void)queue_buffered(c);
                 return NET_OK;
             }
             queue_or_drop(c, msg);
@@ -330,16 +344,8 @@ int net_pump(net_conn *c)
             break;
         }
     }
-    for (;;) {
-        cJSON *msg = NULL;
-        int r = next_buffered(c, &msg);
-        if (r < 0)
-            return r;
-        if (r == 0)
-            break;
-        queue_or_drop(c, msg);
-    }
-    return closed;
+    int r = queue_buffered(c);
+    return r < 0 ? r : closed;
 }
 
 cJSON *net_next_event(net_conn *c)

@@ -6,7 +6,9 @@
  * sends one request and waits for its answer. The server may push events at
  * any time, so a reply is never "the next line": net_request() reads lines
  * until the response carrying its id arrives and queues every event it meets
- * on the way, to be taken later with net_next_event(). The interactive loop
+ * on the way, to be taken later with net_next_event(); complete lines that
+ * arrived in the same read as the response are queued too, because they are
+ * off the socket and poll() will never report them. The interactive loop
  * polls net_fd() itself and calls net_pump() to consume whatever arrived.
  * Bytes go through qk_frame, so a read never has to be one message. The
  * socket is non-blocking and every wait is a poll() with a deadline, so a

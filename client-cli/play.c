@@ -340,7 +340,8 @@ static bool read_input(play *p)
         return false;
     if (r <= 0) {
         p->in_eof = true;
-        if (p->inlen > 0) { /* a last line without '\n' */
+        fputc('\n', p->c->out); /* end a pending prompt line */
+        if (p->inlen > 0) {     /* a last line without '\n' */
             p->in[p->inlen] = '\0';
             p->inlen = 0;
             handle_line(p, p->in);
@@ -453,7 +454,12 @@ int play_run(cli *c, uint64_t id)
     redraw(&p);
     fputs("Type help for commands.\n", c->out);
 
-    while (!game_over(&p)) {
+    for (;;) {
+        /* Events queued while we waited for answers: poll() cannot see
+         * them, they are already read. */
+        drain_events(&p);
+        if (game_over(&p))
+            break;
         prompt(&p);
         struct pollfd fds[2];
         int nfds = 0, in_idx = -1, net_idx = -1;

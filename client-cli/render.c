@@ -81,6 +81,10 @@ static void grid_write(FILE *out, const grid *g, unsigned flags)
         unsigned cur = A_NONE;
         for (int c = 0; c < end; c++) {
             unsigned a = color ? g->attr[r][c] : A_NONE;
+            /* A blank looks the same under any attribute but a background:
+             * do not switch for it. */
+            if (g->ch[r][c] == ' ' && !((a | cur) & A_DARK))
+                a = cur;
             if (a != cur) {
                 fputs(attr_sgr(a), out);
                 cur = a;
@@ -145,7 +149,7 @@ static char point_char(const qk_pos *p, const marks *mk, int pt, unsigned *attr)
 
 static void draw_rank_label(grid *g, int row, int rank)
 {
-    char buf[8];
+    char buf[16];
     snprintf(buf, sizeof buf, "%d", rank + 1);
     grid_text(g, row, 0, buf, A_NONE);
 }

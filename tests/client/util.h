@@ -1,0 +1,40 @@
+/*
+ * Helpers shared by the client tests: run the CLI in-process with memory
+ * streams, render into a string, and a private config directory per test.
+ */
+#ifndef QC_TEST_UTIL_H
+#define QC_TEST_UTIL_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "qk_rules.h"
+
+/* Result of one in-process cli_run(). */
+typedef struct crun {
+    int code;
+    char *out, *err; /* malloc'd, NUL-terminated */
+} crun;
+
+/* cli_run() over the NULL-terminated words (argv[0] is supplied), with
+ * stdin_text (may be NULL: empty) as standard input, through a pipe so the
+ * stream has a real descriptor like the terminal's. */
+void crun_do(crun *r, const char *stdin_text, ...);
+
+/* The same with a caller's input stream (closed by the caller). */
+void crun_in(crun *r, FILE *in, ...);
+void crun_free(crun *r);
+
+/* Point XDG_CONFIG_HOME at a fresh temporary directory (written into dir,
+ * size >= 64) and clear QIRKAT_SERVER and NO_COLOR. */
+void fresh_config(char *dir);
+
+/* render_board() of variant/position (NULL: the start) into a malloc'd
+ * string; last: move text to mark (played from position first), or NULL. */
+char *board_text(const char *variant, const char *position, const char *last, unsigned flags);
+
+/* render_game() of a JSON text into a malloc'd string. */
+char *game_text(const char *json, const char *me);
+
+#endif
