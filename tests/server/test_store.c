@@ -1,0 +1,369 @@
+/*
+ * The store in-process on a temporary database file: the schema and its
+ * migrations, users and password hashes, tokens, the transaction that
+ * group commit relies on (durable after reopening, nothing after a
+ * rollback or a failed commit), and writes refused without a trace.
+ */
+#include <criterion/criterion.h>
+#include <sodium.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "store.h"
+
+static char dir[64], path[128];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/qk-store-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.db", dir);
+    log_set_level(LOG_ERROR);
+    cr_assert_geq(sodium_init(), 0);
+}
+
+static void teardown(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+TestSuite(store, .init = setup, .fini = teardown, .timeout = 30);
+
+static store *open_db(void)
+{
+    store *s = NULL;
+    cr_assert_eq(store_open(path, &s), STORE_OK);
+    cr_assert_not_null(s);
+    return s;
+}
+
+static long long count(const char *table)
+{
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    long long n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}
+
+static int64_t add_user(store *s, const char *name)
+{
+    int64_t id = 0;
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_user_insert(s, name, false, "$argon2id$fake", 1000, &id), STORE_OK);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    return id;
+}
+
+static int64_t add_game(store *s, int64_t w, int64_t b)
+{
+    store_game g = {0};
+    snprintf(g.variant, sizeof g.variant, "alquerque");
+    g.white_id = w;
+    g.black_id = b;
+    snprintf(g.start, sizeof g.start, "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -");
+    snprintf(g.position, sizeof g.position, "%s", g.start);
+    snprintf(g.turn, sizeof g.turn, "white");
+    snprintf(g.status, sizeof g.status, "active");
+    snprintf(g.time_control, sizeof g.time_control, "{\"kind\":\"unlimited\"}");
+    g.deadline = g.white_ms = g.black_ms = -1;
+    g.created = g.updated = 2000;
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_game_insert(s, &g), STORE_OK);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    return g.id;
+}
+
+/* schema.sql is the source of truth; server/schema.c must be its copy. */
+Test(store, schema_matches_file)
+{
+    FILE *f = fopen("schema.sql", "rb");
+    cr_assert_not_null(f, "tests run from the project root: schema.sql not found");
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    cr_assert(strcmp(buf, store_schema_sql) == 0,
+              "server/schema.c differs from schema.sql: run sh server/schema-gen.sh");
+}
+
+Test(store, schema_applied_and_versioned)
+{
+    cr_assert_eq(store_schema_version(), 1);
+    store *s = open_db();
+    int v = -1;
+    cr_assert_eq(store_user_version(s, &v), STORE_OK);
+    cr_assert_eq(v, 1);
+    store_close(s);
+    /* Reopening applies nothing twice (CREATE TABLE would fail). */
+    s = open_db();
+    cr_assert_eq(store_user_version(s, &v), STORE_OK);
+    cr_assert_eq(v, 1);
+    store_close(s);
+    cr_assert_eq(count("users") + count("games") + count("moves") + count("tokens") +
+                     count("challenges"),
+                 0);
+}
+
+Test(store, connection_settings)
+{
+    store *s = open_db();
+    store_close(s);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_prepare_v2(h, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    cr_assert_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}
+
+Test(store, newer_schema_is_refused)
+{
+    store *s = open_db();
+    store_close(s);
+    sqlite3 *h;
+    cr_assert_eq(sqlite3_open(path, &h), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(h, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    s = (store *)1;
+    cr_assert_eq(store_open(path, &s), STORE_EIO);
+    cr_assert_null(s);
+}
+
+Test(store, users_are_unique_without_regard_to_case)
+{
+    store *s = open_db();
+    int64_t id = add_user(s, "Alice");
+    store_user u;
+    cr_assert_eq(store_user_by_name(s, "aLICE", &u), STORE_OK);
+    cr_assert_eq(u.id, id);
+    cr_assert_str_eq(u.username, "Alice", "the registered spelling is kept");
+    cr_assert_eq(store_user_by_id(s, id, &u), STORE_OK);
+    cr_assert_eq(store_user_by_name(s, "bob", &u), STORE_NOTFOUND);
+    cr_assert_eq(store_begin(s), STORE_OK);
+    int64_t id2;
+    cr_assert_eq(store_user_insert(s, "ALICE", false, "h", 1, &id2), STORE_CONFLICT);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    store_close(s);
+    cr_assert_eq(count("users"), 1);
+}
+
+Test(store, password_hash_round_trip)
+{
+    char hash[crypto_pwhash_STRBYTES];
+    const char *pw = "correct horse";
+    cr_assert_eq(crypto_pwhash_str(hash, pw, strlen(pw), crypto_pwhash_OPSLIMIT_MIN,
+                                   crypto_pwhash_MEMLIMIT_MIN),
+                 0);
+    cr_assert_lt(strlen(hash), STORE_PWHASH_MAX);
+    store *s = open_db();
+    int64_t id;
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_user_insert(s, "hasher", true, hash, 5, &id), STORE_OK);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    store_close(s);
+    s = open_db();
+    store_user u;
+    cr_assert_eq(store_user_by_name(s, "hasher", &u), STORE_OK);
+    cr_assert(u.bot);
+    cr_assert_eq(u.created, 5);
+    cr_assert_eq(crypto_pwhash_str_verify(u.pwhash, pw, strlen(pw)), 0);
+    cr_assert_neq(crypto_pwhash_str_verify(u.pwhash, "wrong", 5), 0);
+    store_close(s);
+}
+
+Test(store, tokens)
+{
+    store *s = open_db();
+    int64_t id = add_user(s, "tok");
+    uint8_t h1[32], h2[32];
+    memset(h1, 1, sizeof h1);
+    memset(h2, 2, sizeof h2);
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_token_insert(s, h1, id, 10), STORE_OK);
+    cr_assert_eq(store_token_insert(s, h1, id, 11), STORE_CONFLICT);
+    int64_t who = 0;
+    cr_assert_eq(store_token_user(s, h1, 20, &who), STORE_OK);
+    cr_assert_eq(who, id);
+    cr_assert_eq(store_token_user(s, h2, 20, &who), STORE_NOTFOUND);
+    cr_assert_eq(store_token_delete(s, h1), STORE_OK);
+    cr_assert_eq(store_token_user(s, h1, 20, &who), STORE_NOTFOUND);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    store_close(s);
+    cr_assert_eq(count("tokens"), 0);
+}
+
+Test(store, committed_move_is_readable_after_reopening)
+{
+    store *s = open_db();
+    int64_t w = add_user(s, "w"), b = add_user(s, "b");
+    int64_t gid = add_game(s, w, b);
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_insert(s, gid, 0, "b2-c3", w, 3000), STORE_OK);
+    store_game g;
+    cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
+    g.ply = 1;
+    snprintf(g.position, sizeof g.position, "bbbbb/bbbbb/wwwbb/w.www/wwwww b 1 -");
+    snprintf(g.turn, sizeof g.turn, "black");
+    g.updated = 3000;
+    cr_assert_eq(store_game_update(s, &g), STORE_OK);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    store_close(s);
+
+    s = open_db();
+    cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
+    cr_assert_eq(g.ply, 1);
+    cr_assert_str_eq(g.turn, "black");
+    cr_assert_str_eq(g.white, "w");
+    cr_assert_str_eq(g.black, "b");
+    cr_assert_eq(g.deadline, -1);
+    store_close(s);
+    cr_assert_eq(count("moves"), 1);
+}
+
+Test(store, rollback_and_failed_commit_leave_nothing)
+{
+    store *s = open_db();
+    int64_t w = add_user(s, "w"), b = add_user(s, "b");
+    int64_t gid = add_game(s, w, b);
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert(store_in_txn(s));
+    cr_assert_eq(store_move_insert(s, gid, 0, "b2-c3", w, 1), STORE_OK);
+    store_rollback(s);
+    cr_assert(!store_in_txn(s));
+    /* An injected commit failure: the batch is rolled back. */
+    store_fail_commit_at(s, 1);
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_insert(s, gid, 0, "b2-c3", w, 1), STORE_OK);
+    int64_t id;
+    cr_assert_eq(store_user_insert(s, "x", false, "h", 1, &id), STORE_OK);
+    cr_assert_eq(store_commit(s), STORE_EIO);
+    cr_assert(!store_in_txn(s));
+    /* And the next batch works. */
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_insert(s, gid, 0, "b3-c3", w, 1), STORE_OK);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    store_close(s);
+    cr_assert_eq(count("moves"), 1);
+    cr_assert_eq(count("users"), 2);
+}
+
+Test(store, refused_writes_change_nothing)
+{
+    store *s = open_db();
+    int64_t w = add_user(s, "w"), b = add_user(s, "b");
+    int64_t gid = add_game(s, w, b);
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_insert(s, gid, 0, "b2-c3", w, 1), STORE_OK);
+    /* Same ply twice: a conflict, the first row stays. */
+    cr_assert_eq(store_move_insert(s, gid, 0, "d2-c3", w, 1), STORE_CONFLICT);
+    /* A move of a missing game breaks the foreign key. */
+    cr_assert_eq(store_move_insert(s, gid + 7, 0, "d2-c3", w, 1), STORE_EIO);
+    /* A bad status breaks a CHECK. */
+    store_game g;
+    cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
+    snprintf(g.status, sizeof g.status, "paused");
+    cr_assert_eq(store_game_update(s, &g), STORE_EIO);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
+    cr_assert_str_eq(g.status, "active");
+    store_close(s);
+    cr_assert_eq(count("moves"), 1);
+}
+
+static int count_cb(void *arg, const store_challenge *c)
+{
+    (void)c;
+    (*(int *)arg)++;
+    return 0;
+}
+
+Test(store, challenges_close_once)
+{
+    store *s = open_db();
+    int64_t a = add_user(s, "a"), b = add_user(s, "b"), c = add_user(s, "c");
+    store_challenge ch = {.from_id = a, .to_id = b};
+    snprintf(ch.variant, sizeof ch.variant, "alquerque");
+    snprintf(ch.color, sizeof ch.color, "random");
+    snprintf(ch.time_control, sizeof ch.time_control, "{\"kind\":\"unlimited\"}");
+    store_challenge seek = ch;
+    seek.to_id = 0;
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_challenge_insert(s, &ch, 7), STORE_OK);
+    cr_assert_eq(store_challenge_insert(s, &seek, 8), STORE_OK);
+    int n = 0;
+    cr_assert_eq(store_challenges_for(s, c, count_cb, &n), STORE_OK);
+    cr_assert_eq(n, 1, "c sees only the open seek");
+    n = 0;
+    cr_assert_eq(store_challenges_for(s, b, count_cb, &n), STORE_OK);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(store_challenge_close(s, ch.id, "declined", "busy", 0, 9), STORE_OK);
+    cr_assert_eq(store_challenge_close(s, ch.id, "accepted", NULL, 0, 9), STORE_CONFLICT);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    store_challenge got;
+    cr_assert_eq(store_challenge_get(s, ch.id, &got), STORE_OK);
+    cr_assert_str_eq(got.status, "declined");
+    cr_assert_str_eq(got.decline_reason, "busy");
+    cr_assert_str_eq(got.from, "a");
+    cr_assert_str_eq(got.to, "b");
+    cr_assert_eq(store_challenge_get(s, seek.id, &got), STORE_OK);
+    cr_assert_eq(got.to_id, 0);
+    cr_assert_str_eq(got.to, "");
+    cr_assert_eq(store_challenge_get(s, 999, &got), STORE_NOTFOUND);
+    store_close(s);
+}
+
+static int ids_cb(void *arg, const store_game *g)
+{
+    int64_t *ids = arg;
+    ids[++ids[0]] = g->id;
+    return 0;
+}
+
+Test(store, games_query_filters_and_pages)
+{
+    store *s = open_db();
+    int64_t a = add_user(s, "a"), b = add_user(s, "b"), c = add_user(s, "c");
+    int64_t g1 = add_game(s, a, b), g2 = add_game(s, b, c), g3 = add_game(s, c, a);
+    int64_t ids[8] = {0};
+    store_game_filter f = {.user_id = a, .limit = 10};
+    cr_assert_eq(store_games_query(s, &f, ids_cb, ids), STORE_OK);
+    cr_assert_eq(ids[0], 2);
+    cr_assert_eq(ids[1], g3, "newest first");
+    cr_assert_eq(ids[2], g1);
+    memset(ids, 0, sizeof ids);
+    f.before = g3;
+    cr_assert_eq(store_games_query(s, &f, ids_cb, ids), STORE_OK);
+    cr_assert_eq(ids[0], 1);
+    cr_assert_eq(ids[1], g1);
+    /* White (a in g1, c in g3) is to move in every new game. */
+    memset(ids, 0, sizeof ids);
+    store_game_filter t = {.turn_user_id = b, .limit = 10};
+    cr_assert_eq(store_games_query(s, &t, ids_cb, ids), STORE_OK);
+    cr_assert_eq(ids[0], 1);
+    cr_assert_eq(ids[1], g2);
+    memset(ids, 0, sizeof ids);
+    store_game_filter st = {.status = "finished", .limit = 10};
+    cr_assert_eq(store_games_query(s, &st, ids_cb, ids), STORE_OK);
+    cr_assert_eq(ids[0], 0);
+    memset(ids, 0, sizeof ids);
+    store_game_filter lim = {.limit = 2};
+    cr_assert_eq(store_games_query(s, &lim, ids_cb, ids), STORE_OK);
+    cr_assert_eq(ids[0], 2);
+    store_close(s);
+}
