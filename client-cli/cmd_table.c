@@ -29,7 +29,7 @@ const cmd_def cmd_table[] = {
           {OPT_STR, "color", "white|black|random", "your colour (default random)"},
           {OPT_STR, "position", "POS", "custom start position string"},
           {OPT_STR, "time", "unlimited|corr:DAYS|live:INITIAL+INCREMENT",
-           "time control; live times in seconds (default unlimited)"}),
+           "time control: DAYS 1..14 per move; live in seconds (default unlimited)"}),
      "[USER] [--variant V] [--color white|black|random] [--position POS] "
      "[--time unlimited|corr:DAYS|live:INITIAL+INCREMENT]",
      "challenge USER, or open a seek anyone may accept"},

@@ -31,6 +31,7 @@ typedef struct play {
     const cJSON *game;  /* the snapshot: resp's "game" */
     const char *color;  /* "white", "black", or NULL when watching */
     bool waiting_shown; /* "waiting for ..." printed for this ply */
+    bool prompted;      /* "your move: " is the last thing on the screen */
     int64_t reconnect_at;
     int backoff_ms;
     int64_t last_rx;
@@ -147,6 +148,7 @@ static void set_snapshot(play *p, cJSON *resp)
 
 static void redraw(play *p)
 {
+    p->prompted = false;
     fputc('\n', p->c->out);
     render_game(p->c->out, p->game, cli_me(p->c), p->c->render_flags);
     fflush(p->c->out);
@@ -174,7 +176,10 @@ static void prompt(play *p)
     if (game_over(p))
         return;
     if (my_turn(p)) {
-        fputs("your move: ", p->c->out);
+        /* The loop wakes for timers and reconnects too: ask once. */
+        if (!p->prompted)
+            fputs("your move: ", p->c->out);
+        p->prompted = true;
     } else if (!p->waiting_shown) {
         const char *turn = game_str(p, "turn");
         const char *who = turn ? game_str(p, turn) : NULL;
@@ -359,13 +364,13 @@ static bool read_input(play *p)
             return false;
         }
         *nl = '\0';
+        p->prompted = false; /* the user answered it */
         bool quit = handle_line(p, p->in);
         size_t used = (size_t)(nl + 1 - p->in);
         memmove(p->in, nl + 1, p->inlen - used);
         p->inlen -= used;
         if (quit)
             return true;
-        prompt(p);
     }
 }
 

@@ -34,21 +34,22 @@ cJSON *timectl_parse(const char *text, const char **why)
         ok = cJSON_AddStringToObject(tc, "kind", "unlimited") != NULL;
     } else if (strncmp(text, "corr:", 5) == 0) {
         uint64_t days;
-        *why = "corr:DAYS needs DAYS in 1..365";
-        if (number(text + 5, strlen(text + 5), 1, 365, &days) < 0)
+        *why = "corr:DAYS needs DAYS in 1..14";
+        if (number(text + 5, strlen(text + 5), 1, 14, &days) < 0)
             goto fail;
-        ok = cJSON_AddStringToObject(tc, "kind", "corr") &&
-             cJSON_AddNumberToObject(tc, "days", (double)days);
+        ok = cJSON_AddStringToObject(tc, "kind", "correspondence") &&
+             cJSON_AddNumberToObject(tc, "days_per_move", (double)days);
     } else if (strncmp(text, "live:", 5) == 0) {
         const char *p = text + 5, *plus = strchr(p, '+');
         uint64_t initial, inc;
-        *why = "live:INITIAL+INCREMENT needs seconds, INITIAL 1..86400 and INCREMENT 0..3600";
-        if (!plus || number(p, (size_t)(plus - p), 1, 86400, &initial) < 0 ||
-            number(plus + 1, strlen(plus + 1), 0, 3600, &inc) < 0)
+        *why = "live:INITIAL+INCREMENT needs seconds, INITIAL 0..10800 and INCREMENT 0..180, "
+               "not both 0";
+        if (!plus || number(p, (size_t)(plus - p), 0, 10800, &initial) < 0 ||
+            number(plus + 1, strlen(plus + 1), 0, 180, &inc) < 0 || initial + inc == 0)
             goto fail;
         ok = cJSON_AddStringToObject(tc, "kind", "live") &&
-             cJSON_AddNumberToObject(tc, "initial_ms", (double)(initial * 1000)) &&
-             cJSON_AddNumberToObject(tc, "increment_ms", (double)(inc * 1000));
+             cJSON_AddNumberToObject(tc, "initial_s", (double)initial) &&
+             cJSON_AddNumberToObject(tc, "increment_s", (double)inc);
     } else {
         *why = "want unlimited, corr:DAYS or live:INITIAL+INCREMENT";
         goto fail;
@@ -69,13 +70,14 @@ char *timectl_format(const cJSON *tc, char *buf, size_t n)
         return buf;
     }
     const char *k = kind->valuestring;
-    const cJSON *days = cJSON_GetObjectItemCaseSensitive(tc, "days");
-    const cJSON *ini = cJSON_GetObjectItemCaseSensitive(tc, "initial_ms");
-    const cJSON *inc = cJSON_GetObjectItemCaseSensitive(tc, "increment_ms");
-    if (strcmp(k, "corr") == 0 && cJSON_IsNumber(days))
+    const cJSON *days = cJSON_GetObjectItemCaseSensitive(tc, "days_per_move");
+    const cJSON *ini = cJSON_GetObjectItemCaseSensitive(tc, "initial_s");
+    const cJSON *inc = cJSON_GetObjectItemCaseSensitive(tc, "increment_s");
+    if (strcmp(k, "correspondence") == 0 && cJSON_IsNumber(days))
         snprintf(buf, n, "corr:%.0f", days->valuedouble);
-    else if (strcmp(k, "live") == 0 && cJSON_IsNumber(ini) && cJSON_IsNumber(inc))
-        snprintf(buf, n, "live:%.0f+%.0f", ini->valuedouble / 1000, inc->valuedouble / 1000);
+    else if (strcmp(k, "live") == 0 && cJSON_IsNumber(ini))
+        snprintf(buf, n, "live:%.0f+%.0f", ini->valuedouble,
+                 cJSON_IsNumber(inc) ? inc->valuedouble : 0.0);
     else
         snprintf(buf, n, "%s", k);
     return buf;

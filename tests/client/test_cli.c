@@ -73,7 +73,11 @@ Test(cli, usage_errors_exit_2)
     EXPECT(2, "challenges", "--json=yes");
     EXPECT(2, "challenge", "bob", "--color", "purple");
     EXPECT(2, "challenge", "bob", "--time", "corr:0");
+    EXPECT(2, "challenge", "bob", "--time", "corr:15");
     EXPECT(2, "challenge", "bob", "--time", "live:300");
+    EXPECT(2, "challenge", "bob", "--time", "live:0+0");
+    EXPECT(2, "challenge", "bob", "--time", "live:10801+0");
+    EXPECT(2, "challenge", "bob", "--time", "live:60+181");
     EXPECT(2, "challenge", "bob", "--time", "blitz");
     EXPECT(2, "challenge", "bob", "carol");
     EXPECT(2, "register");

@@ -318,7 +318,8 @@ static bool list_script(fake *f, int conn, const cJSON *req, char *buf, size_t n
         snprintf(buf, n,
                  "{\"type\":\"ok\",\"id\":%d,\"challenge\":{\"id\":3,\"from\":\"alice\","
                  "\"to\":\"bob\",\"variant\":\"alquerkonane-6x4\",\"color\":\"black\","
-                 "\"time_control\":{\"kind\":\"corr\",\"days\":2},\"position\":null}}\n",
+                 "\"time_control\":{\"kind\":\"correspondence\",\"days_per_move\":2},"
+                 "\"position\":null}}\n",
                  id);
     else if (is(req, "challenges"))
         snprintf(buf, n,
@@ -326,8 +327,8 @@ static bool list_script(fake *f, int conn, const cJSON *req, char *buf, size_t n
                  "\"to\":\"bob\",\"variant\":\"alquerque\",\"color\":\"random\","
                  "\"time_control\":{\"kind\":\"unlimited\"}},{\"id\":14,\"from\":\"carol\","
                  "\"to\":null,\"variant\":\"alquerque-brainking\",\"color\":\"white\","
-                 "\"time_control\":{\"kind\":\"live\",\"initial_ms\":300000,"
-                 "\"increment_ms\":5000}}]}\n",
+                 "\"time_control\":{\"kind\":\"live\",\"initial_s\":300,"
+                 "\"increment_s\":5}}]}\n",
                  id);
     else if (is(req, "games"))
         snprintf(buf, n,
@@ -363,20 +364,20 @@ Test(flow, challenge_sends_the_options)
     cr_assert_str_eq(cJSON_GetObjectItem(req, "variant")->valuestring, "alquerkonane-6x4");
     cr_assert_str_eq(cJSON_GetObjectItem(req, "color")->valuestring, "black");
     cJSON *tc = cJSON_GetObjectItem(req, "time_control");
-    cr_assert_str_eq(cJSON_GetObjectItem(tc, "kind")->valuestring, "corr");
-    cr_assert_eq(cJSON_GetObjectItem(tc, "days")->valueint, 2);
+    cr_assert_str_eq(cJSON_GetObjectItem(tc, "kind")->valuestring, "correspondence");
+    cr_assert_eq(cJSON_GetObjectItem(tc, "days_per_move")->valueint, 2);
     cr_assert_null(cJSON_GetObjectItem(req, "position"));
     cJSON_Delete(req);
 
-    /* An open seek: no "to"; live time in milliseconds. */
+    /* An open seek: no "to"; live times in seconds. */
     crun_do(&r, NULL, "--server", srv.addr, "challenge", "--time", "live:300+5", NULL);
     expect(&r, 0);
     crun_free(&r);
     req = fake_request(&srv, "challenge", 1);
     cr_assert_null(cJSON_GetObjectItem(req, "to"));
     tc = cJSON_GetObjectItem(req, "time_control");
-    cr_assert_eq(cJSON_GetObjectItem(tc, "initial_ms")->valueint, 300000);
-    cr_assert_eq(cJSON_GetObjectItem(tc, "increment_ms")->valueint, 5000);
+    cr_assert_eq(cJSON_GetObjectItem(tc, "initial_s")->valueint, 300);
+    cr_assert_eq(cJSON_GetObjectItem(tc, "increment_s")->valueint, 5);
     cJSON_Delete(req);
 }
 
@@ -535,6 +536,12 @@ Test(flow, play_resends_a_move_lost_with_the_connection)
     cr_assert(strstr(r.err, "Connection to 127.0.0.1:"), "%s", r.err);
     cr_assert(strstr(r.out, "Reconnected to "), "%s", r.out);
     cr_assert(strstr(r.out, "b2-c3 had already been played at ply 0\n"), "%s", r.out);
+    /* Asked once at the start and once more after the lost answer: the
+     * loop's wake-ups while it waits to reconnect do not ask again. */
+    int prompts = 0;
+    for (const char *q = r.out; (q = strstr(q, "your move: ")); q++)
+        prompts++;
+    cr_assert_eq(prompts, 2, "%s", r.out);
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "move"), 2);
     cr_assert_eq(fake_count(&srv, "login"), 2);

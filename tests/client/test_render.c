@@ -206,7 +206,8 @@ Test(render, black_to_move_and_clock_line)
                         "\"start\":\"" KAWU_START "\",\"moves\":[\"b2-c3\"],\"ply\":1,"
                         "\"position\":\"bbbbb/bbbbb/wwwbb/w.www/wwwww b 1 -\",\"turn\":\"black\","
                         "\"legal_moves\":[\"b4xb2\",\"d4xb2\"],\"status\":\"active\","
-                        "\"time_control\":{\"kind\":\"corr\",\"days\":3},\"deadline\":86400000}",
+                        "\"time_control\":{\"kind\":\"correspondence\",\"days_per_move\":3},"
+                        "\"deadline\":86400000}",
                         "alice");
     cr_assert(strstr(s, "\nTime: corr:3, deadline 1970-01-02 00:00:00 UTC\n"), "%s", s);
     cr_assert(strstr(s, "\nBlack to move (bob)\nLegal moves (2): b4xb2 d4xb2\n"), "%s", s);
