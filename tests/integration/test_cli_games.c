@@ -148,6 +148,25 @@ Test(cli_games, recorded_alquerque_games_survive_a_crash)
     }
     hconn_close(c);
 
+    /* `games --mine --status finished` lists all five. */
+    hrun r;
+    hcli_run(&r, p.bdir, srv.addr, NULL, "--json", "games", "--mine", "--status", "finished", NULL);
+    const cJSON *j = hrun_ok_json(&r);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "games");
+    cr_assert(cJSON_IsArray(list), "games: %s", r.out);
+    for (int k = 0; k < NGAMES; k++) {
+        bool found = false;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, list)
+        {
+            long long id;
+            if (hj_has_int(e, "id", &id) && id == ids[k])
+                found = true;
+        }
+        cr_assert(found, "`%s` lacks game %lld: %.2000s", r.cmd, ids[k], r.out);
+    }
+    hrun_free(&r);
+
     hsrv_stop(&srv);
 
     sqlite3 *db = NULL;

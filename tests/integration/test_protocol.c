@@ -732,3 +732,26 @@ Test(protocol, hello_lists_the_variants_and_limits)
     hsrv_stop(&srv);
     h_pass();
 }
+
+/* PROTOCOL.md: conflict for "challenge already accepted". */
+Test(protocol, accepting_twice_is_a_conflict)
+{
+    fx f;
+    fx_start(&f, 0);
+    cJSON *r = hconn_rpc(f.a, "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\","
+                              "\"color\":\"white\"}");
+    hj_assert_ok(r, "challenge");
+    long long cid = hj_int(cJSON_GetObjectItemCaseSensitive(r, "challenge"), "id");
+    cJSON_Delete(r);
+    r = hconn_rpc(f.b, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    hj_assert_ok(r, "accept");
+    cJSON_Delete(r);
+    hcounts before, after;
+    hdb_counts(f.srv.db, &before);
+    r = hconn_rpc(f.b, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    hj_assert_error(r, "conflict", "second accept");
+    cJSON_Delete(r);
+    hdb_counts(f.srv.db, &after);
+    hdb_assert_counts_eq(&before, &after, "second accept");
+    fx_end(&f);
+}
