@@ -34,6 +34,8 @@
 #define UPPER 1
 /* Default solver budget on boards larger than qk_solve_feasible(). */
 #define SOLVER_PROBE_NODES 200000
+/* Below this the solver's table thrashes on 5x5-sized problems. */
+#define SOLVER_MIN_TABLE (4u << 20)
 #define KILLER (1 << 26)      /* ordering score of a killer move */
 #define HISTORY_MAX (1 << 24) /* history scores stay below killers */
 
@@ -89,7 +91,7 @@ int qk_engine_init(qk_engine *e, size_t tt_bytes)
         nb *= 2;
     e->tt = calloc(nb, sizeof(struct qk_tt_bucket));
     e->work = calloc(1, sizeof *e->work);
-    size_t sbytes = tt_bytes / 4 < QK_SOLVE_MIN_BYTES * 4 ? QK_SOLVE_MIN_BYTES * 4 : tt_bytes / 4;
+    size_t sbytes = tt_bytes / 4 < SOLVER_MIN_TABLE ? SOLVER_MIN_TABLE : tt_bytes / 4;
     if (!e->tt || !e->work || qk_solver_init(&e->solver, sbytes) != QK_OK) {
         qk_engine_free(e);
         return QK_ENOMEM;
@@ -552,8 +554,12 @@ static void deadline_from(struct timespec *d, const struct timespec *t0, uint32_
     }
 }
 
-/* Alquerkonane: let the exact solver decide when it can within budget.
- * Returns true with *out filled when it solved p. */
+/* Alquerkonane: let the solver decide when it can within budget: exact
+ * distances first (the fastest win, the longest defence), else only the
+ * winner (a winning move never lets the win slip; a proven loss is left to
+ * the search, which resists as long as it sees). Each attempt gets half of
+ * the solver's share: solver_nodes or a default, and a quarter of time_ms.
+ * Returns true with *out filled when the move is decided. */
 static bool try_solver(qk_engine *e, const qk_variant *v, const qk_pos *p, const qk_limits *lim,
                        qk_search_result *out)
 {
@@ -563,22 +569,28 @@ static bool try_solver(qk_engine *e, const qk_variant *v, const qk_pos *p, const
     if (!sl.nodes && !qk_solve_feasible(v, p))
         sl.nodes = SOLVER_PROBE_NODES;
     if (lim->nodes && (!sl.nodes || sl.nodes > lim->nodes / 2))
-        sl.nodes = lim->nodes / 2 ? lim->nodes / 2 : 1;
-    sl.time_ms = lim->time_ms / 2;
+        sl.nodes = lim->nodes / 2;
+    sl.nodes = sl.nodes ? (sl.nodes + 1) / 2 : 0;
+    sl.time_ms = lim->time_ms / 4;
     if (lim->time_ms && !sl.time_ms)
         sl.time_ms = 1;
     qk_solve_result r;
-    if (qk_solve(&e->solver, v, p, &sl, &r) != QK_OK)
-        return false;
-    out->nodes += r.nodes;
-    if (!r.solved || !r.has_move)
-        return false;
+    for (int pass = 0; pass < 2; pass++) {
+        sl.winner_only = pass == 1;
+        if (qk_solve(&e->solver, v, p, &sl, &r) != QK_OK)
+            return false;
+        out->nodes += r.nodes;
+        if (r.solved && r.has_move && (r.exact || r.mover_wins))
+            break;
+        if (r.solved || pass == 1)
+            return false; /* a proven loss of unknown length: search on */
+    }
     out->has_move = true;
     out->best = r.best;
-    out->score = r.score;
-    out->depth = r.distance;
     out->solved = true;
-    out->pv_len = qk_solve_pv(&e->solver, v, p, out->pv, QK_ENGINE_MAX_PV);
+    out->score = r.exact ? r.score : QK_SCORE_MATE;
+    out->depth = r.exact ? r.distance : 0;
+    out->pv_len = r.exact ? qk_solve_pv(&e->solver, v, p, out->pv, QK_ENGINE_MAX_PV) : 0;
     if (out->pv_len == 0 || qk_move_id(&out->pv[0]) != qk_move_id(&r.best)) {
         out->pv[0] = r.best;
         out->pv_len = 1;

@@ -79,9 +79,10 @@ typedef struct qk_limits {
     /* Weak levels: per cent probability (0..100) of playing a uniformly
      * random legal move other than the best one. */
     int mistake_pct;
-    /* Alquerkonane only. The exact solver runs first within solver_nodes
-     * (0: unlimited on feasible boards, see qk_solve_feasible(), and a
-     * default budget elsewhere) and half of time_ms. no_solver skips it. */
+    /* Alquerkonane only. The solver runs first within solver_nodes (0:
+     * unlimited where qk_solve_feasible(), a default budget elsewhere; at
+     * most half of nodes) and half of time_ms: exact distances, then the
+     * winner only. no_solver skips it. */
     uint64_t solver_nodes;
     bool no_solver;
 } qk_limits;
@@ -90,9 +91,11 @@ typedef struct qk_search_result {
     bool has_move;    /* false only when the game is over at p */
     qk_move best;     /* the move to play (legal in p) */
     int score;        /* side to move's view: centipawn-like, a man = 100;
-                         forced results +-(QK_SCORE_WIN - plies to the end) */
+                         forced results +-(QK_SCORE_WIN - plies to the end);
+                         QK_SCORE_MATE: the solver proved a win of unknown
+                         length */
     int depth;        /* last completed iteration (plies); the solver's
-                         distance to the end when solved */
+                         distance to the end when solved (0 if unknown) */
     uint64_t nodes;   /* positions visited (solver's included) */
     uint32_t time_ms; /* wall time spent */
     bool solved;      /* the exact solver gave score and move */
@@ -104,7 +107,7 @@ typedef struct qk_search_result {
 /* Initialise e with about tt_bytes of memory for the transposition table
  * (0 = QK_ENGINE_DEFAULT_TT; rounded down to a power of two number of
  * 64-byte buckets, at least 64 KiB), plus a solver table of a quarter of
- * that and fixed move stacks (about 4 MiB). The random generator starts
+ * that (at least 4 MiB) and fixed move stacks (about 2.5 MiB). The random generator starts
  * from a fixed seed (see qk_engine_seed). Returns QK_OK, QK_EINVAL (e
  * NULL) or QK_ENOMEM (nothing left allocated). Release with
  * qk_engine_free(). */
@@ -151,8 +154,9 @@ int qk_engine_evaluate(const qk_variant *v, const qk_pos *p);
 uint64_t qk_engine_key(const qk_variant *v, const qk_pos *p);
 
 /* Human form of a score into buf (n >= 16 is always enough): "+1.25"
- * (pawns) or, for forced results, "win in 7" / "loss in 6" (plies).
- * Returns the length or QK_ENOSPC. */
+ * (pawns) or, for forced results, "win in 7" / "loss in 6" (plies), or
+ * "win" / "loss" for +-QK_SCORE_MATE (length unknown). Returns the length
+ * or QK_ENOSPC. */
 int qk_engine_score_format(int score, char *buf, size_t n);
 
 #endif

@@ -202,7 +202,9 @@ uint64_t qk_engine_key(const qk_variant *v, const qk_pos *p)
 int qk_engine_score_format(int score, char *buf, size_t n)
 {
     int len;
-    if (score >= QK_SCORE_MATE)
+    if (score == QK_SCORE_MATE || score == -QK_SCORE_MATE)
+        len = snprintf(buf, n, "%s", score > 0 ? "win" : "loss"); /* distance unknown */
+    else if (score >= QK_SCORE_MATE)
         len = snprintf(buf, n, "win in %d", QK_SCORE_WIN - score);
     else if (score <= -QK_SCORE_MATE)
         len = snprintf(buf, n, "loss in %d", QK_SCORE_WIN + score);

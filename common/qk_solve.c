@@ -120,8 +120,12 @@ void qk_solver_clear(qk_solver *s)
 
 bool qk_solve_feasible(const qk_variant *v, const qk_pos *p)
 {
-    (void)p;
-    return v && qk_variant_is_konane(v) && v->ranks * v->files <= 36;
+    if (!v || !p || !qk_variant_is_konane(v))
+        return false;
+    int squares = v->ranks * v->files, pawns = 0;
+    for (int i = 0; i < squares; i++)
+        pawns += p->sq[i] != QK_EMPTY;
+    return squares <= 30 || pawns <= 8;
 }
 
 static struct qk_solve_entry *probe(qk_solver *s, uint64_t key)
@@ -321,7 +325,7 @@ int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_
     qk_result res;
     if (qk_pos_status(v, p, &res, NULL)) {
         /* Finished: the side to move has no legal move and has lost. */
-        out->solved = true;
+        out->solved = out->exact = true;
         out->winner = res;
         out->mover_wins = (res == QK_RESULT_WHITE) == (p->side == QK_WHITE);
         out->score = out->mover_wins ? QK_SCORE_WIN : -QK_SCORE_WIN;
@@ -349,7 +353,10 @@ int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_
             st->timed = true;
         }
     }
-    int score = solve(st, -QK_SCORE_INF, QK_SCORE_INF, 0);
+    bool wo = lim && lim->winner_only;
+    /* Every value is a win or a loss, never 0: the window (-1, 1) asks only
+     * for its sign. */
+    int score = wo ? solve(st, -1, 1, 0) : solve(st, -QK_SCORE_INF, QK_SCORE_INF, 0);
     int rc = QK_OK;
     out->nodes = st->nodes;
     out->expanded = st->expanded;
@@ -357,9 +364,10 @@ int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_
         rc = QK_ENOSPC;
     } else if (!st->aborted && st->root_has) {
         out->solved = true;
-        out->score = score;
+        out->exact = !wo;
         out->mover_wins = score > 0;
-        out->distance = QK_SCORE_WIN - (score > 0 ? score : -score);
+        out->score = wo ? (score > 0 ? 1 : -1) : score;
+        out->distance = wo ? -1 : QK_SCORE_WIN - (score > 0 ? score : -score);
         bool white_wins = out->mover_wins == (p->side == QK_WHITE);
         out->winner = white_wins ? QK_RESULT_WHITE : QK_RESULT_BLACK;
         out->has_move = true;

@@ -36,7 +36,8 @@
 /* Scores shared with qk_engine (side to move's view). A forced win in d
  * plies scores QK_SCORE_WIN - d; a forced loss in d plies
  * -(QK_SCORE_WIN - d). Anything with magnitude >= QK_SCORE_MATE is such a
- * forced result; heuristic scores stay well inside. */
+ * forced result; heuristic scores stay well inside. The engine reports
+ * exactly +-QK_SCORE_MATE for a proven result of unknown distance. */
 #define QK_SCORE_WIN 30000
 #define QK_SCORE_MATE (QK_SCORE_WIN - 2000)
 #define QK_SCORE_INF 32000
@@ -61,24 +62,32 @@ typedef struct qk_solver {
     void *mem;                    /* what qk_solver_init() allocated, or NULL */
 } qk_solver;
 
-/* Limits of one qk_solve() call. All zero = no limit. */
+/* Limits of one qk_solve() call. All zero = no limit, exact distances. */
 typedef struct qk_solve_limits {
     uint64_t nodes;         /* positions visited before giving up */
     uint32_t time_ms;       /* wall time (CLOCK_MONOTONIC) before giving up */
     const atomic_int *stop; /* NULL, or set non-zero (by any thread) to stop */
+    /* Decide only who wins: a null window around 0 instead of the full
+     * window, so the first winning move found ends a node. Far cheaper
+     * (6x6 from its start: about 22 M positions against over 100 M);
+     * the distance is then unknown. */
+    bool winner_only;
 } qk_solve_limits;
 
 typedef struct qk_solve_result {
     bool solved;       /* false: a limit stopped the search; the rest is 0 */
     bool mover_wins;   /* the side to move of the solved position wins */
     qk_result winner;  /* QK_RESULT_WHITE or QK_RESULT_BLACK when solved */
-    int distance;      /* plies to the end of the game with perfect play */
-    int score;         /* +-(QK_SCORE_WIN - distance), side to move's view */
+    bool exact;        /* distance and score known (not winner_only) */
+    int distance;      /* plies to the end with perfect play; -1 if unknown */
+    int score;         /* +-(QK_SCORE_WIN - distance), side to move's view;
+                          +-1 when the distance is unknown */
     uint64_t nodes;    /* positions visited, table hits included */
     uint64_t expanded; /* positions whose moves were generated (not answered
                           by the table): the "positions searched" */
     bool has_move;     /* false when the position is already over */
-    qk_move best;      /* a best move: fastest win or longest loss */
+    qk_move best;      /* a best move: fastest win or longest loss (with
+                          winner_only: a winning move, or any move) */
 } qk_solve_result;
 
 /* Allocate `bytes` bytes for the solver: a move stack of about 1/16 of
@@ -102,10 +111,11 @@ void qk_solver_free(qk_solver *s);
 /* Forget every solved position (the table memory is kept). */
 void qk_solver_clear(qk_solver *s);
 
-/* Whether the variant's positions are worth handing to qk_solve() with no
- * node budget: Alquerkonane on a board of at most 36 squares (6x6 and
- * smaller solve in seconds at most). Larger boards may still solve late
- * in a game; give those a node budget. */
+/* Whether p is worth handing to qk_solve() for exact distances with no
+ * node budget: Alquerkonane on at most 30 squares, or with at most 8
+ * pawns. Measured from the starts: 6x4 0.02 s, 5x5 0.05 s, 6x5 3 s
+ * (5 M positions); 6x6 (12 pawns) did not finish in 60 s (winner_only:
+ * 12 s). Other positions may still solve; give them a budget. */
 bool qk_solve_feasible(const qk_variant *v, const qk_pos *p);
 
 /* Solve p for variant v within the limits (lim may be NULL: no limit).

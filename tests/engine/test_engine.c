@@ -215,6 +215,38 @@ Test(engine, konane_6x4_uses_the_solver_and_plays_perfectly)
     cr_assert_eq(plies, 22);
 }
 
+/* When exact distances are out of budget, the engine still takes a move the
+ * solver proves winning (5x5 row of solved.tsv: exact needs about 150 000
+ * positions, the winner alone about 22 000; each attempt gets 50 000). */
+Test(engine, konane_winner_only_fallback)
+{
+    qk_variant v = tv("alquerkonane-5x5");
+    qk_pos p = tp(&v, ".w.w./w.w.w/...../.b.b./b.b.b b 0 -");
+    qk_limits lim = {.depth = 2, .solver_nodes = 100000};
+    qk_search_result r;
+    cr_assert_eq(qk_engine_search(&E, &v, &p, &lim, &r), QK_OK);
+    cr_assert(r.solved);
+    cr_assert_eq(r.score, QK_SCORE_MATE);
+    cr_assert_eq(r.depth, 0);
+    cr_assert(tlegal(&v, &p, &r.best));
+    qk_undo u;
+    qk_pos_make(&v, &p, &r.best, &u);
+    qk_solver s;
+    cr_assert_eq(qk_solver_init(&s, 16u << 20), QK_OK);
+    qk_solve_result after;
+    cr_assert_eq(qk_solve(&s, &v, &p, NULL, &after), QK_OK);
+    cr_assert(after.solved);
+    cr_assert_not(after.mover_wins, "%s lets the win slip", tmove(&v, &r.best));
+    qk_solver_free(&s);
+
+    /* White to move loses this row (solved.tsv); neither attempt gives a
+     * move to play, so the search decides. */
+    qk_pos q = tp(&v, ".w.w./w.w.w/...../.b.b./b.b.b w 0 -");
+    cr_assert_eq(qk_engine_search(&E, &v, &q, &lim, &r), QK_OK);
+    cr_assert_not(r.solved);
+    cr_assert(tlegal(&v, &q, &r.best));
+}
+
 Test(engine, konane_search_alone_finds_the_solved_values)
 {
     /* Without the solver, the search still reaches the exact distances of
@@ -326,6 +358,10 @@ Test(engine, score_text)
     qk_engine_score_format(-(QK_SCORE_WIN - 6), buf, sizeof buf);
     cr_assert_str_eq(buf, "loss in 6");
     cr_assert_eq(qk_engine_score_format(QK_SCORE_WIN - 7, buf, 4), QK_ENOSPC);
+    qk_engine_score_format(QK_SCORE_MATE, buf, sizeof buf);
+    cr_assert_str_eq(buf, "win");
+    qk_engine_score_format(-QK_SCORE_MATE, buf, sizeof buf);
+    cr_assert_str_eq(buf, "loss");
 }
 
 Test(engine, keys)

@@ -47,6 +47,28 @@ Test(solve, every_row_of_solved_tsv)
         /* Consistency of the parts: the winner is the mover iff mover_wins. */
         cr_assert_eq(r.mover_wins, (r.winner == QK_RESULT_WHITE) == (p.side == QK_WHITE));
         cr_assert_eq(r.score, r.mover_wins ? QK_SCORE_WIN - r.distance : -(QK_SCORE_WIN - r.distance));
+        cr_assert(r.exact);
+
+        /* Winner only, from an empty table: the same winner, and the move
+         * it gives the winner keeps the win (the opponent, to move, loses). */
+        qk_solver_clear(&S);
+        qk_solve_limits wo = {.winner_only = true};
+        qk_solve_result w;
+        cr_assert_eq(qk_solve(&S, &v, &p, &wo, &w), QK_OK);
+        cr_assert(w.solved);
+        cr_assert_not(w.exact);
+        cr_assert_eq(w.distance, -1);
+        cr_assert_eq(w.winner, r.winner, "%s %s: winner_only disagrees", name, pos);
+        cr_assert_eq(w.score, r.mover_wins ? 1 : -1);
+        cr_assert(tlegal(&v, &p, &w.best));
+        if (w.mover_wins) {
+            qk_pos c = p;
+            qk_undo u;
+            qk_pos_make(&v, &c, &w.best, &u);
+            qk_solve_result after;
+            cr_assert_eq(qk_solve(&S, &v, &c, NULL, &after), QK_OK);
+            cr_assert(after.solved && !after.mover_wins);
+        }
         rows++;
     }
     fclose(f);
@@ -253,5 +275,8 @@ Test(solve, bad_arguments)
     cr_assert_not(qk_solve_feasible(&v, &p));
     cr_assert(qk_solve_feasible(&k, &p));
     qk_variant big = tv("alquerkonane-8x8");
-    cr_assert_not(qk_solve_feasible(&big, &p));
+    qk_variant_start(&big, &p);
+    cr_assert_not(qk_solve_feasible(&big, &p)); /* 16 pawns on 64 squares */
+    p = tp(&big, "w.w.w.w./......../......../......../......../......../......../b.b.b.b. b 0 -");
+    cr_assert(qk_solve_feasible(&big, &p)); /* 8 pawns */
 }
