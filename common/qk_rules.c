@@ -16,6 +16,8 @@
 
 /* The direction sets of a man that may never go backward (sections 5, 6). */
 #define MAN_FWD_SIDE (DIRS_FWD | DIRS_SIDE)
+/* Off the hot path: whole-width set operations. */
+#define W QK_BB_WORDS
 
 enum { ROW_KAWU, ROW_TRAD, ROW_BRAINKING, ROW_STOEP_SHORT, ROW_STOEP_LONG, ROW_KONANE };
 
@@ -338,10 +340,10 @@ bool qk_status_static(const qk_variant *v, const qk_pos *p, const qk_st *s, qk_r
 {
     const struct qk_rules *r = v->rules;
     if (r->sultan_majority) {
-        qk_bb men = bb_andnot(bb_or(s->pc[0], s->pc[1]), s->sul);
-        if (!bb_any(men)) {
-            int w = bb_count(bb_and(s->pc[QK_WHITE], s->sul));
-            int b = bb_count(bb_and(s->pc[QK_BLACK], s->sul));
+        qk_bb men = bb_andnot(bb_or(s->pc[0], s->pc[1], W), s->sul, W);
+        if (!bb_any(men, W)) {
+            int w = bb_count(bb_and(s->pc[QK_WHITE], s->sul, W), W);
+            int b = bb_count(bb_and(s->pc[QK_BLACK], s->sul, W), W);
             if (w - b < 2 && b - w < 2)
                 return set_end(result, reason, QK_RESULT_DRAW, QK_REASON_SULTAN_MAJORITY);
         }
@@ -349,7 +351,7 @@ bool qk_status_static(const qk_variant *v, const qk_pos *p, const qk_st *s, qk_r
     if (r->limit != LIMIT_NONE && p->quiet >= QK_QUIET_LIMIT) {
         qk_result res = QK_RESULT_DRAW;
         if (r->limit == LIMIT_COUNT) {
-            int w = bb_count(s->pc[QK_WHITE]), b = bb_count(s->pc[QK_BLACK]);
+            int w = bb_count(s->pc[QK_WHITE], W), b = bb_count(s->pc[QK_BLACK], W);
             res = w > b ? QK_RESULT_WHITE : b > w ? QK_RESULT_BLACK : QK_RESULT_DRAW;
         }
         return set_end(result, reason, res, QK_REASON_MOVE_LIMIT);
@@ -363,7 +365,7 @@ bool qk_pos_status(const qk_variant *v, const qk_pos *p, qk_result *result, qk_r
     qk_st_load(v, p, &s);
     int side = p->side & 1;
     qk_result other = side == QK_WHITE ? QK_RESULT_BLACK : QK_RESULT_WHITE;
-    if (!bb_any(s.pc[side]))
+    if (!bb_any(s.pc[side], W))
         return set_end(result, reason, other, QK_REASON_NO_PIECES);
     if (qk_gen(v, &s, side, p->from, NULL, 0, NULL) == 0)
         return set_end(result, reason, other, QK_REASON_NO_MOVES);

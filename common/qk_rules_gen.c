@@ -158,36 +158,37 @@ static int jumps_from(gen_ctx *c, int p, unsigned dirs)
 
 /* Steps of the pieces in src towards d, skipping BrainKing's no-return
  * point (section 5) when storing; counting corrects for it afterwards. */
-static inline void steps_dir(gen_ctx *c, qk_bb src, int d, qk_bb empty, const uint8_t *from)
+BB_INLINE void steps_dir(gen_ctx *c, qk_bb src, int d, qk_bb empty, const uint8_t *from, int nw)
 {
     int delta = c->g->delta[d];
-    qk_bb to = bb_and(bb_shift(bb_and(src, c->g->step1[d]), delta), empty);
+    qk_bb to = bb_and(bb_shift(bb_and(src, c->g->step1[d], nw), delta, nw), empty, nw);
     if (!c->moves && !c->match) {
-        c->n += bb_count(to);
+        c->n += bb_count(to, nw);
         return;
     }
-    while (bb_any(to)) {
-        int t = bb_pop(&to);
+    while (bb_any(to, nw)) {
+        int t = bb_pop(&to, nw);
         if (c->r->memory && from[t - delta] == t)
             continue;
         emit_step(c, t - delta, t);
     }
 }
 
-long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, qk_move *moves,
-            int cap, const qk_move *match)
+/* The generator body, inlined by qk_gen() once per set width nw. */
+BB_INLINE long gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from,
+                   qk_move *moves, int cap, const qk_move *match, int nw)
 {
     const qk_geom *g = &v->geom;
     const struct qk_rules *r = v->rules;
     const uint8_t *dirs = g->dirs[side];
     qk_bb own = s->pc[side], opp = s->pc[side ^ 1];
-    qk_bb occ = bb_or(own, opp);
-    qk_bb empty = bb_andnot(g->board, occ);
-    qk_bb men = bb_andnot(own, s->sul);
-    qk_bb suls = bb_and(own, s->sul);
-    qk_bb far_men = bb_and(men, g->far[side]);
-    qk_bb near_men = bb_andnot(men, g->far[side]);
-    qk_bb short_suls = r->long_sultan ? (qk_bb){{0}} : suls;
+    qk_bb occ = bb_or(own, opp, nw);
+    qk_bb empty = bb_andnot(g->board, occ, nw);
+    qk_bb men = bb_andnot(own, s->sul, nw);
+    qk_bb suls = bb_and(own, s->sul, nw);
+    qk_bb far_men = bb_and(men, g->far[side], nw);
+    qk_bb near_men = bb_andnot(men, g->far[side], nw);
+    qk_bb short_suls = r->long_sultan ? bb_zero(nw) : suls;
 
     gen_ctx c;
     c.g = g;
@@ -207,25 +208,29 @@ long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, 
                   (r->long_sultan ? 0u : dirs[QK_DIRSET_SUL_JUMP]);
     for (; jd; jd &= jd - 1) {
         int d = __builtin_ctz(jd);
-        qk_bb src = {{0}};
+        qk_bb src = bb_zero(nw);
         if (dirs[QK_DIRSET_MAN_JUMP1] & DB(d))
-            src = bb_or(src, near_men);
+            src = bb_or(src, near_men, nw);
         if (dirs[QK_DIRSET_MAN_JUMP1_FAR] & DB(d))
-            src = bb_or(src, far_men);
+            src = bb_or(src, far_men, nw);
         if (dirs[QK_DIRSET_SUL_JUMP] & DB(d))
-            src = bb_or(src, short_suls);
+            src = bb_or(src, short_suls, nw);
         int delta = g->delta[d];
-        qk_bb jumpers = bb_and(bb_and(src, g->step2[d]),
-                               bb_and(bb_shift(opp, -delta), bb_shift(empty, -2 * delta)));
-        if (!bb_any(jumpers))
-            continue;
-        captures = true;
+        qk_bb jumpers =
+            bb_and(bb_and(src, g->step2[d], nw),
+                   bb_and(bb_shift(opp, -delta, nw), bb_shift(empty, -2 * delta, nw), nw), nw);
         if (!moves && !match && r->chain == CHAIN_NONE) {
-            c.n += bb_count(jumpers);
+            /* Single jumps are counted like steps, without a branch. */
+            int k = bb_count(jumpers, nw);
+            c.n += k;
+            captures |= k > 0;
             continue;
         }
-        while (bb_any(jumpers)) {
-            int p = bb_pop(&jumpers);
+        if (!bb_any(jumpers, nw))
+            continue;
+        captures = true;
+        while (bb_any(jumpers, nw)) {
+            int p = bb_pop(&jumpers, nw);
             c.later =
                 bb_test(&s->sul, p) ? dirs[QK_DIRSET_SUL_JUMP] : dirs[QK_DIRSET_MAN_JUMP_LATER];
             c.cur.len = 1;
@@ -239,12 +244,12 @@ long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, 
             bb_set(&c.occ, p);
         }
     }
-    if (r->long_sultan && bb_any(suls)) {
+    if (r->long_sultan && bb_any(suls, nw)) {
         qk_bb it = suls;
         c.lng = true;
         c.later = dirs[QK_DIRSET_SUL_JUMP];
-        while (bb_any(it)) {
-            int p = bb_pop(&it);
+        while (bb_any(it, nw)) {
+            int p = bb_pop(&it, nw);
             c.cur.len = 1;
             c.cur.ncap = 0;
             c.cur.path[0] = (uint8_t)p;
@@ -262,29 +267,29 @@ long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, 
                   (r->long_sultan ? 0u : dirs[QK_DIRSET_SUL_STEP]);
     for (; sd; sd &= sd - 1) {
         int d = __builtin_ctz(sd);
-        qk_bb src = {{0}};
+        qk_bb src = bb_zero(nw);
         if (dirs[QK_DIRSET_MAN_STEP] & DB(d))
-            src = bb_or(src, near_men);
+            src = bb_or(src, near_men, nw);
         if (dirs[QK_DIRSET_MAN_STEP_FAR] & DB(d))
-            src = bb_or(src, far_men);
+            src = bb_or(src, far_men, nw);
         if (dirs[QK_DIRSET_SUL_STEP] & DB(d))
-            src = bb_or(src, short_suls);
-        steps_dir(&c, src, d, empty, from);
+            src = bb_or(src, short_suls, nw);
+        steps_dir(&c, src, d, empty, from, nw);
     }
     if (r->memory && !moves && !match) {
         /* Stored memory is always a point the piece could step to
          * (qk_memory_relevant), so it was counted iff it is empty. */
         qk_bb it = own;
-        while (bb_any(it)) {
-            int p = bb_pop(&it);
+        while (bb_any(it, nw)) {
+            int p = bb_pop(&it, nw);
             if (from[p] != QK_NO_POINT && bb_test(&empty, from[p]))
                 c.n--;
         }
     }
-    if (r->long_sultan && bb_any(suls)) {
+    if (r->long_sultan && bb_any(suls, nw)) {
         qk_bb it = suls;
-        while (bb_any(it)) {
-            int p = bb_pop(&it);
+        while (bb_any(it, nw)) {
+            int p = bb_pop(&it, nw);
             for (unsigned ds = dirs[QK_DIRSET_SUL_STEP]; ds; ds &= ds - 1) {
                 int d = __builtin_ctz(ds);
                 int delta = g->delta[d];
@@ -299,6 +304,19 @@ done:
     if (moves && c.n > cap)
         return QK_ENOSPC;
     return c.n;
+}
+
+/* POPCNT, where the CPU has it, makes bulk counting several times faster;
+ * the default build targets plain x86-64, so pick the clone at load time. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target_clones("popcnt", "default")))
+#endif
+long qk_gen(const qk_variant *v, const qk_st *s, int side, const uint8_t *from, qk_move *moves,
+            int cap, const qk_move *match)
+{
+    if (bb_words(v->ranks * v->files) == 1)
+        return gen(v, s, side, from, moves, cap, match, 1);
+    return gen(v, s, side, from, moves, cap, match, QK_BB_WORDS);
 }
 
 void qk_st_load(const qk_variant *v, const qk_pos *p, qk_st *s)
@@ -352,17 +370,22 @@ void qk_pos_make(const qk_variant *v, qk_pos *p, const qk_move *m, qk_undo *u)
     int side = p->side;
     int start = m->path[0], end = m->path[m->len - 1];
     int pc = p->sq[start];
+    /* Outside BrainKing every from[] entry stays QK_NO_POINT. */
+    bool mem = v->rules->memory;
     u->quiet = p->quiet;
     u->piece = (uint8_t)pc;
     u->from = p->from[start];
     p->sq[start] = QK_EMPTY;
-    p->from[start] = QK_NO_POINT;
+    if (mem)
+        p->from[start] = QK_NO_POINT;
     for (int i = 0; i < m->ncap; i++) {
         int q = m->cap[i];
         u->cap_piece[i] = p->sq[q];
-        u->cap_from[i] = p->from[q];
         p->sq[q] = QK_EMPTY;
-        p->from[q] = QK_NO_POINT;
+        if (mem) {
+            u->cap_from[i] = p->from[q];
+            p->from[q] = QK_NO_POINT;
+        }
     }
     /* Section 6: promotion only where the whole move ends. */
     if (v->rules->sultans && !qk_piece_is_sultan(pc) && bb_test(&v->geom.far[side], end))
@@ -381,16 +404,18 @@ void qk_pos_make(const qk_variant *v, qk_pos *p, const qk_move *m, qk_undo *u)
 
 void qk_pos_unmake(const qk_variant *v, qk_pos *p, const qk_move *m, const qk_undo *u)
 {
-    (void)v;
     int start = m->path[0], end = m->path[m->len - 1];
+    bool mem = v->rules->memory;
     p->side ^= 1;
     /* The end may be a captured point or the start itself: clear it first,
      * then put the captured pieces back, then the mover. */
     p->sq[end] = QK_EMPTY;
-    p->from[end] = QK_NO_POINT;
-    for (int i = 0; i < m->ncap; i++) {
+    for (int i = 0; i < m->ncap; i++)
         p->sq[m->cap[i]] = u->cap_piece[i];
-        p->from[m->cap[i]] = u->cap_from[i];
+    if (mem) {
+        p->from[end] = QK_NO_POINT;
+        for (int i = 0; i < m->ncap; i++)
+            p->from[m->cap[i]] = u->cap_from[i];
     }
     p->sq[start] = u->piece;
     p->from[start] = u->from;
@@ -418,9 +443,9 @@ static void st_make(const qk_variant *v, qk_st *s, const qk_pos *p, const qk_mov
     }
 }
 
-static uint64_t perft_rec(const qk_variant *v, qk_pos *p, qk_st *s, int depth)
+static uint64_t perft_rec(const qk_variant *v, qk_pos *p, qk_st *s, int depth, bool ends)
 {
-    if (qk_status_static(v, p, s, NULL, NULL))
+    if (ends && qk_status_static(v, p, s, NULL, NULL))
         return 0;
     if (depth == 1)
         return (uint64_t)qk_gen(v, s, p->side, p->from, NULL, 0, NULL);
@@ -432,7 +457,7 @@ static uint64_t perft_rec(const qk_variant *v, qk_pos *p, qk_st *s, int depth)
         qk_st saved = *s;
         st_make(v, s, p, &moves[i]);
         qk_pos_make(v, p, &moves[i], &u);
-        total += perft_rec(v, p, s, depth - 1);
+        total += perft_rec(v, p, s, depth - 1, ends);
         qk_pos_unmake(v, p, &moves[i], &u);
         *s = saved;
     }
@@ -445,5 +470,7 @@ uint64_t qk_perft(const qk_variant *v, qk_pos *p, int depth)
         return 1;
     qk_st s;
     qk_st_load(v, p, &s);
-    return perft_rec(v, p, &s, depth);
+    /* Only some rows end games other than by lack of moves (section 8). */
+    bool ends = v->rules->limit != LIMIT_NONE || v->rules->sultan_majority;
+    return perft_rec(v, p, &s, depth, ends);
 }

@@ -75,76 +75,90 @@ typedef struct qk_st {
 
 /* ---- point sets ------------------------------------------------------ */
 
-static inline qk_bb bb_and(qk_bb a, qk_bb b)
+/* Every set operation takes the number of words in use, nw: 1 when the
+ * board has at most 64 points (all Alquerque boards, Alquerkonane up to
+ * 8x8), else QK_BB_WORDS. The generator is inlined once per width with nw
+ * a constant, so a 25-point board costs one-word operations. Words at and
+ * above nw are neither read nor written. */
+#define BB_INLINE static inline __attribute__((always_inline))
+
+BB_INLINE qk_bb bb_and(qk_bb a, qk_bb b, int nw)
 {
     qk_bb r;
-    for (int i = 0; i < QK_BB_WORDS; i++)
+    for (int i = 0; i < nw; i++)
         r.w[i] = a.w[i] & b.w[i];
     return r;
 }
-static inline qk_bb bb_or(qk_bb a, qk_bb b)
+BB_INLINE qk_bb bb_or(qk_bb a, qk_bb b, int nw)
 {
     qk_bb r;
-    for (int i = 0; i < QK_BB_WORDS; i++)
+    for (int i = 0; i < nw; i++)
         r.w[i] = a.w[i] | b.w[i];
     return r;
 }
-static inline qk_bb bb_andnot(qk_bb a, qk_bb b)
+BB_INLINE qk_bb bb_andnot(qk_bb a, qk_bb b, int nw)
 {
     qk_bb r;
-    for (int i = 0; i < QK_BB_WORDS; i++)
+    for (int i = 0; i < nw; i++)
         r.w[i] = a.w[i] & ~b.w[i];
     return r;
 }
-static inline bool bb_any(qk_bb a)
+BB_INLINE qk_bb bb_zero(int nw)
 {
-    return (a.w[0] | a.w[1] | a.w[2]) != 0;
+    qk_bb r;
+    for (int i = 0; i < nw; i++)
+        r.w[i] = 0;
+    return r;
 }
-static inline int bb_count(qk_bb a)
+BB_INLINE bool bb_any(qk_bb a, int nw)
 {
-    return __builtin_popcountll(a.w[0]) + __builtin_popcountll(a.w[1]) +
-           __builtin_popcountll(a.w[2]);
+    uint64_t x = 0;
+    for (int i = 0; i < nw; i++)
+        x |= a.w[i];
+    return x != 0;
 }
-static inline bool bb_test(const qk_bb *a, int p)
+BB_INLINE int bb_count(qk_bb a, int nw)
+{
+    int n = 0;
+    for (int i = 0; i < nw; i++)
+        n += __builtin_popcountll(a.w[i]);
+    return n;
+}
+BB_INLINE bool bb_test(const qk_bb *a, int p)
 {
     return (a->w[p >> 6] >> (p & 63)) & 1;
 }
-static inline void bb_set(qk_bb *a, int p)
+BB_INLINE void bb_set(qk_bb *a, int p)
 {
     a->w[p >> 6] |= (uint64_t)1 << (p & 63);
 }
-static inline void bb_clear(qk_bb *a, int p)
+BB_INLINE void bb_clear(qk_bb *a, int p)
 {
     a->w[p >> 6] &= ~((uint64_t)1 << (p & 63));
 }
-static inline void bb_flip(qk_bb *a, int p)
-{
-    a->w[p >> 6] ^= (uint64_t)1 << (p & 63);
-}
-/* Move every point of a by delta points (|delta| < 64); bits leaving the
- * 192-bit range vanish. Callers mask sources first so nothing wraps. */
-static inline qk_bb bb_shift(qk_bb a, int delta)
+/* Move every point of a by delta points (0 < |delta| < 64); bits leaving
+ * the nw-word range vanish. Callers mask sources first so nothing wraps
+ * round a board edge. */
+BB_INLINE qk_bb bb_shift(qk_bb a, int delta, int nw)
 {
     qk_bb r;
-    if (delta >= 0) {
+    if (delta > 0) {
         unsigned k = (unsigned)delta;
-        if (k == 0)
-            return a;
         r.w[0] = a.w[0] << k;
-        r.w[1] = (a.w[1] << k) | (a.w[0] >> (64 - k));
-        r.w[2] = (a.w[2] << k) | (a.w[1] >> (64 - k));
+        for (int i = 1; i < nw; i++)
+            r.w[i] = (a.w[i] << k) | (a.w[i - 1] >> (64 - k));
     } else {
         unsigned k = (unsigned)-delta;
-        r.w[2] = a.w[2] >> k;
-        r.w[1] = (a.w[1] >> k) | (a.w[2] << (64 - k));
-        r.w[0] = (a.w[0] >> k) | (a.w[1] << (64 - k));
+        for (int i = 0; i < nw - 1; i++)
+            r.w[i] = (a.w[i] >> k) | (a.w[i + 1] << (64 - k));
+        r.w[nw - 1] = a.w[nw - 1] >> k;
     }
     return r;
 }
 /* Remove and return the lowest point of a non-empty set. */
-static inline int bb_pop(qk_bb *a)
+BB_INLINE int bb_pop(qk_bb *a, int nw)
 {
-    for (int i = 0; i < QK_BB_WORDS; i++) {
+    for (int i = 0; i < nw; i++) {
         if (a->w[i]) {
             int b = __builtin_ctzll(a->w[i]);
             a->w[i] &= a->w[i] - 1;
@@ -152,6 +166,11 @@ static inline int bb_pop(qk_bb *a)
         }
     }
     return -1;
+}
+/* Words in use for a board of n points. */
+static inline int bb_words(int n)
+{
+    return n <= 64 ? 1 : QK_BB_WORDS;
 }
 
 /* ---- shared internals ------------------------------------------------ */

@@ -257,7 +257,7 @@ int qk_pos_format(const qk_variant *v, const qk_pos *p, char *buf, size_t n)
         out_ch(&o, digits[--nd]);
     out_ch(&o, ' ');
     bool any = false;
-    for (int i = 0; i < R * C; i++) {
+    for (int i = 0; v->rules->memory && i < R * C; i++) {
         if (p->from[i] == QK_NO_POINT || p->sq[i] == QK_EMPTY)
             continue;
         if (any)
