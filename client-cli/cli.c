@@ -110,6 +110,16 @@ cJSON *cli_request(const char *op)
     return req;
 }
 
+cJSON *cli_game_request(const char *op, uint64_t game)
+{
+    cJSON *req = cli_request(op);
+    if (req && !cJSON_AddNumberToObject(req, "game", (double)game)) {
+        cJSON_Delete(req);
+        return NULL;
+    }
+    return req;
+}
+
 int cli_exchange(cli *c, cJSON *req, cJSON **resp)
 {
     *resp = NULL;

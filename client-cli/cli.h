@@ -81,6 +81,10 @@ int cli_login_token(cli *c, bool required);
  * allocation failure. */
 cJSON *cli_request(const char *op);
 
+/* {"type": op, "game": game}: the head of every per-game request, owned by
+ * the caller. NULL on allocation failure. */
+cJSON *cli_game_request(const char *op, uint64_t game);
+
 /* Send req (always consumed) and wait for its response. Returns
  * CLI_EXIT_OK with *resp the response, "ok" or "error", owned by the
  * caller; or CLI_EXIT_CONNECT (connection lost, timeout; printed) with

@@ -14,22 +14,11 @@
 #include "render.h"
 #include "table.h"
 
-/* {"type": op, "game": id, ...}: the common head of game requests. */
-static cJSON *game_request(const char *op, uint64_t id)
-{
-    cJSON *req = cli_request(op);
-    if (req && !cJSON_AddNumberToObject(req, "game", (double)id)) {
-        cJSON_Delete(req);
-        return NULL;
-    }
-    return req;
-}
-
 /* Fetch game id. On CLI_EXIT_OK *game_resp is the ok response (caller
  * frees); errors are reported. */
 static int fetch_game(cli *c, uint64_t id, cJSON **game_resp)
 {
-    return cli_call(c, game_request("game", id), game_resp);
+    return cli_call(c, cli_game_request("game", id), game_resp);
 }
 
 /* The STATUS cell: "active", "white wins", "draw", "aborted". */
@@ -147,7 +136,7 @@ int cmd_show(cli *c, const cmd_args *a)
  * the one we had, if any, may be stale by now). Best effort. */
 static void print_legal_moves(cli *c, uint64_t id)
 {
-    cJSON *req = game_request("game", id), *resp = NULL;
+    cJSON *req = cli_game_request("game", id), *resp = NULL;
     if (cli_exchange(c, req, &resp) == CLI_EXIT_OK && cli_is_ok(resp)) {
         const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
         const cJSON *legal = cJSON_GetObjectItemCaseSensitive(game, "legal_moves");
@@ -179,7 +168,7 @@ int cmd_move(cli *c, const cmd_args *a)
         ply = (uint64_t)p;
     }
 
-    cJSON *req = game_request("move", id), *resp;
+    cJSON *req = cli_game_request("move", id), *resp;
     if (req && (!cJSON_AddNumberToObject(req, "ply", (double)ply) ||
                 !cJSON_AddStringToObject(req, "move", move))) {
         cJSON_Delete(req);
@@ -218,7 +207,7 @@ int cmd_resign(cli *c, const cmd_args *a)
     if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
         return CLI_EXIT_USAGE;
     cJSON *resp;
-    int rc = cli_call(c, game_request("resign", id), &resp);
+    int rc = cli_call(c, cli_game_request("resign", id), &resp);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (!cli_json(c, resp)) {

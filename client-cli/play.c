@@ -103,16 +103,6 @@ static int exchange(play *p, cJSON *req, cJSON **resp)
     return rc;
 }
 
-static cJSON *game_request(const char *op, uint64_t id)
-{
-    cJSON *req = cli_request(op);
-    if (req && !cJSON_AddNumberToObject(req, "game", (double)id)) {
-        cJSON_Delete(req);
-        return NULL;
-    }
-    return req;
-}
-
 static const char *game_str(const play *p, const char *name)
 {
     return cli_str(p->game, name);
@@ -159,7 +149,7 @@ static void redraw(play *p)
 static int refresh(play *p)
 {
     cJSON *resp;
-    int rc = exchange(p, game_request("game", p->id), &resp);
+    int rc = exchange(p, cli_game_request("game", p->id), &resp);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (!cli_is_ok(resp)) {
@@ -210,7 +200,7 @@ static void print_legal(play *p, FILE *out)
  * replayed after the reconnect. */
 static void send_move(play *p, const char *move, long long ply)
 {
-    cJSON *req = game_request("move", p->id), *resp;
+    cJSON *req = cli_game_request("move", p->id), *resp;
     if (req && (!cJSON_AddNumberToObject(req, "ply", (double)ply) ||
                 !cJSON_AddStringToObject(req, "move", move))) {
         cJSON_Delete(req);
@@ -251,7 +241,7 @@ static void do_resign(play *p)
         return;
     }
     cJSON *resp;
-    if (exchange(p, game_request("resign", p->id), &resp) != CLI_EXIT_OK)
+    if (exchange(p, cli_game_request("resign", p->id), &resp) != CLI_EXIT_OK)
         return;
     if (cli_is_ok(resp)) {
         set_snapshot(p, resp);
@@ -384,7 +374,7 @@ static int reconnect(play *p)
         rc = cli_login_token(p->c, true);
     if (rc == CLI_EXIT_OK && !p->color) {
         cJSON *resp;
-        rc = exchange(p, game_request("subscribe", p->id), &resp);
+        rc = exchange(p, cli_game_request("subscribe", p->id), &resp);
         cJSON_Delete(resp);
     }
     if (rc == CLI_EXIT_OK)
@@ -448,7 +438,7 @@ int play_run(cli *c, uint64_t id)
     if (!p.color) {
         /* Not a player: watch. Players get their games' events anyway. */
         cJSON *resp;
-        rc = exchange(&p, game_request("subscribe", id), &resp);
+        rc = exchange(&p, cli_game_request("subscribe", id), &resp);
         if (rc == CLI_EXIT_OK && !cli_is_ok(resp))
             rc = cli_report(c, resp);
         cJSON_Delete(resp);
