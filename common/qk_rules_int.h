@@ -84,28 +84,28 @@ typedef struct qk_st {
 
 BB_INLINE qk_bb bb_and(qk_bb a, qk_bb b, int nw)
 {
-    qk_bb r;
+    qk_bb r = {{0}};
     for (int i = 0; i < nw; i++)
         r.w[i] = a.w[i] & b.w[i];
     return r;
 }
 BB_INLINE qk_bb bb_or(qk_bb a, qk_bb b, int nw)
 {
-    qk_bb r;
+    qk_bb r = {{0}};
     for (int i = 0; i < nw; i++)
         r.w[i] = a.w[i] | b.w[i];
     return r;
 }
 BB_INLINE qk_bb bb_andnot(qk_bb a, qk_bb b, int nw)
 {
-    qk_bb r;
+    qk_bb r = {{0}};
     for (int i = 0; i < nw; i++)
         r.w[i] = a.w[i] & ~b.w[i];
     return r;
 }
 BB_INLINE qk_bb bb_zero(int nw)
 {
-    qk_bb r;
+    qk_bb r = {{0}};
     for (int i = 0; i < nw; i++)
         r.w[i] = 0;
     return r;
@@ -141,7 +141,7 @@ BB_INLINE void bb_clear(qk_bb *a, int p)
  * round a board edge. */
 BB_INLINE qk_bb bb_shift(qk_bb a, int delta, int nw)
 {
-    qk_bb r;
+    qk_bb r = {{0}};
     if (delta > 0) {
         unsigned k = (unsigned)delta;
         r.w[0] = a.w[0] << k;
