@@ -50,8 +50,12 @@ static int parse(const char *name, qk_variant *v)
 
 static int bench_speed(qk_engine *e)
 {
-    const char *names[] = {"alquerque",          "alquerque-traditional", "alquerque-brainking",
-                           "alquerque-stoep-short", "alquerque-stoep-long", "alquerkonane-8x8",
+    const char *names[] = {"alquerque",
+                           "alquerque-traditional",
+                           "alquerque-brainking",
+                           "alquerque-stoep-short",
+                           "alquerque-stoep-long",
+                           "alquerkonane-8x8",
                            "alquerkonane-6x4"};
     printf("== search speed: 1 s from each start (Alquerkonane without the solver)\n");
     printf("%-24s %6s %12s %12s  %-10s %s\n", "variant", "depth", "nodes", "nodes/s", "best",
@@ -74,8 +78,8 @@ static int bench_speed(qk_engine *e)
         char mv[QK_MOVE_STRLEN], sc[32];
         qk_move_format(&v, &r.best, mv, sizeof mv);
         qk_engine_score_format(r.score, sc, sizeof sc);
-        printf("%-24s %6d %12llu %12.0f  %-10s %s\n", names[i], r.depth, (unsigned long long)r.nodes,
-               (double)r.nodes / dt, mv, sc);
+        printf("%-24s %6d %12llu %12.0f  %-10s %s\n", names[i], r.depth,
+               (unsigned long long)r.nodes, (double)r.nodes / dt, mv, sc);
     }
     return 0;
 }
@@ -124,8 +128,12 @@ fail:
 
 static int bench_levels(unsigned long games, unsigned long nodes)
 {
-    const char *names[] = {"alquerque",           "alquerque-traditional", "alquerque-brainking",
-                           "alquerque-stoep-short", "alquerque-stoep-long", "alquerkonane-8x8",
+    const char *names[] = {"alquerque",
+                           "alquerque-traditional",
+                           "alquerque-brainking",
+                           "alquerque-stoep-short",
+                           "alquerque-stoep-long",
+                           "alquerkonane-8x8",
                            "alquerkonane-6x4"};
     qk_engine strong, weak;
     if (qk_engine_init(&strong, 4u << 20) != QK_OK)
@@ -166,7 +174,8 @@ static int bench_levels(unsigned long games, unsigned long nodes)
                     break;
                 bool mine = p.side == strong_side;
                 qk_search_result r;
-                if (qk_engine_search(mine ? &strong : &weak, &v, &p, mine ? &l3 : &l1, &r) != QK_OK ||
+                if (qk_engine_search(mine ? &strong : &weak, &v, &p, mine ? &l3 : &l1, &r) !=
+                        QK_OK ||
                     !r.has_move) {
                     fprintf(stderr, "bench-engine: search failed in %s\n", names[k]);
                     rc = -1;

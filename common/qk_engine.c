@@ -263,8 +263,8 @@ static int result_score(const qk_pos *p, qk_result r, int ply)
 static int expand(struct qk_engine_work *w, int ply, int *score)
 {
     size_t cap = MOVE_STACK - w->mtop;
-    int n = qk_movegen(w->v, &w->pos, w->moves + w->mtop,
-                       cap > QK_MAX_MOVES ? QK_MAX_MOVES : (int)cap);
+    int n =
+        qk_movegen(w->v, &w->pos, w->moves + w->mtop, cap > QK_MAX_MOVES ? QK_MAX_MOVES : (int)cap);
     if (n < 0) {
         if (cap >= QK_MAX_MOVES) {
             w->error = w->aborted = true;
@@ -656,8 +656,8 @@ int qk_engine_search(qk_engine *e, const qk_variant *v, const qk_pos *p, const q
     out->best = rm[0];
     out->score = qk_vinfo_eval(&w->vi, &w->pos);
 
-    int maxdepth = lim->depth > 0 && lim->depth < QK_ENGINE_MAX_DEPTH ? lim->depth
-                                                                      : QK_ENGINE_MAX_DEPTH;
+    int maxdepth =
+        lim->depth > 0 && lim->depth < QK_ENGINE_MAX_DEPTH ? lim->depth : QK_ENGINE_MAX_DEPTH;
     if (n == 1 && maxdepth > 8)
         maxdepth = 8; /* nothing to choose; a short look for the score */
     for (int depth = 1; depth <= maxdepth; depth++) {

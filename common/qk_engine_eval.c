@@ -56,8 +56,8 @@ void qk_vinfo_prepare(qk_vinfo *vi, const qk_variant *v)
         vi->sultan = 400;
     vi->forward_men = vi->family == QK_FAM_BRAINKING || vi->family == QK_FAM_STOEP;
     vi->memory = vi->family == QK_FAM_BRAINKING;
-    vi->quiet_rule = vi->family == QK_FAM_KAWU || vi->family == QK_FAM_TRAD ||
-                     vi->family == QK_FAM_STOEP;
+    vi->quiet_rule =
+        vi->family == QK_FAM_KAWU || vi->family == QK_FAM_TRAD || vi->family == QK_FAM_STOEP;
 
     uint64_t h = 1469598103934665603ull;
     for (const char *c = v->name; *c; c++)
@@ -120,7 +120,8 @@ static int eval_alquerque(const qk_vinfo *vi, const qk_pos *p)
         }
         int m = 0;
         for (int k = 0; k < vi->nadj[pt]; k++)
-            if (p->sq[vi->adj[pt][k]] == QK_EMPTY && step_allowed(vi, vi->adjdir[pt][k], white, man))
+            if (p->sq[vi->adj[pt][k]] == QK_EMPTY &&
+                step_allowed(vi, vi->adjdir[pt][k], white, man))
                 m++;
         score += white ? val : -val;
         mob += white ? m : -m;
@@ -209,8 +210,8 @@ int qk_engine_score_format(int score, char *buf, size_t n)
     else if (score <= -QK_SCORE_MATE)
         len = snprintf(buf, n, "loss in %d", QK_SCORE_WIN + score);
     else
-        len = snprintf(buf, n, "%c%d.%02d", score < 0 ? '-' : '+', (score < 0 ? -score : score) / 100,
-                       (score < 0 ? -score : score) % 100);
+        len = snprintf(buf, n, "%c%d.%02d", score < 0 ? '-' : '+',
+                       (score < 0 ? -score : score) / 100, (score < 0 ? -score : score) % 100);
     if (len < 0 || (size_t)len >= n)
         return QK_ENOSPC;
     return len;

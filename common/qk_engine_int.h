@@ -30,8 +30,8 @@ typedef struct qk_vinfo {
     bool memory;      /* BrainKing no-return memory is part of the key */
     bool quiet_rule;  /* the 40-ply no-capture rule applies (sections 3, 4, 6) */
     int ranks, files, npoints;
-    int man, sultan; /* material values */
-    uint64_t vkey;   /* variant component of every key */
+    int man, sultan;            /* material values */
+    uint64_t vkey;              /* variant component of every key */
     int16_t pst[QK_MAX_POINTS]; /* White's view; Black reads the mirror */
     /* Lines from each point: up to 8 neighbours, with the direction index
      * 0..7 (N, NE, E, SE, S, SW, W, NW; N = towards higher ranks). */

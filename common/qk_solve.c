@@ -245,10 +245,11 @@ static int solve(sv *s, int alpha, int beta, int ply)
     bool big = n > (int)(sizeof score / sizeof score[0]);
     for (int i = 0; i < n && !big; i++) {
         uint16_t id = qk_move_id(&moves[i]);
-        score[i] = id == ttmove ? 1 << 30
-                                : (moves[i].ncap ? 1 << 24 : 0) +
-                                      (int32_t)(s->history[side][moves[i].path[moves[i].len - 1]] &
-                                                0xFFFFFF);
+        score[i] =
+            id == ttmove
+                ? 1 << 30
+                : (moves[i].ncap ? 1 << 24 : 0) +
+                      (int32_t)(s->history[side][moves[i].path[moves[i].len - 1]] & 0xFFFFFF);
     }
     s->mtop += (size_t)n;
 

@@ -37,7 +37,8 @@ static qk_search_result run(const char *variant, const char *pos, int depth, boo
     return r;
 }
 
-static void expect_move(const char *variant, const char *pos, int depth, const char *move, int score)
+static void expect_move(const char *variant, const char *pos, int depth, const char *move,
+                        int score)
 {
     qk_variant v = tv(variant);
     qk_search_result r = run(variant, pos, depth, true);
@@ -79,7 +80,8 @@ Test(engine, mate_in_one_forward_variants)
 Test(engine, konane_capture_leaves_no_move)
 {
     const char *v = "alquerkonane-8x8";
-    const char *pos = "......../......../......../...w..../...b..../......../.......b/.w...... b 0 -";
+    const char *pos =
+        "......../......../......../...w..../...b..../......../.......b/.w...... b 0 -";
     expect_move(v, pos, 4, "d4xd6", QK_SCORE_WIN - 1);
     qk_search_result r = run(v, pos, 4, false);
     cr_assert(r.solved);
@@ -126,7 +128,8 @@ Test(engine, traditional_move_limit_decides)
 {
     /* Quiet count 39: any step ends the game. White has 4 pieces to 2 and
      * wins by the count (section 4). */
-    qk_search_result r = run("alquerque-traditional", "w.w../...b./...../..b../w...w w 39 -", 4, true);
+    qk_search_result r =
+        run("alquerque-traditional", "w.w../...b./...../..b../w...w w 39 -", 4, true);
     cr_assert_eq(r.score, QK_SCORE_WIN - 1);
     /* Two to four: every step loses; the capture a1xc3 (optional in this
      * variant) resets the count, so the engine must capture. */
@@ -390,8 +393,12 @@ Test(engine, evaluation_is_symmetric_at_the_starts)
 {
     /* Every start position is its own mirror image (180-degree turn with
      * colours swapped, sections 2 and 7), so a fair evaluation is 0. */
-    const char *names[] = {"alquerque", "alquerque-traditional", "alquerque-brainking",
-                           "alquerque-stoep-short", "alquerque-stoep-long", "alquerkonane-8x8",
+    const char *names[] = {"alquerque",
+                           "alquerque-traditional",
+                           "alquerque-brainking",
+                           "alquerque-stoep-short",
+                           "alquerque-stoep-long",
+                           "alquerkonane-8x8",
                            "alquerkonane-6x4"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         qk_variant v = tv(names[i]);

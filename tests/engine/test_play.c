@@ -7,9 +7,12 @@
 
 #include "helpers.h"
 
-static const char *VARIANTS[] = {"alquerque",          "alquerque-traditional",
-                                 "alquerque-brainking", "alquerque-stoep-short",
-                                 "alquerque-stoep-long", "alquerkonane-8x8",
+static const char *VARIANTS[] = {"alquerque",
+                                 "alquerque-traditional",
+                                 "alquerque-brainking",
+                                 "alquerque-stoep-short",
+                                 "alquerque-stoep-long",
+                                 "alquerkonane-8x8",
                                  "alquerkonane-6x4"};
 #define NVARIANTS (sizeof VARIANTS / sizeof VARIANTS[0])
 
@@ -152,7 +155,8 @@ Test(play, level_3_beats_level_1)
                                       : tplay(&v, p, &w, &weak, &s, &strong, 400, &plies, NULL, 0);
             qk_result mine = colour == 0 ? QK_RESULT_WHITE : QK_RESULT_BLACK;
             qk_result theirs = colour == 0 ? QK_RESULT_BLACK : QK_RESULT_WHITE;
-            cr_assert_neq(r, theirs, "%s: level 3 lost as %s", names[k], colour ? "black" : "white");
+            cr_assert_neq(r, theirs, "%s: level 3 lost as %s", names[k],
+                          colour ? "black" : "white");
             wins += r == mine;
             games++;
         }

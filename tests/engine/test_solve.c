@@ -46,7 +46,8 @@ Test(solve, every_row_of_solved_tsv)
         cr_assert(tlegal(&v, &p, &r.best));
         /* Consistency of the parts: the winner is the mover iff mover_wins. */
         cr_assert_eq(r.mover_wins, (r.winner == QK_RESULT_WHITE) == (p.side == QK_WHITE));
-        cr_assert_eq(r.score, r.mover_wins ? QK_SCORE_WIN - r.distance : -(QK_SCORE_WIN - r.distance));
+        cr_assert_eq(r.score,
+                     r.mover_wins ? QK_SCORE_WIN - r.distance : -(QK_SCORE_WIN - r.distance));
         cr_assert(r.exact);
 
         /* Winner only, from an empty table: the same winner, and the move
