@@ -66,6 +66,12 @@ long long cli_int(const cJSON *obj, const char *name)
     return (long long)v;
 }
 
+bool cli_error_transient(const char *code)
+{
+    return strcmp(code, "server_busy") == 0 || strcmp(code, "server_shutdown") == 0 ||
+           strcmp(code, "rate_limited") == 0;
+}
+
 bool cli_is_ok(const cJSON *resp)
 {
     const char *t = cli_str(resp, "type");
@@ -94,6 +100,7 @@ int cli_report(cli *c, const cJSON *resp)
 {
     (void)cli_json(c, resp);
     const char *code = cli_str(resp, "code");
+    snprintf(c->last_error, sizeof c->last_error, "%s", code ? code : "internal");
     const char *msg = cli_str(resp, "message");
     fprintf(c->err, "%s: %s\n", code ? code : "internal",
             msg ? msg : qk_err_message(qk_err_parse(code)));

@@ -48,9 +48,10 @@ typedef struct cli {
     int timeout_ms;
     net_conn conn;
     session sess;
-    bool have_session; /* sess holds the stored session for c->server */
-    bool other_server; /* the stored session is for another server */
-    bool logged_in;    /* this connection is authenticated as sess.username */
+    bool have_session;   /* sess holds the stored session for c->server */
+    bool other_server;   /* the stored session is for another server */
+    bool logged_in;      /* this connection is authenticated as sess.username */
+    char last_error[32]; /* code of the last error response cli_report()ed */
 } cli;
 
 /* The program: parse argv (argv[0] is the program name), run the
@@ -96,6 +97,10 @@ int cli_exchange(cli *c, cJSON *req, cJSON **resp);
  * caller; otherwise *resp is NULL. */
 int cli_call(cli *c, cJSON *req, cJSON **resp);
 
+/* Whether an error code means "try again later" (server_busy,
+ * server_shutdown, rate_limited), not a refusal. */
+bool cli_error_transient(const char *code);
+
 /* Whether resp is {"type": "ok"}. */
 bool cli_is_ok(const cJSON *resp);
 
@@ -103,7 +108,8 @@ bool cli_is_ok(const cJSON *resp);
 const char *cli_error_code(const cJSON *resp);
 
 /* Report an error response: the object on out under --json, and
- * "code: message" on err. Returns CLI_EXIT_SERVER. */
+ * "code: message" on err; the code is kept in c->last_error. Returns
+ * CLI_EXIT_SERVER. */
 int cli_report(cli *c, const cJSON *resp);
 
 /* Under --json, print resp on one line to out and return true; otherwise

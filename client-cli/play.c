@@ -369,17 +369,23 @@ static bool read_input(play *p)
  * the login or the game is refused). */
 static int reconnect(play *p)
 {
+    p->c->last_error[0] = '\0';
     int rc = cli_connect(p->c);
     if (rc == CLI_EXIT_OK)
         rc = cli_login_token(p->c, true);
     if (rc == CLI_EXIT_OK && !p->color) {
         cJSON *resp;
         rc = exchange(p, cli_game_request("subscribe", p->id), &resp);
+        if (rc == CLI_EXIT_OK && !cli_is_ok(resp))
+            rc = cli_report(p->c, resp);
         cJSON_Delete(resp);
     }
     if (rc == CLI_EXIT_OK)
         rc = refresh(p);
-    if (rc == CLI_EXIT_CONNECT || !connected(p)) {
+    /* A server starting up or going down says so: wait like for a drop.
+     * Only a refusal (the token, the game) ends the loop. */
+    bool transient = rc == CLI_EXIT_SERVER && cli_error_transient(p->c->last_error);
+    if (rc == CLI_EXIT_CONNECT || transient || !connected(p)) {
         net_close(&p->c->conn);
         p->backoff_ms = p->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : p->backoff_ms * 2;
         p->reconnect_at = net_now_ms() + p->backoff_ms;
@@ -447,7 +453,8 @@ int play_run(cli *c, uint64_t id)
         fprintf(c->out, "Watching game %llu (you do not play in it)\n", (unsigned long long)id);
     }
     redraw(&p);
-    fputs("Type help for commands.\n", c->out);
+    if (!game_over(&p))
+        fputs("Type help for commands.\n", c->out);
 
     for (;;) {
         /* Events queued while we waited for answers: poll() cannot see

@@ -449,12 +449,19 @@ typedef struct play_ctx {
     int ply;        /* the game's ply on the fake server */
     int drop_moves; /* close the connection on this many `move`s first */
     int wfd;        /* the test's end of the client's stdin, or -1 */
+    int busy_conn;  /* answer this connection's hello with server_busy */
 } play_ctx;
 
 static bool play_script(fake *f, int conn, const cJSON *req, char *buf, size_t n)
 {
-    (void)conn;
     play_ctx *p = f->user;
+    if (conn == p->busy_conn && is(req, "hello")) {
+        snprintf(buf, n,
+                 "{\"type\":\"error\",\"id\":%d,\"code\":\"server_busy\",\"message\":"
+                 "\"starting\"}\n",
+                 req_id(req));
+        return true;
+    }
     if (fake_basic(req, buf, n))
         return true;
     char game[2048];
@@ -484,7 +491,7 @@ static bool play_script(fake *f, int conn, const cJSON *req, char *buf, size_t n
 
 Test(flow, play_prompts_sends_the_move_and_redraws)
 {
-    play_ctx p = {0, 0, -1};
+    play_ctx p = {0, 0, -1, 0};
     fake_start(&srv, play_script, &p);
     login_alice();
     crun r;
@@ -505,7 +512,7 @@ Test(flow, play_prompts_sends_the_move_and_redraws)
 
 Test(flow, play_refuses_moves_out_of_turn_locally)
 {
-    play_ctx p = {1, 0, -1};
+    play_ctx p = {1, 0, -1, 0};
     fake_start(&srv, play_script, &p);
     login_alice();
     crun r;
@@ -524,7 +531,7 @@ Test(flow, play_resends_a_move_lost_with_the_connection)
      * resends the same move at the same ply, which answers duplicate. */
     int fds[2];
     cr_assert_eq(pipe(fds), 0);
-    play_ctx p = {0, 1, fds[1]};
+    play_ctx p = {0, 1, fds[1], 0};
     fake_start(&srv, play_script, &p);
     login_alice();
     cr_assert_eq(write(fds[1], "b2-c3\n", 6), 6);
@@ -548,6 +555,30 @@ Test(flow, play_resends_a_move_lost_with_the_connection)
     cJSON *m2 = fake_request(&srv, "move", 1);
     cr_assert_eq(cJSON_GetObjectItem(m2, "ply")->valueint, 0);
     cr_assert_eq(cJSON_GetObjectItem(m2, "_conn")->valueint, 2);
+    cJSON_Delete(m2);
+}
+
+Test(flow, play_waits_out_a_busy_server)
+{
+    /* Connection 2 (the first reconnect) is refused with server_busy: a
+     * reason to wait, not to give up. Connection 3 resends the move. */
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    play_ctx p = {0, 1, fds[1], 2};
+    fake_start(&srv, play_script, &p);
+    login_alice();
+    cr_assert_eq(write(fds[1], "b2-c3\n", 6), 6);
+    FILE *in = fdopen(fds[0], "r");
+    crun r;
+    crun_in(&r, in, "--server", srv.addr, "play", "5", NULL);
+    fclose(in);
+    expect(&r, 0);
+    cr_assert(strstr(r.err, "server_busy: starting\n"), "%s", r.err);
+    cr_assert(strstr(r.out, "b2-c3 had already been played at ply 0\n"), "%s", r.out);
+    crun_free(&r);
+    cJSON *m2 = fake_request(&srv, "move", 1);
+    cr_assert_not_null(m2);
+    cr_assert_eq(cJSON_GetObjectItem(m2, "_conn")->valueint, 3);
     cJSON_Delete(m2);
 }
 
