@@ -23,7 +23,12 @@ static void setup(void)
     fresh_config(cfg);
 }
 
-TestSuite(cli, .init = setup);
+static void teardown(void)
+{
+    drop_config(cfg);
+}
+
+TestSuite(cli, .init = setup, .fini = teardown);
 
 static void expect(crun *r, int code)
 {

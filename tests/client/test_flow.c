@@ -32,6 +32,7 @@ static void teardown(void)
     if (srv.port)
         fake_stop(&srv);
     memset(&srv, 0, sizeof srv);
+    drop_config(cfg);
 }
 
 TestSuite(flow, .init = setup, .fini = teardown, .timeout = 30);

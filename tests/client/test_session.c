@@ -23,7 +23,12 @@ static void setup(void)
     fresh_config(cfg);
 }
 
-TestSuite(session, .init = setup);
+static void teardown(void)
+{
+    drop_config(cfg);
+}
+
+TestSuite(session, .init = setup, .fini = teardown);
 
 static session make(const char *user, const char *token, const char *server)
 {

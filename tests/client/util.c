@@ -1,7 +1,9 @@
-/* See util.h. */
+/* See util.h. (nftw() is X/Open.) */
+#define _XOPEN_SOURCE 700
 #include "util.h"
 
 #include <criterion/criterion.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,20 @@ void fresh_config(char *dir)
     setenv("XDG_CONFIG_HOME", dir, 1);
     unsetenv("QIRKAT_SERVER");
     unsetenv("NO_COLOR");
+}
+
+static int unlink_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void drop_config(const char *dir)
+{
+    if (dir[0])
+        nftw(dir, unlink_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 char *board_text(const char *variant, const char *position, const char *last, unsigned flags)

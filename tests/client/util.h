@@ -30,6 +30,9 @@ void crun_free(crun *r);
  * size >= 64) and clear QIRKAT_SERVER and NO_COLOR. */
 void fresh_config(char *dir);
 
+/* Remove a directory made by fresh_config() and everything in it. */
+void drop_config(const char *dir);
+
 /* render_board() of variant/position (NULL: the start) into a malloc'd
  * string; last: move text to mark (played from position first), or NULL. */
 char *board_text(const char *variant, const char *position, const char *last, unsigned flags);
