@@ -1,5 +1,7 @@
 /*
- * harness: see harness.h. Processes, pipes and sockets with deadlines.
+ * harness: see harness.h. The per-test registry, the server and CLI
+ * processes; the raw client is in harness_conn.c, JSON, recorded games and
+ * database helpers in harness_data.c.
  *
  * Every wait goes through poll() with the time left until a deadline taken
  * from CLOCK_MONOTONIC. Child exit is awaited through a pidfd when the kernel
@@ -8,31 +10,26 @@
  */
 #define _GNU_SOURCE /* pipe2, nftw, close_range */
 #include "harness.h"
+#include "harness_int.h"
 
 #include <criterion/criterion.h>
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "qk_frame.h"
 
 extern char **environ;
 
@@ -68,16 +65,34 @@ static void disown_pid(pid_t pid)
             owned_pids[i] = 0;
 }
 
-static int64_t now_ms(void)
+void h_own_conn(hconn *c)
+{
+    for (int i = 0; i < n_conns; i++)
+        if (!owned_conns[i]) {
+            owned_conns[i] = c;
+            return;
+        }
+    cr_assert_lt(n_conns, H_MAX_OWNED, "too many connections");
+    owned_conns[n_conns++] = c;
+}
+
+void h_disown_conn(hconn *c)
+{
+    for (int i = 0; i < n_conns; i++)
+        if (owned_conns[i] == c)
+            owned_conns[i] = NULL;
+}
+
+int64_t h_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int left_ms(int64_t deadline)
+int h_left_ms(int64_t deadline)
 {
-    int64_t l = deadline - now_ms();
+    int64_t l = deadline - h_now_ms();
     return l < 0 ? 0 : (int)l;
 }
 
@@ -122,7 +137,7 @@ static void dump_tail(const char *path)
  * it did. */
 static bool wait_exit(pid_t pid, int *status, int timeout_ms)
 {
-    int64_t deadline = now_ms() + timeout_ms;
+    int64_t deadline = h_now_ms() + timeout_ms;
 #ifdef SYS_pidfd_open
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pfd >= 0) {
@@ -136,7 +151,7 @@ static bool wait_exit(pid_t pid, int *status, int timeout_ms)
                 close(pfd);
                 return false;
             }
-            int left = left_ms(deadline);
+            int left = h_left_ms(deadline);
             if (left == 0) {
                 close(pfd);
                 return false;
@@ -152,7 +167,7 @@ static bool wait_exit(pid_t pid, int *status, int timeout_ms)
             return true;
         if (r < 0 && errno != EINTR)
             return false;
-        if (left_ms(deadline) == 0)
+        if (h_left_ms(deadline) == 0)
             return false;
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
@@ -278,10 +293,10 @@ static void srv_spawn(hsrv *s)
 
     char buf[64];
     size_t len = 0;
-    int64_t deadline = now_ms() + H_READY_TIMEOUT_MS;
+    int64_t deadline = h_now_ms() + H_READY_TIMEOUT_MS;
     for (;;) {
         struct pollfd p = {.fd = rp[0], .events = POLLIN};
-        int left = left_ms(deadline);
+        int left = h_left_ms(deadline);
         cr_assert_gt(left, 0, "qirkatd did not report its port within %d ms (log %s)",
                      H_READY_TIMEOUT_MS, s->log);
         int pr = poll(&p, 1, left);
@@ -372,317 +387,6 @@ void hsrv_userdir(const hsrv *s, const char *name, char *out)
     path_join(out, s->dir, name);
     if (mkdir(out, 0700) != 0)
         cr_assert_eq(errno, EEXIST, "mkdir %s: %s", out, strerror(errno));
-}
-
-/* ---- raw client ----------------------------------------------------------- */
-
-struct hconn {
-    int fd;
-    bool eof;
-    qk_frame frame;
-    cJSON **q; /* messages read but not yet consumed, in arrival order */
-    int nq, capq;
-    long long next_id;
-};
-
-#define HCONN_LINE_LIMIT (8 * 1024 * 1024)
-
-hconn *hconn_open(int port)
-{
-    hconn *c = calloc(1, sizeof *c);
-    cr_assert_not_null(c);
-    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    cr_assert_geq(c->fd, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    cr_assert_eq(connect(c->fd, (struct sockaddr *)&a, sizeof a), 0, "connect to port %d: %s", port,
-                 strerror(errno));
-    qk_frame_init(&c->frame, HCONN_LINE_LIMIT);
-    c->next_id = 1;
-    for (int i = 0; i < n_conns; i++)
-        if (!owned_conns[i]) {
-            owned_conns[i] = c;
-            return c;
-        }
-    cr_assert_lt(n_conns, H_MAX_OWNED);
-    owned_conns[n_conns++] = c;
-    return c;
-}
-
-void hconn_close(hconn *c)
-{
-    if (!c)
-        return;
-    for (int i = 0; i < n_conns; i++)
-        if (owned_conns[i] == c)
-            owned_conns[i] = NULL;
-    close(c->fd);
-    qk_frame_free(&c->frame);
-    for (int i = 0; i < c->nq; i++)
-        cJSON_Delete(c->q[i]);
-    free(c->q);
-    free(c);
-}
-
-int hconn_send_raw(hconn *c, const void *data, size_t n)
-{
-    const char *p = data;
-    int64_t deadline = now_ms() + H_READ_TIMEOUT_MS;
-    while (n > 0) {
-        ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                struct pollfd pf = {.fd = c->fd, .events = POLLOUT};
-                int left = left_ms(deadline);
-                cr_assert_gt(left, 0, "send blocked for %d ms", H_READ_TIMEOUT_MS);
-                poll(&pf, 1, left);
-                continue;
-            }
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-bool hconn_eof(const hconn *c)
-{
-    return c->eof;
-}
-
-/* Read one more message from the socket (not the queue). */
-static cJSON *sock_read(hconn *c, int timeout_ms)
-{
-    int64_t deadline = now_ms() + timeout_ms;
-    for (;;) {
-        char *line;
-        size_t len;
-        int r = qk_frame_next(&c->frame, &line, &len);
-        cr_assert_geq(r, 0, "server sent a line over %d bytes", HCONN_LINE_LIMIT);
-        if (r == 1) {
-            if (len == 0)
-                continue;
-            cJSON *o = cJSON_ParseWithLength(line, len);
-            cr_assert(o && cJSON_IsObject(o), "server sent a line that is not a JSON object: %.*s",
-                      (int)(len > 500 ? 500 : len), line);
-            return o;
-        }
-        if (c->eof)
-            return NULL;
-        struct pollfd pf = {.fd = c->fd, .events = POLLIN};
-        int left = left_ms(deadline);
-        if (left == 0)
-            return NULL;
-        int pr = poll(&pf, 1, left);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr == 0)
-            return NULL;
-        char buf[65536];
-        ssize_t n = recv(c->fd, buf, sizeof buf, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            /* ECONNRESET after the server closed on us counts as EOF. */
-            c->eof = true;
-            continue;
-        }
-        cr_assert_eq(qk_frame_push(&c->frame, buf, (size_t)n), 0);
-    }
-}
-
-static void q_push(hconn *c, cJSON *o)
-{
-    if (c->nq == c->capq) {
-        c->capq = c->capq ? c->capq * 2 : 16;
-        c->q = realloc(c->q, (size_t)c->capq * sizeof *c->q);
-        cr_assert_not_null(c->q);
-    }
-    c->q[c->nq++] = o;
-}
-
-static cJSON *q_take(hconn *c, int i)
-{
-    cJSON *o = c->q[i];
-    memmove(c->q + i, c->q + i + 1, (size_t)(c->nq - i - 1) * sizeof *c->q);
-    c->nq--;
-    return o;
-}
-
-static bool is_event(const cJSON *o)
-{
-    const char *t = hj_str(o, "type");
-    return t && strcmp(t, "event") == 0;
-}
-
-cJSON *hconn_read(hconn *c, int timeout_ms)
-{
-    if (c->nq > 0)
-        return q_take(c, 0);
-    return sock_read(c, timeout_ms);
-}
-
-bool hconn_wait_eof(hconn *c, int timeout_ms)
-{
-    int64_t deadline = now_ms() + timeout_ms;
-    while (!c->eof) {
-        int left = left_ms(deadline);
-        if (left == 0)
-            return false;
-        cJSON *o = sock_read(c, left);
-        if (o)
-            q_push(c, o);
-    }
-    return true;
-}
-
-static bool id_matches(const cJSON *o, long long id)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "id");
-    return v && cJSON_IsNumber(v) && v->valuedouble == (double)id;
-}
-
-static cJSON *await_id(hconn *c, long long id, const char *what)
-{
-    for (int i = 0; i < c->nq; i++)
-        if (!is_event(c->q[i]) && id_matches(c->q[i], id))
-            return q_take(c, i);
-    int64_t deadline = now_ms() + H_READ_TIMEOUT_MS;
-    for (;;) {
-        int left = left_ms(deadline);
-        cr_assert_gt(left, 0, "no response within %d ms to %s", H_READ_TIMEOUT_MS, what);
-        cJSON *o = sock_read(c, left);
-        cr_assert_not_null(
-            o, "%s to %s",
-            c->eof ? "connection closed instead of a response" : "no response in time", what);
-        if (!is_event(o) && id_matches(o, id))
-            return o;
-        q_push(c, o);
-    }
-}
-
-cJSON *hconn_rpc(hconn *c, const char *fmt, ...)
-{
-    char text[16384];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    cr_assert(n > 1 && (size_t)n < sizeof text - 64, "request text too long");
-    /* The id goes in textually: re-printing through cJSON would round
-     * large numbers (it prints 2^53 as 9.00719925474099e+15). */
-    cr_assert_eq(text[0], '{', "test bug: request is not an object: %s", text);
-    cJSON *req = cJSON_Parse(text);
-    cr_assert_not_null(req, "test bug: request is not JSON: %s", text);
-    bool empty = cJSON_GetArraySize(req) == 0;
-    cJSON_Delete(req);
-    long long id = c->next_id++;
-    char *line = malloc((size_t)n + 64);
-    cr_assert_not_null(line);
-    int len = snprintf(line, (size_t)n + 64, "{\"id\":%lld%s%s\n", id, empty ? "}" : ",",
-                       empty ? "" : text + 1);
-    int sr = hconn_send_raw(c, line, (size_t)len);
-    free(line);
-    char what[600];
-    snprintf(what, sizeof what, "%.500s", text);
-    cr_assert_eq(sr, 0, "connection closed while sending %s", what);
-    return await_id(c, id, what);
-}
-
-cJSON *hconn_reply(hconn *c, int timeout_ms)
-{
-    for (int i = 0; i < c->nq; i++)
-        if (!is_event(c->q[i]))
-            return q_take(c, i);
-    int64_t deadline = now_ms() + timeout_ms;
-    for (;;) {
-        int left = left_ms(deadline);
-        if (left == 0)
-            return NULL;
-        cJSON *o = sock_read(c, left);
-        if (!o)
-            return NULL;
-        if (!is_event(o))
-            return o;
-        q_push(c, o);
-    }
-}
-
-cJSON *hconn_raw_reply(hconn *c, const char *line, int timeout_ms)
-{
-    size_t len = strlen(line);
-    char *buf = malloc(len + 1);
-    cr_assert_not_null(buf);
-    memcpy(buf, line, len);
-    buf[len] = '\n';
-    int sr = hconn_send_raw(c, buf, len + 1);
-    free(buf);
-    if (sr != 0)
-        return NULL;
-    return hconn_reply(c, timeout_ms);
-}
-
-static bool event_is(const cJSON *o, const char *event)
-{
-    if (!is_event(o))
-        return false;
-    const char *e = hj_str(o, "event");
-    return e && strcmp(e, event) == 0;
-}
-
-cJSON *hconn_event(hconn *c, const char *event, bool (*match)(const cJSON *ev, const void *arg),
-                   const void *arg, int timeout_ms)
-{
-    for (int i = 0; i < c->nq; i++)
-        if (event_is(c->q[i], event) && (!match || match(c->q[i], arg)))
-            return q_take(c, i);
-    int64_t deadline = now_ms() + timeout_ms;
-    for (;;) {
-        int left = left_ms(deadline);
-        if (left == 0)
-            return NULL;
-        cJSON *o = sock_read(c, left);
-        if (!o)
-            return NULL;
-        if (event_is(o, event) && (!match || match(o, arg)))
-            return o;
-        q_push(c, o);
-    }
-}
-
-void hconn_drop_events(hconn *c)
-{
-    for (int i = 0; i < c->nq;)
-        if (is_event(c->q[i]))
-            cJSON_Delete(q_take(c, i));
-        else
-            i++;
-}
-
-void hconn_hello(hconn *c)
-{
-    cJSON *r = hconn_rpc(c, "{\"type\":\"hello\",\"version\":1,\"client\":\"qk-integration\"}");
-    hj_assert_ok(r, "hello");
-    cJSON_Delete(r);
-}
-
-void hconn_register(hconn *c, const char *user, const char *password)
-{
-    cJSON *r = hconn_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"%s\"}", user,
-                         password);
-    hj_assert_ok(r, "register");
-    cJSON_Delete(r);
-}
-
-void hconn_login(hconn *c, const char *user, const char *password)
-{
-    cJSON *r = hconn_rpc(c, "{\"type\":\"login\",\"username\":\"%s\",\"password\":\"%s\"}", user,
-                         password);
-    hj_assert_ok(r, "login");
-    cJSON_Delete(r);
 }
 
 /* ---- CLI runner ------------------------------------------------------------ */
@@ -813,12 +517,12 @@ void hcli_runv(hrun *r, const char *confdir, const char *server, const char *std
     struct buf bo = {0}, be = {0};
     buf_add(&bo, "", 0);
     buf_add(&be, "", 0);
-    int64_t deadline = now_ms() + H_CLI_TIMEOUT_MS;
+    int64_t deadline = h_now_ms() + H_CLI_TIMEOUT_MS;
     bool open_o = true, open_e = true;
     while (open_o || open_e) {
         struct pollfd p[2] = {{.fd = open_o ? out[0] : -1, .events = POLLIN},
                               {.fd = open_e ? err[0] : -1, .events = POLLIN}};
-        int left = left_ms(deadline);
+        int left = h_left_ms(deadline);
         if (left == 0) {
             r->timed_out = true;
             break;
@@ -846,7 +550,7 @@ void hcli_runv(hrun *r, const char *confdir, const char *server, const char *std
     close(out[0]);
     close(err[0]);
     int st = 0;
-    if (r->timed_out || !wait_exit(pid, &st, left_ms(deadline) + 1)) {
+    if (r->timed_out || !wait_exit(pid, &st, h_left_ms(deadline) + 1)) {
         r->timed_out = true;
         kill(pid, SIGKILL);
         wait_exit(pid, &st, 5000);
@@ -893,230 +597,6 @@ void hrun_free(hrun *r)
     free(r->err);
     cJSON_Delete(r->json);
     memset(r, 0, sizeof *r);
-}
-
-/* ---- JSON helpers ------------------------------------------------------------ */
-
-const char *hj_str(const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-bool hj_has_int(const cJSON *o, const char *name, long long *out)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
-    if (!cJSON_IsNumber(v))
-        return false;
-    double d = v->valuedouble;
-    if (d != (double)(long long)d)
-        return false;
-    if (out)
-        *out = (long long)d;
-    return true;
-}
-
-long long hj_int(const cJSON *o, const char *name)
-{
-    long long v = 0;
-    cr_assert(hj_has_int(o, name, &v), "no integer \"%s\" in %s", name, hj_text(o));
-    return v;
-}
-
-const cJSON *hj_game(const cJSON *o)
-{
-    const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "game");
-    if (cJSON_IsObject(g))
-        return g;
-    if (cJSON_GetObjectItemCaseSensitive(o, "moves") && cJSON_GetObjectItemCaseSensitive(o, "id"))
-        return o;
-    cr_assert_fail("no game object in %s", hj_text(o));
-    return NULL;
-}
-
-void hj_assert_ok(const cJSON *resp, const char *what)
-{
-    const char *t = hj_str(resp, "type");
-    cr_assert(t && strcmp(t, "ok") == 0, "%s: expected ok, got %s", what, hj_text(resp));
-}
-
-void hj_assert_error(const cJSON *resp, const char *code, const char *what)
-{
-    cr_assert_not_null(resp, "%s: expected error %s, got nothing", what, code);
-    const char *t = hj_str(resp, "type");
-    const char *c = hj_str(resp, "code");
-    cr_assert(t && strcmp(t, "error") == 0 && c && strcmp(c, code) == 0,
-              "%s: expected error %s, got %s", what, code, hj_text(resp));
-    cr_assert_not_null(hj_str(resp, "message"), "%s: error without a message: %s", what,
-                       hj_text(resp));
-}
-
-const char *hj_text(const cJSON *o)
-{
-    static char ring[4][1600];
-    static int at;
-    char *slot = ring[at++ % 4];
-    if (!o) {
-        snprintf(slot, 1600, "(null)");
-        return slot;
-    }
-    char *s = cJSON_PrintUnformatted(o);
-    snprintf(slot, 1600, "%s", s ? s : "(unprintable)");
-    free(s);
-    return slot;
-}
-
-/* ---- recorded games ------------------------------------------------------------ */
-
-static char *dup_str(const cJSON *o, const char *name)
-{
-    const char *s = hj_str(o, name);
-    cr_assert_not_null(s, "recorded game without \"%s\"", name);
-    return strdup(s);
-}
-
-int hgames_load(const char *file, hgame **out)
-{
-    char path[H_PATH];
-    snprintf(path, sizeof path, "%s/data/games/%s.jsonl", h_shared(), file);
-    FILE *f = fopen(path, "r");
-    cr_assert_not_null(f, "%s: %s (set QK_SHARED)", path, strerror(errno));
-    hgame *g = NULL;
-    int n = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &cap, f)) > 0) {
-        if (len <= 1)
-            continue;
-        g = realloc(g, (size_t)(n + 1) * sizeof *g);
-        cr_assert_not_null(g);
-        hgame *x = &g[n];
-        memset(x, 0, sizeof *x);
-        x->root = cJSON_Parse(line);
-        cr_assert_not_null(x->root, "%s line %d does not parse", path, n + 1);
-        x->index = n;
-        x->variant = dup_str(x->root, "variant");
-        x->start = dup_str(x->root, "start");
-        x->result = dup_str(x->root, "result");
-        x->reason = dup_str(x->root, "reason");
-        x->final = dup_str(x->root, "final");
-        const cJSON *mv = cJSON_GetObjectItemCaseSensitive(x->root, "moves");
-        cr_assert(cJSON_IsArray(mv));
-        x->nmoves = cJSON_GetArraySize(mv);
-        x->moves = calloc((size_t)x->nmoves + 1, sizeof *x->moves);
-        int i = 0;
-        const cJSON *m;
-        cJSON_ArrayForEach(m, mv)
-        {
-            cr_assert(cJSON_IsString(m));
-            x->moves[i++] = strdup(m->valuestring);
-        }
-        x->legal = cJSON_GetObjectItemCaseSensitive(x->root, "legal");
-        n++;
-    }
-    free(line);
-    fclose(f);
-    cr_assert_gt(n, 0, "%s is empty", path);
-    *out = g;
-    return n;
-}
-
-void hgames_free(hgame *g, int n)
-{
-    for (int i = 0; i < n; i++) {
-        free(g[i].variant);
-        free(g[i].start);
-        free(g[i].result);
-        free(g[i].reason);
-        free(g[i].final);
-        for (int j = 0; j < g[i].nmoves; j++)
-            free(g[i].moves[j]);
-        free(g[i].moves);
-        cJSON_Delete(g[i].root);
-    }
-    free(g);
-}
-
-bool h_std_start(const char *variant, char *buf, size_t n)
-{
-    if (!strcmp(variant, "alquerque")) {
-        snprintf(buf, n, "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -");
-        return true;
-    }
-    if (!strcmp(variant, "alquerque-traditional") || !strcmp(variant, "alquerque-brainking") ||
-        !strcmp(variant, "alquerque-stoep-short") || !strcmp(variant, "alquerque-stoep-long")) {
-        snprintf(buf, n, "bbbbb/bbbbb/bb.ww/wwwww/wwwww w 0 -");
-        return true;
-    }
-    int R, C;
-    char tail;
-    if (sscanf(variant, "alquerkonane-%dx%d%c", &R, &C, &tail) != 2 || R < 2 || R > 12 || C < 2 ||
-        C > 12)
-        return false;
-    /* RULES.md section 7: a1 dark (f + r even); Black on the dark squares of
-     * ranks 1-2, White on the light squares of the two highest ranks. */
-    size_t k = 0;
-    for (int r = R - 1; r >= 0; r--) {
-        for (int f = 0; f < C; f++) {
-            bool dark = (f + r) % 2 == 0;
-            char ch = '.';
-            if (r >= R - 2 && !dark)
-                ch = 'w';
-            if (r <= 1 && dark)
-                ch = 'b';
-            if (k + 1 < n)
-                buf[k++] = ch;
-        }
-        if (r > 0 && k + 1 < n)
-            buf[k++] = '/';
-    }
-    buf[k] = 0;
-    size_t used = strlen(buf);
-    snprintf(buf + used, n - used, " b 0 -");
-    return true;
-}
-
-char h_pos_side(const char *pos)
-{
-    const char *sp = strchr(pos, ' ');
-    cr_assert(sp && (sp[1] == 'w' || sp[1] == 'b'), "bad position string %s", pos);
-    return sp[1];
-}
-
-/* ---- database ------------------------------------------------------------------ */
-
-static long long count_rows(sqlite3 *db, const char *table)
-{
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-    cr_assert_eq(rc, SQLITE_OK, "%s: %s", sql, sqlite3_errmsg(db));
-    rc = sqlite3_step(st);
-    cr_assert_eq(rc, SQLITE_ROW, "%s: %s", sql, sqlite3_errmsg(db));
-    long long n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
-}
-
-void hdb_counts(const char *path, hcounts *out)
-{
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
-    cr_assert_eq(rc, SQLITE_OK, "open %s: %s", path, db ? sqlite3_errmsg(db) : "?");
-    sqlite3_busy_timeout(db, 5000);
-    out->users = count_rows(db, "users");
-    out->games = count_rows(db, "games");
-    out->moves = count_rows(db, "moves");
-    sqlite3_close(db);
-}
-
-void hdb_assert_counts_eq(const hcounts *a, const hcounts *b, const char *what)
-{
-    cr_assert(a->users == b->users && a->games == b->games && a->moves == b->moves,
-              "%s changed stored rows: users %lld -> %lld, games %lld -> %lld, moves %lld -> %lld",
-              what, a->users, b->users, a->games, b->games, a->moves, b->moves);
 }
 
 /* ---- sanitizers ------------------------------------------------------------------ */
