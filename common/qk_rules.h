@@ -6,7 +6,17 @@
  * promotion, end rules) plus the board size; one move generator reads the
  * row. The module is allocation-free and I/O-free: moves go into the
  * caller's array, make/unmake use an undo record the caller owns, and the
- * only strings it returns are static.
+ * only strings it returns are static. It has no global mutable state, so
+ * every function is reentrant and thread-safe on distinct positions.
+ *
+ * qk_pos's public fields are the whole truth about a position: callers may
+ * build or edit one by hand (side 0 or 1, sq[] values of qk_piece; from[]
+ * is read only in BrainKing, where an entry other than 0xFF should be one
+ * qk_pos_parse() would accept).
+ * Internally the generator works on bit sets (one bit per point) derived
+ * from them; perft keeps those in step incrementally (qk_rules_gen.c).
+ * Implementation: qk_rules.c (table, variants, end of game), qk_rules_gen.c
+ * (generator, make/unmake, perft), qk_rules_text.c (text forms).
  *
  * Points are indexed 0..ranks*files-1 as rank * files + file, both 0-based,
  * so a1 = 0 and on a 5x5 board e5 = 24 (RULES.md section 1).
@@ -28,8 +38,11 @@
 /* Landing points of one move, the start included. A capture removes at
  * most one enemy piece per jump and a 5x5 board holds at most 24 enemies. */
 #define QK_MAX_PATH 32
-/* Capacity a caller should give qk_movegen(); enough for every position
- * reachable from any legal position string of every variant. */
+/* Capacity a caller should give qk_movegen(): the recorded games never
+ * exceed 77 moves. Contrived custom positions can (a kawu man inside a
+ * lattice of 16 enemies has 213,892 capture prefixes); qk_movegen() then
+ * returns QK_ENOSPC, while qk_move_parse(), qk_pos_status() and qk_perft()
+ * still work because they never need the whole list. */
 #define QK_MAX_MOVES 1024
 /* Longest position string (board + separators + fields + memory). */
 #define QK_POS_STRLEN 1024
@@ -139,84 +152,137 @@ typedef struct qk_undo {
 
 /* ---- variants ------------------------------------------------------- */
 
-/* Parse a variant name (RULES.md section 1): the named variants and
- * "alquerkonane-RxC" with 2 <= R, C <= 12 (section 7). Returns QK_OK and
- * fills *out, or QK_EINVAL for anything else. */
+/* Parse a variant name (RULES.md section 1): "alquerque",
+ * "alquerque-traditional", "alquerque-brainking", "alquerque-stoep-short",
+ * "alquerque-stoep-long", or "alquerkonane-RxC" with R ranks and C files,
+ * 2 <= R, C <= 12, written without leading zeros (section 7; "-8x8" and
+ * "-6x4" are two of these). name: NUL-terminated, any bytes. Returns QK_OK
+ * and fills *out (a plain value; its rules pointer is static), or
+ * QK_EINVAL for anything else (NULL included), leaving *out untouched. */
 int qk_variant_parse(const char *name, qk_variant *out);
 
-/* The named variants, for listings (`hello`): returns the i-th name or
- * NULL past the end. Includes "alquerkonane-RxC" as the pattern entry. */
+/* The i-th name for listings (`hello`, `qirkat rules`), i = 0, 1, ...:
+ * the five Alquerque variants, "alquerkonane-8x8", "alquerkonane-6x4" and
+ * the pattern entry "alquerkonane-RxC" (which qk_variant_parse() does not
+ * accept as such). NULL past the end. Static strings. */
 const char *qk_variant_list(size_t i);
 
-/* Start position of the variant (section 2 / 7). */
+/* Fill *out with the start position of v: section 2 (kawu or traditional
+ * layout, White to move) or section 7 (Black on the dark squares of ranks
+ * 1-2, White on the light squares of the top two, Black to move). */
 void qk_variant_start(const qk_variant *v, qk_pos *out);
 
-/* Whether the variant has draws (draw offers make sense), and Sultans. */
+/* Whether a game of v can be drawn (draw offers make sense): true for
+ * alquerque, -traditional and both Stoep variants; false for BrainKing and
+ * Alquerkonane, which have no draws (sections 3-7). */
 bool qk_variant_has_draws(const qk_variant *v);
+/* Whether v has Sultans (W/B in positions): the Stoep variants (section 6). */
 bool qk_variant_has_sultans(const qk_variant *v);
 /* True for the Alquerkonane family (chequered board, Black first). */
 bool qk_variant_is_konane(const qk_variant *v);
-/* A few lines of plain text summarising the rules; static storage. */
+/* Plain-text summary of v's rules, a few '\n'-terminated lines of at most
+ * 80 columns naming its RULES.md section (for `qirkat rules`). Static. */
 const char *qk_variant_summary(const qk_variant *v);
 
 /* ---- text ----------------------------------------------------------- */
 
-/* Parse a position string for variant v (section 1). Rejects wrong board
- * size, unknown letters, Sultans in a variant without them, memory in a
- * variant without it, bad counts. On error returns QK_EINVAL and, when why
- * is not NULL, sets *why to a static English reason. Does not judge
- * whether the game is over: use qk_pos_status() for that. */
+/* Parse position string s for variant v (section 1: board, side, no-capture
+ * count, memory; single spaces, nothing after). s: NUL-terminated, any
+ * bytes, any length. The count is decimal without leading zeros, at most
+ * 65535 (counts of 40 and more are finished games, not errors). The memory
+ * field is "-" except in BrainKing, where each pair must name a piece and a
+ * point it could have stepped from and could step back to (a sideways
+ * step), ordered by point, each point once (section 5).
+ * Returns QK_OK and fills *out, or QK_EINVAL leaving *out untouched and,
+ * when why is not NULL, setting *why to a static English reason, e.g.
+ * "wrong board size: too few ranks", "unknown letter in the board
+ * (expected w, b, W, B or .)", "Sultans (W, B) do not exist in this
+ * variant", "side to move must be w or b", "bad no-capture count: leading
+ * zero", "memory field must be - in this variant", "malformed memory: ...",
+ * "impossible memory: ...", "trailing characters after the position".
+ * Does not judge whether the game is over: use qk_pos_status(). */
 int qk_pos_parse(const qk_variant *v, const char *s, qk_pos *out, const char **why);
 
-/* Write the position string into buf (size n, NUL-terminated). Returns
- * its length or QK_ENOSPC. QK_POS_STRLEN is always enough. */
+/* Write p's position string (section 1) into buf of n bytes, NUL-
+ * terminated. Returns its length (without the NUL), QK_ENOSPC when it does
+ * not fit (buf then holds "" if n > 0; nothing is written past n), or
+ * QK_EINVAL for NULL arguments. QK_POS_STRLEN is always enough. For every
+ * accepted s, format(parse(s)) == s. */
 int qk_pos_format(const qk_variant *v, const qk_pos *p, char *buf, size_t n);
 
-/* Point name ("c3") into buf (>= 4 bytes); parse one back (QK_EINVAL if
- * off the board). */
+/* Point index <-> name (section 1: file letter, rank 1..12, no leading
+ * zero: "c3", "a10"). qk_point_format() writes into buf of n bytes (4 is
+ * always enough) and returns the length, QK_EINVAL for a point off v's
+ * board, or QK_ENOSPC. qk_point_parse() accepts exactly one name and
+ * nothing else, returning QK_OK with *point set, or QK_EINVAL. */
 int qk_point_format(const qk_variant *v, int point, char *buf, size_t n);
 int qk_point_parse(const qk_variant *v, const char *s, int *point);
 
-/* Write a move's text (section 1: "b2-c3", "a1xc3xe5"). Returns the
- * length or QK_ENOSPC. QK_MOVE_STRLEN is always enough. */
+/* Write m's text (section 1: "b2-c3" for a step or a long-Sultan slide,
+ * "a1xc3xe5" listing every landing point of a capture) into buf of n
+ * bytes. Returns the length, QK_ENOSPC (as qk_pos_format()), or QK_EINVAL
+ * for a malformed m. QK_MOVE_STRLEN is always enough. */
 int qk_move_format(const qk_variant *v, const qk_move *m, char *buf, size_t n);
 
-/* Find the legal move of p whose text is `text`. Returns QK_OK and fills
- * *out; QK_EINVAL when the text is not move syntax for this board;
- * QK_EILLEGAL when it is well-formed but not among the legal moves. */
+/* Find the legal move of p whose text is `text` (NUL-terminated, any
+ * bytes). Returns QK_OK and fills *out (path and captured points);
+ * QK_EINVAL when text is not move syntax on v's board (points off the
+ * board, a step with more than two points, mixed separators, more than
+ * QK_MAX_PATH points, anything trailing); QK_EILLEGAL when it is well-
+ * formed but not a legal move of p. *out is untouched on error. Works in
+ * positions with more moves than QK_MAX_MOVES. */
 int qk_move_parse(const qk_variant *v, const qk_pos *p, const char *text, qk_move *out);
 
 /* ---- play ----------------------------------------------------------- */
 
-/* Generate every legal move of the side to move into moves[0..cap). Returns
- * the count, or QK_ENOSPC if more than cap exist. Returns 0 in a finished
- * position only when the side to move has no move; callers check
- * qk_pos_status() first. Order is deterministic but unspecified; use
- * qk_movegen_sorted() for the text-sorted order of the recorded games. */
+/* Generate every legal move of the side to move (sections 2-7) into
+ * moves[0..cap). Returns the count, QK_ENOSPC if more than cap exist (see
+ * QK_MAX_MOVES; moves[0..cap) is then filled with some of them), or
+ * QK_EINVAL for NULL arguments. In kawu, traditional and Stoep every
+ * prefix of a capture is a move of its own (optional continuation); in
+ * BrainKing only complete captures are. Ignores the end rules that do not
+ * depend on moves (Sultan majority, move limit): callers check
+ * qk_pos_status() first. Order is deterministic but unspecified. */
 int qk_movegen(const qk_variant *v, const qk_pos *p, qk_move *moves, int cap);
 
-/* As qk_movegen(), then sorted by move text (strcmp order). */
+/* As qk_movegen(), then sorted by move text in strcmp order (the order of
+ * the recorded games' `legal` lists; "a1-a2" < "a1xc3" < "a10-b11"). */
 int qk_movegen_sorted(const qk_variant *v, const qk_pos *p, qk_move *moves, int cap);
 
-/* Play a legal move m on p (no legality check), updating side, quiet count
- * and memory; *u receives what qk_pos_unmake() needs. */
+/* Play m, a legal move of p from qk_movegen() or qk_move_parse() (not
+ * checked), on p: moves the piece, removes the captured pieces, promotes a
+ * Stoep man ending on the far rank (section 6), sets the no-capture count
+ * (0 after a capture, else +1, saturating), records BrainKing memory
+ * (section 5) and passes the turn. *u (caller-owned) receives what
+ * qk_pos_unmake() needs; unmake with the same v and m restores p exactly.
+ * Make/unmake pairs nest like a stack. */
 void qk_pos_make(const qk_variant *v, qk_pos *p, const qk_move *m, qk_undo *u);
 void qk_pos_unmake(const qk_variant *v, qk_pos *p, const qk_move *m, const qk_undo *u);
 
-/* End checks of section 8, in that order, for the side to move. Returns
- * true when the game is over and sets *result and *reason; otherwise false
- * with QK_RESULT_NONE / QK_REASON_NONE. Either out pointer may be NULL. */
+/* End of game, section 8 checks in order, for the side to move: (1) no
+ * piece -> QK_REASON_NO_PIECES, no legal move -> QK_REASON_NO_MOVES, the
+ * other side wins; (2) Stoep: no man on the board and Sultan counts
+ * differing by less than two -> draw, QK_REASON_SULTAN_MAJORITY; (3) count
+ * >= 40: draw in alquerque and Stoep, more pieces wins (equal draws) in
+ * -traditional, QK_REASON_MOVE_LIMIT; BrainKing and Alquerkonane have no
+ * limit. Returns true when over, with *result and *reason set; otherwise
+ * false with QK_RESULT_NONE / QK_REASON_NONE. Either pointer may be NULL. */
 bool qk_pos_status(const qk_variant *v, const qk_pos *p, qk_result *result, qk_reason *reason);
 
 /* Perft: the number of legal move sequences of exactly `depth` plies from
- * p; finished positions have no children. p is restored on return. */
+ * p (1 for depth <= 0); positions where qk_pos_status() reports the end
+ * have no children. The last ply is counted without being played. p is
+ * used as scratch and restored on return. */
 uint64_t qk_perft(const qk_variant *v, qk_pos *p, int depth);
 
 /* ---- names ---------------------------------------------------------- */
 
-/* Wire words: "white"/"black"/"draw" (NULL for NONE); reason words of
- * PROTOCOL.md ("no_moves", ...; NULL for NONE). Parsers return -1 when
- * unknown. */
+/* PROTOCOL.md words. qk_result_name(): "white", "black", "draw"; NULL for
+ * QK_RESULT_NONE or out of range. qk_reason_name(): "no_pieces",
+ * "no_moves", "move_limit", "sultan_majority", "resign", "timeout",
+ * "agreement", "aborted"; NULL for QK_REASON_NONE or out of range. Static.
+ * The parsers map a word back to its enum value, or -1 when s is NULL or
+ * not exactly one of those words. */
 const char *qk_result_name(qk_result r);
 const char *qk_reason_name(qk_reason r);
 int qk_result_parse(const char *s);

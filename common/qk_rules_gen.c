@@ -277,12 +277,14 @@ BB_INLINE long gen(const qk_variant *v, const qk_st *s, int side, const uint8_t 
         steps_dir(&c, src, d, empty, from, nw);
     }
     if (r->memory && !moves && !match) {
-        /* Stored memory is always a point the piece could step to
-         * (qk_memory_relevant), so it was counted iff it is empty. */
+        /* A remembered point was counted above iff it is an empty point the
+         * piece could step to. Parsed and played positions only remember
+         * such points; the check keeps hand-built ones honest too. */
         qk_bb it = own;
         while (bb_any(it, nw)) {
             int p = bb_pop(&it, nw);
-            if (from[p] != QK_NO_POINT && bb_test(&empty, from[p]))
+            if (from[p] != QK_NO_POINT && bb_test(&empty, from[p]) &&
+                qk_memory_relevant(v, side, p, from[p]))
                 c.n--;
         }
     }

@@ -278,6 +278,9 @@ int qk_move_format(const qk_variant *v, const qk_move *m, char *buf, size_t n)
 {
     if (!v || !m || !buf || m->len < 2 || m->len > QK_MAX_PATH)
         return QK_EINVAL;
+    for (int i = 0; i < m->len; i++)
+        if (m->path[i] >= v->ranks * v->files)
+            return QK_EINVAL;
     outbuf o = {buf, n, 0, false};
     for (int i = 0; i < m->len; i++) {
         if (i)
