@@ -11,7 +11,15 @@
  * captured piece (from the set of pieces that may still be jumped, and,
  * with immediate removal, from the blockers too) and puts it back on the
  * way out. The same code counts instead of storing when moves == NULL, so
- * perft's last ply counts moves without making them.
+ * perft's last ply counts moves without making them, and with a path to
+ * match it follows only that path (qk_move_parse()).
+ *
+ * Speed. The body is one always-inline function instantiated twice by
+ * qk_gen(): with one-word sets for boards of at most 64 points (every
+ * Alquerque board, Alquerkonane up to 8x8) and three-word sets beyond; and
+ * qk_gen() has a POPCNT clone chosen at load time. Instructions per perft
+ * node (callgrind, start positions): 8x8 ~90, 6x4 ~160, Alquerque variants
+ * ~210-340, most of it in capture searches.
  *
  * qk_pos's public arrays stay the single source of truth: qk_st_load()
  * derives the point sets when a public function is called, and perft keeps
