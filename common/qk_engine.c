@@ -27,7 +27,7 @@
 #include "qk_engine_int.h"
 
 #define TT_BUCKET 4
-#define MOVE_STACK 32768 /* moves of all plies of one search */
+#define MOVE_STACK 32768 /* moves of all plies of one search (int-sized) */
 #define QS_MAX 16        /* quiescence plies */
 #define EXACT 3
 #define LOWER 2
@@ -155,36 +155,13 @@ static bool out_of_budget(struct qk_engine_work *w)
     else if ((w->nodes & 1023) == 0) {
         if (w->stop && atomic_load(w->stop))
             w->aborted = true;
-        else if (w->timed) {
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if (now.tv_sec > w->deadline.tv_sec ||
-                (now.tv_sec == w->deadline.tv_sec && now.tv_nsec >= w->deadline.tv_nsec))
-                w->aborted = true;
-        }
+        else if (w->timed && qk_deadline_passed(&w->deadline))
+            w->aborted = true;
     }
     return w->aborted;
 }
 
 /* ---- transposition table --------------------------------------------- */
-
-static int to_node(int x, int ply)
-{
-    if (x >= QK_SCORE_MATE)
-        return x + ply;
-    if (x <= -QK_SCORE_MATE)
-        return x - ply;
-    return x;
-}
-
-static int to_root(int x, int ply)
-{
-    if (x >= QK_SCORE_MATE)
-        return x - ply;
-    if (x <= -QK_SCORE_MATE)
-        return x + ply;
-    return x;
-}
 
 static struct qk_tt_entry *tt_probe(qk_engine *e, uint64_t key)
 {
@@ -259,14 +236,16 @@ static int result_score(const qk_pos *p, qk_result r, int ply)
 
 /* Generate the moves of the current position on top of the move stack.
  * Returns the count, or 0 with *score set when the node is a leaf: the game
- * is over, or the stack is full (then the static evaluation). */
+ * is over, or the moves do not fit in the rest of the stack (then the
+ * static evaluation; at the root an error). The whole rest of the stack is
+ * offered, not QK_MAX_MOVES: capture prefixes of the traditional variant
+ * exceed 1024 in reachable positions (1285 in
+ * "bbbbb/.wbbb/.w.w./wwwww/.w.w. b 8 -"). */
 static int expand(struct qk_engine_work *w, int ply, int *score)
 {
-    size_t cap = MOVE_STACK - w->mtop;
-    int n =
-        qk_movegen(w->v, &w->pos, w->moves + w->mtop, cap > QK_MAX_MOVES ? QK_MAX_MOVES : (int)cap);
+    int n = qk_movegen(w->v, &w->pos, w->moves + w->mtop, (int)(MOVE_STACK - w->mtop));
     if (n < 0) {
-        if (cap >= QK_MAX_MOVES) {
+        if (w->mtop == 0) {
             w->error = w->aborted = true;
             *score = 0;
         } else {
@@ -441,7 +420,7 @@ static int search(qk_engine *e, int depth, int ply, int alpha, int beta, bool pv
     if (t) {
         ttmove = t->move;
         if (!pv_node && t->depth >= depth && tt_usable(w, t)) {
-            int s = to_root(t->score, ply);
+            int s = qk_score_to_root(t->score, ply);
             if (t->bound == EXACT || (t->bound == LOWER && s >= beta) ||
                 (t->bound == UPPER && s <= alpha))
                 return s;
@@ -510,7 +489,8 @@ static int search(qk_engine *e, int depth, int ply, int alpha, int beta, bool pv
     }
     w->mtop = base;
     int bound = best <= alpha0 ? UPPER : best >= beta ? LOWER : EXACT;
-    tt_store(e, key, depth, bound, to_node(best, ply), bound == UPPER ? 0 : bestid, w->pos.quiet);
+    tt_store(e, key, depth, bound, qk_score_to_node(best, ply), bound == UPPER ? 0 : bestid,
+             w->pos.quiet);
     return best;
 }
 
@@ -523,7 +503,7 @@ static int pv_moves(struct qk_engine_work *w, const qk_pos *p, qk_move *out, int
     int len = 0;
     qk_move *buf = w->moves + w->mtop;
     size_t room = MOVE_STACK - w->mtop;
-    int lim = room > QK_MAX_MOVES ? QK_MAX_MOVES : (int)room;
+    int lim = (int)room;
     for (int k = 0; k < w->pvlen[0] && len < cap; k++) {
         int n = qk_movegen(w->v, &pos, buf, lim);
         int found = -1;
@@ -541,17 +521,6 @@ static int pv_moves(struct qk_engine_work *w, const qk_pos *p, qk_move *out, int
             break;
     }
     return len;
-}
-
-static void deadline_from(struct timespec *d, const struct timespec *t0, uint32_t ms)
-{
-    *d = *t0;
-    d->tv_sec += ms / 1000;
-    d->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (d->tv_nsec >= 1000000000L) {
-        d->tv_sec++;
-        d->tv_nsec -= 1000000000L;
-    }
 }
 
 /* Alquerkonane: let the solver decide when it can within budget: exact
@@ -622,7 +591,7 @@ int qk_engine_search(qk_engine *e, const qk_variant *v, const qk_pos *p, const q
     clock_gettime(CLOCK_MONOTONIC, &w->start);
     w->timed = lim->time_ms > 0;
     if (w->timed)
-        deadline_from(&w->deadline, &w->start, lim->time_ms);
+        w->deadline = qk_deadline(lim->time_ms);
     e->age++;
     for (int s = 0; s < 2; s++)
         for (int a = 0; a < QK_MAX_POINTS; a++)
@@ -696,7 +665,7 @@ int qk_engine_search(qk_engine *e, const qk_variant *v, const qk_pos *p, const q
             out->pv_len = pv_moves(w, p, out->pv, QK_ENGINE_MAX_PV);
             if (!w->aborted) {
                 out->depth = depth;
-                tt_store(e, qk_vinfo_key(&w->vi, &w->pos), depth, EXACT, to_node(best, 0),
+                tt_store(e, qk_vinfo_key(&w->vi, &w->pos), depth, EXACT, qk_score_to_node(best, 0),
                          qk_move_id(&bm), w->pos.quiet);
             }
         }
@@ -719,7 +688,7 @@ chosen:
         /* A uniformly random move other than the best. */
         qk_move *all = w->moves;
         w->mtop = 0;
-        n = qk_movegen(v, p, all, QK_MAX_MOVES);
+        n = qk_movegen(v, p, all, MOVE_STACK);
         int bi = 0;
         for (int i = 0; i < n; i++)
             if (qk_move_id(&all[i]) == qk_move_id(&out->best))

@@ -128,8 +128,9 @@ void qk_engine_clear(qk_engine *e);
 /* Search position p of variant v within lim (NULL: QK_ENGINE_DEFAULT_MS
  * milliseconds) and fill *out. Returns QK_OK (out->has_move false when the
  * game is over at p, qk_pos_status()), QK_EINVAL (NULL argument, or e not
- * initialised) or QK_ENOSPC (a position with more than QK_MAX_MOVES moves,
- * which qk_rules.h rules out). Always returns a legal move when one exists,
+ * initialised) or QK_ENOSPC (p has more legal moves than the engine's
+ * move stack, 32768; deeper positions with too many moves for what is left
+ * of the stack are evaluated statically). Always returns a legal move when one exists,
  * however small the limits: the first iteration's best, or failing that
  * the first move in capture order. p is not modified. */
 int qk_engine_search(qk_engine *e, const qk_variant *v, const qk_pos *p, const qk_limits *lim,

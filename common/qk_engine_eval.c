@@ -26,6 +26,8 @@
 #include "qk_engine.h"
 #include "qk_engine_int.h"
 
+#define EVAL_MAX 10000
+
 static const int8_t DF[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 static const int8_t DR[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 
@@ -166,7 +168,9 @@ static int eval_konane(const qk_vinfo *vi, const qk_pos *p)
 
 int qk_vinfo_eval(const qk_vinfo *vi, const qk_pos *p)
 {
-    return vi->family == QK_FAM_KONANE ? eval_konane(vi, p) : eval_alquerque(vi, p);
+    int e = vi->family == QK_FAM_KONANE ? eval_konane(vi, p) : eval_alquerque(vi, p);
+    /* Far from QK_SCORE_MATE, whatever the board size. */
+    return e > EVAL_MAX ? EVAL_MAX : e < -EVAL_MAX ? -EVAL_MAX : e;
 }
 
 uint64_t qk_vinfo_key(const qk_vinfo *vi, const qk_pos *p)

@@ -12,8 +12,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "qk_rules.h"
+#include "qk_solve.h"
 
 typedef enum {
     QK_FAM_KAWU,      /* alquerque: any direction, capture compulsory */
@@ -66,6 +68,45 @@ static inline uint16_t qk_move_id(const qk_move *m)
         h = (h ^ m->path[i]) * 16777619u;
     h ^= h >> 16;
     return (uint16_t)(h | 1); /* 0 means "no move" */
+}
+
+/* Forced-result scores are stored relative to their own position and used
+ * relative to the root: a win at distance d from a node at ply is d + ply
+ * from the root (the usual mate-score treatment). Heuristic scores and the
+ * +-QK_SCORE_INF sentinels pass unchanged. */
+static inline int qk_score_to_node(int x, int ply)
+{
+    if (x >= QK_SCORE_INF || x <= -QK_SCORE_INF)
+        return x;
+    return x >= QK_SCORE_MATE ? x + ply : x <= -QK_SCORE_MATE ? x - ply : x;
+}
+
+static inline int qk_score_to_root(int x, int ply)
+{
+    if (x >= QK_SCORE_INF || x <= -QK_SCORE_INF)
+        return x;
+    return x >= QK_SCORE_MATE ? x - ply : x <= -QK_SCORE_MATE ? x + ply : x;
+}
+
+/* CLOCK_MONOTONIC deadlines. */
+static inline struct timespec qk_deadline(uint32_t ms)
+{
+    struct timespec d;
+    clock_gettime(CLOCK_MONOTONIC, &d);
+    d.tv_sec += ms / 1000;
+    d.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (d.tv_nsec >= 1000000000L) {
+        d.tv_sec++;
+        d.tv_nsec -= 1000000000L;
+    }
+    return d;
+}
+
+static inline bool qk_deadline_passed(const struct timespec *d)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec > d->tv_sec || (now.tv_sec == d->tv_sec && now.tv_nsec >= d->tv_nsec);
 }
 
 #endif

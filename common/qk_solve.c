@@ -9,6 +9,7 @@
  * repetition or move-count rule, RULES.md section 7), so bounds learnt in
  * different searches of the same position may be merged.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,20 +45,6 @@ typedef struct sv {
     qk_move root_best;
     bool root_has;
 } sv;
-
-static int to_node(int x, int ply)
-{
-    if (x >= QK_SCORE_INF || x <= -QK_SCORE_INF)
-        return x;
-    return x > 0 ? x + ply : x - ply;
-}
-
-static int to_root(int x, int ply)
-{
-    if (x >= QK_SCORE_INF || x <= -QK_SCORE_INF)
-        return x;
-    return x > 0 ? x - ply : x + ply;
-}
 
 static int split(qk_solver *s, void *buf, size_t bytes)
 {
@@ -181,20 +168,12 @@ static uint8_t log2u(uint64_t x)
     return r;
 }
 
-static bool past_deadline(const sv *s)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec > s->deadline.tv_sec ||
-           (now.tv_sec == s->deadline.tv_sec && now.tv_nsec >= s->deadline.tv_nsec);
-}
-
 static int solve(sv *s, int alpha, int beta, int ply)
 {
     s->nodes++;
     if ((s->node_limit && s->nodes > s->node_limit) ||
         ((s->nodes & 1023) == 0 &&
-         ((s->stop && atomic_load(s->stop)) || (s->timed && past_deadline(s))))) {
+         ((s->stop && atomic_load(s->stop)) || (s->timed && qk_deadline_passed(&s->deadline))))) {
         s->aborted = true;
         return 0;
     }
@@ -210,7 +189,7 @@ static int solve(sv *s, int alpha, int beta, int ply)
     uint16_t ttmove = 0;
     struct qk_solve_entry *e = probe(s->s, key);
     if (e) {
-        int lo = to_root(e->lo, ply), hi = to_root(e->hi, ply);
+        int lo = qk_score_to_root(e->lo, ply), hi = qk_score_to_root(e->hi, ply);
         if (ply > 0) {
             if (lo >= beta || lo == hi)
                 return lo;
@@ -228,7 +207,7 @@ static int solve(sv *s, int alpha, int beta, int ply)
     uint64_t nodes0 = s->nodes;
     qk_move *moves = s->s->moves + s->mtop;
     size_t cap = s->s->nmoves - s->mtop;
-    int n = qk_movegen(s->v, &s->pos, moves, cap > QK_MAX_MOVES ? QK_MAX_MOVES : (int)cap);
+    int n = qk_movegen(s->v, &s->pos, moves, cap > INT_MAX ? INT_MAX : (int)cap);
     if (n < 0) {
         s->aborted = true;
         s->nospc = true;
@@ -237,7 +216,7 @@ static int solve(sv *s, int alpha, int beta, int ply)
     if (n == 0) {
         /* Section 7: the side to move with no legal move loses. */
         int v = -(QK_SCORE_WIN - ply);
-        store(s->s, key, to_node(v, ply), to_node(v, ply), 0, 0);
+        store(s->s, key, qk_score_to_node(v, ply), qk_score_to_node(v, ply), 0, 0);
         return v;
     }
     int32_t score[ORDER_MAX];
@@ -312,8 +291,8 @@ static int solve(sv *s, int alpha, int beta, int ply)
         lo = best;
     else
         lo = hi = best;
-    store(s->s, key, to_node(lo, ply), to_node(hi, ply), best > alpha0 ? bestid : 0,
-          log2u(s->nodes - nodes0 + 1));
+    store(s->s, key, qk_score_to_node(lo, ply), qk_score_to_node(hi, ply),
+          best > alpha0 ? bestid : 0, log2u(s->nodes - nodes0 + 1));
     return best;
 }
 
@@ -344,13 +323,7 @@ int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_
         st->node_limit = lim->nodes;
         st->stop = lim->stop;
         if (lim->time_ms) {
-            clock_gettime(CLOCK_MONOTONIC, &st->deadline);
-            st->deadline.tv_sec += lim->time_ms / 1000;
-            st->deadline.tv_nsec += (long)(lim->time_ms % 1000) * 1000000L;
-            if (st->deadline.tv_nsec >= 1000000000L) {
-                st->deadline.tv_sec++;
-                st->deadline.tv_nsec -= 1000000000L;
-            }
+            st->deadline = qk_deadline(lim->time_ms);
             st->timed = true;
         }
     }
@@ -385,7 +358,7 @@ int qk_solve_pv(qk_solver *s, const qk_variant *v, const qk_pos *p, qk_move *pv,
     qk_vinfo_prepare(&vi, v);
     qk_pos pos = *p;
     int len = 0;
-    int lim = s->nmoves > QK_MAX_MOVES ? QK_MAX_MOVES : (int)s->nmoves;
+    int lim = s->nmoves > INT_MAX ? INT_MAX : (int)s->nmoves;
     while (len < cap) {
         struct qk_solve_entry *e = probe(s, qk_vinfo_key(&vi, &pos));
         if (!e || !e->move)

@@ -39,7 +39,10 @@
  * forced result; heuristic scores stay well inside. The engine reports
  * exactly +-QK_SCORE_MATE for a proven result of unknown distance. */
 #define QK_SCORE_WIN 30000
-#define QK_SCORE_MATE (QK_SCORE_WIN - 2000)
+/* Room for distances up to 10 000 plies: the longest Alquerkonane game on
+ * a 12x12 board is under 2 200 (section 7's measure: 11 steps and 3 per
+ * pawn, for at most 144 pawns). Evaluations stay within +-10 000. */
+#define QK_SCORE_MATE (QK_SCORE_WIN - 10000)
 #define QK_SCORE_INF 32000
 
 /* Errors of the engine and solver beyond those of qk_rules.h. */
@@ -123,7 +126,8 @@ bool qk_solve_feasible(const qk_variant *v, const qk_pos *p);
  * the table keeps what was learnt), QK_EINVAL when an argument is NULL, the
  * variant is not Alquerkonane (only there is every game finite with no
  * draw, RULES.md section 7) or the solver has no table, or QK_ENOSPC when
- * a position has more legal moves than QK_MAX_MOVES. p is not modified. */
+ * a position has more legal moves than what is left of the solver's move
+ * stack (then out->solved is false). p is not modified. */
 int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_limits *lim,
              qk_solve_result *out);
 

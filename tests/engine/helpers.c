@@ -35,8 +35,9 @@ static bool same_move(const qk_move *a, const qk_move *b)
 
 bool tlegal(const qk_variant *v, const qk_pos *p, const qk_move *m)
 {
-    static qk_move all[QK_MAX_MOVES];
-    int n = qk_movegen(v, p, all, QK_MAX_MOVES);
+    static qk_move all[TMOVES];
+    int n = qk_movegen(v, p, all, TMOVES);
+    cr_assert_geq(n, 0);
     for (int i = 0; i < n; i++)
         if (same_move(&all[i], m))
             return true;
@@ -98,6 +99,7 @@ static bool force(const qk_variant *v, qk_pos *p, int d, int wins)
     cr_assert_lt(d, 16);
     qk_move *moves = stack[d];
     int n = qk_movegen(v, p, moves, QK_MAX_MOVES);
+    cr_assert_geq(n, 0, "more than QK_MAX_MOVES moves in a mate check");
     bool mine = p->side == wins;
     for (int i = 0; i < n; i++) {
         qk_undo u;

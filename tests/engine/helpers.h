@@ -12,6 +12,10 @@
 
 #include "qk_engine.h"
 
+/* Move buffers of the tests: more than QK_MAX_MOVES, which reachable
+ * traditional positions exceed (1285 capture paths in one of them). */
+#define TMOVES (1 << 15)
+
 qk_variant tv(const char *name);
 qk_pos tp(const qk_variant *v, const char *s);
 /* Move text into a static buffer (tests only). */

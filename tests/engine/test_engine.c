@@ -173,7 +173,7 @@ Test(engine, claimed_mates_are_exact)
         for (int game = 0; game < 8; game++) {
             qk_pos p;
             qk_variant_start(&v, &p);
-            static qk_move m[QK_MAX_MOVES];
+            static qk_move m[TMOVES];
             for (int ply = 0; ply < 200 && !qk_pos_status(&v, &p, NULL, NULL); ply++) {
                 if (ply >= 12 && ply % 3 == 0) {
                     qk_limits lim = {.depth = 6, .nodes = 200000};
@@ -187,7 +187,7 @@ Test(engine, claimed_mates_are_exact)
                         claims++;
                     }
                 }
-                int n = qk_movegen(&v, &p, m, QK_MAX_MOVES);
+                int n = qk_movegen(&v, &p, m, TMOVES);
                 qk_undo u;
                 qk_pos_make(&v, &p, &m[trand(&seed) % (uint64_t)n], &u);
             }
@@ -294,6 +294,23 @@ Test(engine, depth_and_node_limits_hold)
     cr_assert_eq(qk_engine_search(&E, &v, &p, &nodes, &r), QK_OK);
     cr_assert_leq(r.nodes, 5000);
     cr_assert_geq(r.depth, 1);
+}
+
+/* A traditional position with 1285 legal moves (capture paths: optional
+ * continuation and immediate removal, sections 2 and 4), more than
+ * QK_MAX_MOVES; and its grandparent, where a level-3 search met it. */
+Test(engine, positions_with_more_than_qk_max_moves)
+{
+    qk_variant v = tv("alquerque-traditional");
+    qk_pos p = tp(&v, "bbbbb/.wbbb/.w.w./wwwww/.w.w. b 8 -");
+    static qk_move all[TMOVES];
+    cr_assert_eq(qk_movegen(&v, &p, all, TMOVES), 1285);
+    qk_search_result r = run(v.name, "bbbbb/.wbbb/.w.w./wwwww/.w.w. b 8 -", 3, true);
+    cr_assert_gt(r.best.ncap, 0);
+    qk_limits lim = {.nodes = 10000};
+    p = tp(&v, "bbbbb/.bb.b/ww..w/wwwww/.w..w w 3 -");
+    cr_assert_eq(qk_engine_search(&E, &v, &p, &lim, &r), QK_OK);
+    cr_assert(tlegal(&v, &p, &r.best));
 }
 
 Test(engine, finished_game_has_no_move)

@@ -74,7 +74,7 @@ Test(play, never_an_illegal_move)
         for (int game = 0; game < 6; game++) {
             qk_pos p;
             qk_variant_start(&v, &p);
-            static qk_move m[QK_MAX_MOVES];
+            static qk_move m[TMOVES];
             for (int ply = 0; ply < 300; ply++) {
                 bool over = qk_pos_status(&v, &p, NULL, NULL);
                 if (ply % 3 == 0 || over) {
@@ -93,7 +93,7 @@ Test(play, never_an_illegal_move)
                 }
                 if (over)
                     break;
-                int n = qk_movegen(&v, &p, m, QK_MAX_MOVES);
+                int n = qk_movegen(&v, &p, m, TMOVES);
                 cr_assert_gt(n, 0);
                 qk_undo u;
                 qk_pos_make(&v, &p, &m[trand(&seed) % (uint64_t)n], &u);
