@@ -360,8 +360,8 @@ bool qk_memory_relevant(const qk_variant *v, int side, int at, int to)
     unsigned ds = g->dirs[side][far ? QK_DIRSET_MAN_STEP_FAR : QK_DIRSET_MAN_STEP];
     for (; ds; ds &= ds - 1) {
         int d = __builtin_ctz(ds);
-        if (bb_test(&g->step1[d], at) && at + g->delta[d] == to)
-            return true;
+        if (at + g->delta[d] == to)
+            return bb_test(&g->step1[d], at);
     }
     return false;
 }
