@@ -25,6 +25,7 @@ static const struct qk_rules rows[] = {
     [ROW_KAWU] =
         {
             .name = "alquerque",
+            .mid_rank = "ww.bb",
             .bottom = QK_WHITE,
             .dirs = {DIRS_ALL, DIRS_ALL, DIRS_ALL, DIRS_ALL, DIRS_ALL, 0, 0},
             .capture = CAPTURE_COMPULSORY,
@@ -43,6 +44,7 @@ static const struct qk_rules rows[] = {
     [ROW_TRAD] =
         {
             .name = "alquerque-traditional",
+            .mid_rank = "bb.ww",
             .bottom = QK_WHITE,
             .dirs = {DIRS_ALL, DIRS_ALL, DIRS_ALL, DIRS_ALL, DIRS_ALL, 0, 0},
             .capture = CAPTURE_OPTIONAL,
@@ -62,6 +64,7 @@ static const struct qk_rules rows[] = {
     [ROW_BRAINKING] =
         {
             .name = "alquerque-brainking",
+            .mid_rank = "bb.ww",
             .bottom = QK_WHITE,
             .dirs = {MAN_FWD_SIDE, 0, MAN_FWD_SIDE, DIRS_SIDE, DIRS_ALL, 0, 0},
             .capture = CAPTURE_COMPULSORY,
@@ -83,6 +86,7 @@ static const struct qk_rules rows[] = {
     [ROW_STOEP_SHORT] =
         {
             .name = "alquerque-stoep-short",
+            .mid_rank = "bb.ww",
             .bottom = QK_WHITE,
             .dirs = {MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, DIRS_ALL,
                      DIRS_ALL},
@@ -108,6 +112,7 @@ static const struct qk_rules rows[] = {
     [ROW_STOEP_LONG] =
         {
             .name = "alquerque-stoep-long",
+            .mid_rank = "bb.ww",
             .bottom = QK_WHITE,
             .dirs = {MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, DIRS_ALL,
                      DIRS_ALL},
@@ -293,9 +298,7 @@ void qk_variant_start(const qk_variant *v, qk_pos *out)
         return;
     }
     /* Section 2: ranks 1-2 White, 4-5 Black; the middle rank differs. */
-    static const char mid_kawu[5] = {'w', 'w', '.', 'b', 'b'};
-    static const char mid_trad[5] = {'b', 'b', '.', 'w', 'w'};
-    const char *mid = v->rules == &rows[ROW_KAWU] ? mid_kawu : mid_trad;
+    const char *mid = v->rules->mid_rank;
     for (int p = 0; p < 25; p++) {
         int r = p / 5;
         char c = r < 2 ? 'w' : r > 2 ? 'b' : mid[p % 5];

@@ -63,6 +63,7 @@ struct qk_rules {
     uint8_t limit;             /* LIMIT_*: 40 quiet plies draw / count pieces */
     uint8_t sultan_majority;   /* section 6 Sultan-majority draw */
     uint8_t draws;             /* draw offers make sense */
+    const char *mid_rank;      /* Alquerque start: rank 3 from file a (section 2) */
     const char *summary;
 };
 
