@@ -98,7 +98,7 @@ typedef struct qk_search_result {
                          distance to the end when solved (0 if unknown) */
     uint64_t nodes;   /* positions visited (solver's included) */
     uint32_t time_ms; /* wall time spent */
-    bool solved;      /* the exact solver gave score and move */
+    bool solved;      /* the solver decided: score exact, or QK_SCORE_MATE */
     bool mistake;     /* a weak level replaced the best move by a random one */
     int pv_len;       /* moves in pv (pv[0] == best unless mistake) */
     qk_move pv[QK_ENGINE_MAX_PV];
@@ -107,8 +107,8 @@ typedef struct qk_search_result {
 /* Initialise e with about tt_bytes of memory for the transposition table
  * (0 = QK_ENGINE_DEFAULT_TT; rounded down to a power of two number of
  * 64-byte buckets, at least 64 KiB), plus a solver table of a quarter of
- * that (at least 4 MiB) and fixed move stacks (about 2.5 MiB). The random generator starts
- * from a fixed seed (see qk_engine_seed). Returns QK_OK, QK_EINVAL (e
+ * that (at least 4 MiB) and fixed move stacks (about 2.5 MiB). The random
+ * generator starts from a fixed seed (see qk_engine_seed). Returns QK_OK, QK_EINVAL (e
  * NULL) or QK_ENOMEM (nothing left allocated). Release with
  * qk_engine_free(). */
 int qk_engine_init(qk_engine *e, size_t tt_bytes);
@@ -130,17 +130,18 @@ void qk_engine_clear(qk_engine *e);
  * game is over at p, qk_pos_status()), QK_EINVAL (NULL argument, or e not
  * initialised) or QK_ENOSPC (p has more legal moves than the engine's
  * move stack, 32768; deeper positions with too many moves for what is left
- * of the stack are evaluated statically). Always returns a legal move when one exists,
- * however small the limits: the first iteration's best, or failing that
- * the first move in capture order. p is not modified. */
+ * of the stack are evaluated statically). Always returns a legal move when
+ * one exists, however small the limits: the first iteration's best, or
+ * failing that the first move in capture order. p is not modified. */
 int qk_engine_search(qk_engine *e, const qk_variant *v, const qk_pos *p, const qk_limits *lim,
                      qk_search_result *out);
 
 /* Limits for play level 1, 2 or 3 with a per-move budget of budget_ms
  * milliseconds (0 = QK_ENGINE_DEFAULT_MS):
- *   1  weak: depth 2, at most budget_ms / 4, a random move 30% of the time;
- *   2  medium: depth 6, at most budget_ms / 2, no mistakes;
- *   3  strongest: the whole budget, no depth limit.
+ *   1  weak: depth 2, at most budget_ms / 4, a random move 30% of the
+ *      time, no solver;
+ *   2  medium: depth 6, at most budget_ms / 2, no mistakes, the solver;
+ *   3  strongest: the whole budget, no depth limit, the solver.
  * Returns QK_OK, or QK_EINVAL for another level or out NULL. The caller may
  * then add a stop flag or tighten nodes/depth (tests and benchmarks do). */
 int qk_engine_level_limits(int level, uint32_t budget_ms, qk_limits *out);
