@@ -171,3 +171,61 @@ GAMES_TEST(stoep_long, "alquerque-stoep-long")
 GAMES_TEST(konane_8x8, "alquerkonane-8x8")
 GAMES_TEST(konane_6x4, "alquerkonane-6x4")
 GAMES_TEST(konane_5x5, "alquerkonane-5x5")
+
+/* data/solved.tsv: game values of small Alquerkonane setups (section 7,
+ * no draws, no move loses), recomputed by plain negamax over qk_movegen.
+ * Rows whose search would pass the node budget are skipped (the engine's
+ * solver covers them). */
+typedef struct {
+    const qk_variant *v;
+    long nodes, budget;
+} solve_ctx;
+
+/* 1 if the side to move wins, 0 if it loses, -1 when over budget. */
+static int side_to_move_wins(solve_ctx *c, qk_pos *p)
+{
+    qk_move moves[64];
+    if (++c->nodes > c->budget)
+        return -1;
+    int n = qk_movegen(c->v, p, moves, 64);
+    cr_assert_geq(n, 0);
+    for (int i = 0; i < n; i++) {
+        qk_undo u;
+        qk_pos_make(c->v, p, &moves[i], &u);
+        int w = side_to_move_wins(c, p);
+        qk_pos_unmake(c->v, p, &moves[i], &u);
+        if (w < 0)
+            return -1;
+        if (w == 0)
+            return 1;
+    }
+    return 0;
+}
+
+Test(solved, small_konane_values, .timeout = 60)
+{
+    char *data = slurp(shared_path("data/solved.tsv"));
+    int checked = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#')
+            continue;
+        char *s2 = NULL;
+        char *var = strtok_r(line, "\t", &s2), *pos = strtok_r(NULL, "\t", &s2);
+        char *want = strtok_r(NULL, "\t", &s2);
+        cr_assert(want != NULL, "malformed solved row");
+        qk_variant v;
+        qk_pos p;
+        must_variant(var, &v);
+        must_pos(&v, pos, &p);
+        solve_ctx c = {&v, 0, 400000};
+        int w = side_to_move_wins(&c, &p);
+        if (w < 0)
+            continue;
+        int winner = w ? p.side : p.side ^ 1;
+        cr_expect_str_eq(winner == QK_WHITE ? "white" : "black", want, "%s %s", var, pos);
+        checked++;
+    }
+    free(data);
+    cr_assert_geq(checked, 7, "only %d solved rows within the budget", checked);
+}
