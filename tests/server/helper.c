@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +47,8 @@ static void spawn(tsrv *s, const char *env)
     pid_t pid = fork();
     cr_assert_neq(pid, -1);
     if (pid == 0) {
+        /* Die with the test process, whatever ends it. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         close(p[0]);
         int fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0)
