@@ -261,7 +261,7 @@ void op_accept(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    log_info("game %lld: %s (white) vs %s (black), %s", (long long)g->row.id, g->row.white,
+    log_debug("game %lld: %s (white) vs %s (black), %s", (long long)g->row.id, g->row.white,
              g->row.black, g->row.variant);
     cJSON *res = req_ok(r), *gj = games_json(s->games, g, true);
     cJSON *ev = qk_proto_event("game_start");

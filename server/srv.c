@@ -62,7 +62,9 @@ void srv_flush(srv *s)
 {
     if (store_in_txn(s->store)) {
         int rc = s->poisoned ? (store_rollback(s->store), STORE_EIO) : store_commit(s->store);
+        s->commits++;
         if (rc != STORE_OK) {
+            s->commit_failures++;
             log_error("commit failed: answering the batch with internal errors");
             undo_run(s);
             net_fail_txn(&s->net, "the change could not be saved; it was not made");
@@ -331,6 +333,8 @@ void srv_stop(srv *s)
 
 void srv_close(srv *s)
 {
+    log_info("%llu batches committed, %llu lost", (unsigned long long)s->commits,
+             (unsigned long long)s->commit_failures);
     undo_clear(s);
     free(s->undo);
     s->undo = NULL;

@@ -86,6 +86,7 @@ typedef struct srv {
     int64_t (*clock)(void *arg);
     void *clock_arg;
     uint64_t event_seq;
+    uint64_t commits, commit_failures; /* batches, for the log at stop */
     unsigned long long opslimit; /* Argon2id */
     size_t memlimit;
     char dummy_hash[STORE_PWHASH_MAX]; /* verified against for unknown users */
