@@ -1,6 +1,7 @@
 /*
- * games: see games.h. The cache is a registry (id -> game); the move
- * buffer for qk_movegen_sorted() lives in the service, not on the stack,
+ * games: see games.h. The cache is a registry (id -> game); games that
+ * stop being active are listed as they do, so games_trim() costs what
+ * changed, not the size of the cache. The move buffer for qk_movegen_sorted() lives in the service, not on the stack,
  * because QK_MAX_MOVES moves are ~70 KB.
  */
 #include "games.h"
@@ -13,8 +14,28 @@
 struct games {
     srv *srv;
     registry cache;
+    /* Ids of cached games that may have stopped being active since the
+     * last games_trim(); full_trim when the list could not grow. */
+    int64_t *trim;
+    size_t ntrim, captrim;
+    bool full_trim;
     qk_move scratch[QK_MAX_MOVES];
 };
+
+static void trim_later(games *gs, int64_t id)
+{
+    if (gs->ntrim == gs->captrim) {
+        size_t cap = gs->captrim ? gs->captrim * 2 : 64;
+        int64_t *t = realloc(gs->trim, cap * sizeof *t);
+        if (!t) {
+            gs->full_trim = true;
+            return;
+        }
+        gs->trim = t;
+        gs->captrim = cap;
+    }
+    gs->trim[gs->ntrim++] = id;
+}
 
 int games_new(srv *s, games **out)
 {
@@ -43,6 +64,7 @@ void games_free(games *gs)
         for (reg_node *n = gs->cache.buckets[b]; n; n = n->next)
             game_free(n->val);
     reg_free(&gs->cache);
+    free(gs->trim);
     free(gs);
 }
 
@@ -136,6 +158,8 @@ static int load(games *gs, int64_t id, game **out)
         memcpy(g->row.position, pos, sizeof pos);
     if (!reg_add(&gs->cache, id, g))
         goto fail;
+    if (strcmp(g->row.status, "active") != 0)
+        trim_later(gs, id);
     *out = g;
     return STORE_OK;
 fail:
@@ -162,8 +186,23 @@ void games_forget(games *gs, int64_t id)
     reg_remove(&gs->cache, n);
 }
 
+static void trim_one(games *gs, int64_t id)
+{
+    reg_node *n = reg_first(&gs->cache, id);
+    if (n && strcmp(((game *)n->val)->row.status, "active") != 0) {
+        game_free(n->val);
+        reg_remove(&gs->cache, n);
+    }
+}
+
 void games_trim(games *gs)
 {
+    for (size_t i = 0; i < gs->ntrim; i++)
+        trim_one(gs, gs->trim[i]);
+    gs->ntrim = 0;
+    if (!gs->full_trim)
+        return;
+    gs->full_trim = false;
     for (size_t b = 0; b < gs->cache.nbuckets; b++) {
         reg_node *n = gs->cache.buckets[b];
         while (n) {
@@ -231,8 +270,9 @@ fail:
     return STORE_EIO;
 }
 
-static void end_game(game *g, qk_result result, qk_reason reason)
+static void end_game(games *gs, game *g, qk_result result, qk_reason reason)
 {
+    trim_later(gs, g->row.id);
     snprintf(g->row.status, sizeof g->row.status, "%s",
              reason == QK_REASON_ABORTED ? "aborted" : "finished");
     const char *r = qk_result_name(result), *why = qk_reason_name(reason);
@@ -264,7 +304,7 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     qk_result result;
     qk_reason reason;
     if (qk_pos_status(&g->v, &g->pos, &result, &reason))
-        end_game(g, result, reason);
+        end_game(gs, g, result, reason);
     g->row.updated = now;
     set_deadline(g, now);
     g->last_mover = user_id;
@@ -281,7 +321,7 @@ int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
 {
     srv *s = gs->srv;
     srv_touch_game(s, g->row.id);
-    end_game(g, result, reason);
+    end_game(gs, g, result, reason);
     g->row.updated = srv_now(s);
     g->row.deadline = -1;
     if (store_game_update(s->store, &g->row) != STORE_OK) {
