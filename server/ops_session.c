@@ -30,11 +30,11 @@ cJSON *ops_user_json(const char *name, bool bot)
 
 void op_hello(req *r)
 {
-    cJSON *res = req_ok(r);
-    cJSON *variants = res ? cJSON_AddArrayToObject(res, "variants") : NULL;
-    cJSON *limits = res ? cJSON_AddObjectToObject(res, "limits") : NULL;
-    if (!variants || !limits || !cJSON_AddNumberToObject(res, "version", QK_PROTO_VERSION) ||
-        !cJSON_AddStringToObject(res, "server", SERVER_NAME))
+    cJSON *res = req_ok(r), *variants, *limits;
+    if (!res || !cJSON_AddNumberToObject(res, "version", QK_PROTO_VERSION) ||
+        !cJSON_AddStringToObject(res, "server", SERVER_NAME) ||
+        !(variants = cJSON_AddArrayToObject(res, "variants")) ||
+        !(limits = cJSON_AddObjectToObject(res, "limits")))
         goto fail;
     const char *name;
     for (size_t i = 0; (name = qk_variant_list(i)) != NULL; i++) {
@@ -80,10 +80,9 @@ fail:
     req_reply(r, NULL);
 }
 
-/* The ok answer of a login or register: user, token, and (login) the open
- * challenges and active games. NULL on allocation or store failure. */
-static cJSON *login_result(srv *s, cJSON *res, const store_user *u, const char *token,
-                           bool with_state)
+/* The ok answer of a login or register: user, token, the open challenges
+ * and the active games. NULL on allocation or store failure. */
+static cJSON *login_result(srv *s, cJSON *res, const store_user *u, const char *token)
 {
     cJSON *user = ops_user_json(u->username, u->bot);
     if (!res || !user || !cJSON_AddItemToObject(res, "user", user)) {
@@ -92,8 +91,7 @@ static cJSON *login_result(srv *s, cJSON *res, const store_user *u, const char *
     }
     if (!cJSON_AddStringToObject(res, "token", token))
         goto fail;
-    if (with_state &&
-        (!ops_add_challenges(s, res, u->id) || !ops_add_active_games(s, res, u->id)))
+    if (!ops_add_challenges(s, res, u->id) || !ops_add_active_games(s, res, u->id))
         goto fail;
     return res;
 fail:
@@ -102,7 +100,7 @@ fail:
 }
 
 /* Log c in as u with a new token; the answer, or an error object. */
-static cJSON *new_login(srv *s, conn *c, const cJSON *id, const store_user *u, bool with_state)
+static cJSON *new_login(srv *s, conn *c, const cJSON *id, const store_user *u)
 {
     char hex[AUTH_TOKEN_HEX + 1];
     uint8_t hash[STORE_TOKEN_HASH];
@@ -118,7 +116,7 @@ static cJSON *new_login(srv *s, conn *c, const cJSON *id, const store_user *u, b
         srv_poison(s);
         return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
     }
-    cJSON *res = login_result(s, qk_proto_ok(id), u, hex, with_state);
+    cJSON *res = login_result(s, qk_proto_ok(id), u, hex);
     sodium_memzero(hex, sizeof hex);
     return res;
 }
@@ -157,7 +155,7 @@ static void register_done(void *arg, int rc, const char *hash)
     snprintf(u.username, sizeof u.username, "%s", j->name);
     u.bot = j->bot;
     log_info("registered %s%s", u.username, u.bot ? " (bot)" : "");
-    res = new_login(s, j->d.conn, j->d.id, &u, false);
+    res = new_login(s, j->d.conn, j->d.id, &u);
 out:
     deferred_reply(&j->d, res);
     free(j);
@@ -220,7 +218,7 @@ static void login_done(void *arg, bool ok)
         res = deferred_error(&j->d, QK_ERR_UNAUTHENTICATED, WRONG_LOGIN);
         goto out;
     }
-    res = new_login(j->d.srv, j->d.conn, j->d.id, &j->u, true);
+    res = new_login(j->d.srv, j->d.conn, j->d.id, &j->u);
 out:
     deferred_reply(&j->d, res);
     sodium_memzero(&j->u, sizeof j->u);
@@ -256,7 +254,7 @@ static void login_token(req *r, const char *token)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    req_reply(r, login_result(s, req_ok(r), &u, token, true));
+    req_reply(r, login_result(s, req_ok(r), &u, token));
 }
 
 void op_login(req *r)

@@ -424,3 +424,21 @@ Test(flow, concurrent_games_in_one_batch)
         tc_close(b[i]);
     }
 }
+
+Test(flow, a_new_account_sees_open_seeks)
+{
+    tconn *a = tc_open(S.port), *n = tc_open(S.port);
+    t_register(a, "seeker");
+    cJSON *r = tc_rpc(a, "{\"type\":\"challenge\",\"variant\":\"alquerque-brainking\"}");
+    t_ok(r, "open seek");
+    cJSON_Delete(r);
+    r = tc_rpc(n, "{\"type\":\"register\",\"username\":\"newbie\",\"password\":\"pw\"}");
+    t_ok(r, "register");
+    const cJSON *ch = t_obj(r, "challenges");
+    cr_assert_eq(cJSON_GetArraySize(ch), 1, "%s", t_text(r));
+    cr_assert_str_eq(t_str(cJSON_GetArrayItem(ch, 0), "variant"), "alquerque-brainking");
+    cr_assert_eq(cJSON_GetArraySize(t_obj(r, "games")), 0);
+    cJSON_Delete(r);
+    tc_close(a);
+    tc_close(n);
+}
