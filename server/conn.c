@@ -118,6 +118,18 @@ static void dirty_link(conn *c)
     c->dirty = true;
 }
 
+/* uv_read_stop() cannot fail on a TCP handle in libuv 1.x (it returns 0);
+ * the result is still checked so a future error is seen. */
+static void stop_reading(conn *c)
+{
+    if (!c->reading)
+        return;
+    c->reading = false;
+    int rc = uv_read_stop((uv_stream_t *)&c->tcp);
+    if (rc < 0)
+        log_warn("conn %llu: read stop: %s", (unsigned long long)c->serial, uv_strerror(rc));
+}
+
 static void close_cb(uv_handle_t *h)
 {
     conn_unref(h->data);
@@ -129,10 +141,7 @@ void conn_close(conn *c)
         return;
     c->closing = true;
     net *n = c->net;
-    if (c->reading) {
-        uv_read_stop((uv_stream_t *)&c->tcp);
-        c->reading = false;
-    }
+    stop_reading(c);
     dirty_unlink(c);
     msgs_free(c->held);
     c->held = NULL;
@@ -171,9 +180,12 @@ int conn_send(conn *c, outbuf *ob, unsigned flags, const cJSON *id)
 {
     if (c->closing)
         return -1;
-    if (c->held_bytes + c->inflight_bytes + ob->len > c->net->out_limit) {
+    /* One message bigger than the cap (a long login result) may go out
+     * alone; anything queued behind others counts against the cap. */
+    size_t pending = c->held_bytes + c->inflight_bytes;
+    if (pending > 0 && pending + ob->len > c->net->out_limit) {
         log_warn("conn %llu (%s): %zu bytes of output pending, disconnecting",
-                 (unsigned long long)c->serial, c->peer, c->held_bytes + c->inflight_bytes);
+                 (unsigned long long)c->serial, c->peer, pending);
         conn_close(c);
         return -1;
     }
@@ -384,10 +396,7 @@ static void conn_process(conn *c)
      * was complete, then close once the output is out. */
     if ((c->eof && c->paused == 0) || c->close_after_write) {
         c->close_after_write = true;
-        if (c->reading) {
-            uv_read_stop((uv_stream_t *)&c->tcp);
-            c->reading = false;
-        }
+        stop_reading(c);
         if (!c->dirty)
             maybe_finish(c);
     }
@@ -408,8 +417,7 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
         return;
     if (nread == UV_EOF) {
         c->eof = true;
-        uv_read_stop(s);
-        c->reading = false;
+        stop_reading(c);
         conn_process(c);
         return;
     }
@@ -447,10 +455,7 @@ static int start_reading(conn *c)
 void conn_pause(conn *c)
 {
     c->paused++;
-    if (c->reading) {
-        uv_read_stop((uv_stream_t *)&c->tcp);
-        c->reading = false;
-    }
+    stop_reading(c);
 }
 
 void conn_resume(conn *c)
@@ -535,7 +540,10 @@ static void connection_cb(uv_stream_t *server, int status)
         conn_close(c);
         return;
     }
-    uv_tcp_nodelay(&c->tcp, 1);
+    /* Answers are whole lines written at once: no reason to delay them. */
+    rc = uv_tcp_nodelay(&c->tcp, 1);
+    if (rc < 0)
+        log_debug("conn %llu: nodelay: %s", (unsigned long long)c->serial, uv_strerror(rc));
     peer_name(c);
     if (n->hooks.open_cb(c) != 0) {
         conn_close(c);

@@ -19,7 +19,8 @@
  *
  * Pending output (held + handed to libuv) is capped per connection: a
  * client that does not read is disconnected, never buffered without
- * bound. conn_close() is idempotent; the conn is freed only when its
+ * bound. A single message larger than the cap is let through when nothing
+ * else is pending (a login result listing many games). conn_close() is idempotent; the conn is freed only when its
  * handle's close callback has run and every conn_ref() was released, so
  * work on the thread pool may hold a reference across a close.
  */
