@@ -39,7 +39,7 @@
 typedef struct client {
     int fd;
     int idx;
-    char name[16];
+    char name[24];
     char *buf;
     size_t len, cap;
     /* game state */
