@@ -371,8 +371,11 @@ static void send_error(conn *c, qk_err e, const char *why)
 
 /* Hand buffered complete lines to the upper layer until it pauses or
  * closes us. */
+static int start_reading(conn *c);
+
 static void conn_process(conn *c)
 {
+    c->processing = true;
     while (!c->closing && c->paused == 0 && !c->close_after_write) {
         char *line;
         size_t len;
@@ -390,6 +393,7 @@ static void conn_process(conn *c)
             continue; /* keepalive */
         c->net->hooks.line_cb(c, line, len);
     }
+    c->processing = false;
     if (c->closing)
         return;
     /* After EOF or an over-long line nothing more is read: answer what
@@ -399,7 +403,10 @@ static void conn_process(conn *c)
         stop_reading(c);
         if (!c->dirty)
             maybe_finish(c);
+        return;
     }
+    if (c->paused == 0 && !c->eof)
+        start_reading(c);
 }
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -462,11 +469,11 @@ void conn_resume(conn *c)
 {
     if (c->paused > 0)
         c->paused--;
-    if (c->paused > 0 || c->closing)
+    /* Inside the line loop (a handler answered its own deferral at once)
+     * the loop itself goes on with the next line. */
+    if (c->paused > 0 || c->closing || c->processing)
         return;
     conn_process(c);
-    if (c->paused == 0 && !c->closing && !c->eof && !c->close_after_write)
-        start_reading(c);
 }
 
 /* ---- accepting -------------------------------------------------------- */

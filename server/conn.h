@@ -87,6 +87,7 @@ struct conn {
     int refs;
     int paused; /* conn_pause() depth; reading is stopped while > 0 */
     bool closing, reading, eof, close_after_write;
+    bool processing; /* inside the line loop (conn_resume must not nest it) */
     char peer[64];
     qk_frame frame;
     outmsg *held, **held_tail;
