@@ -56,14 +56,20 @@ static void game_free(game *g)
     free(g);
 }
 
-void games_free(games *gs)
+void games_forget_all(games *gs)
 {
-    if (!gs)
-        return;
     for (size_t b = 0; b < gs->cache.nbuckets; b++)
         for (reg_node *n = gs->cache.buckets[b]; n; n = n->next)
             game_free(n->val);
     reg_free(&gs->cache);
+    gs->ntrim = 0;
+}
+
+void games_free(games *gs)
+{
+    if (!gs)
+        return;
+    games_forget_all(gs);
     free(gs->trim);
     free(gs);
 }

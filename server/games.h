@@ -60,6 +60,8 @@ void games_free(games *gs);
 int games_get(games *gs, int64_t id, game **out);
 /* Drop a cached game (reloaded on next use). */
 void games_forget(games *gs, int64_t id);
+/* Drop every cached game (all are reloaded on next use). */
+void games_forget_all(games *gs);
 /* Drop every cached game that is not active. */
 void games_trim(games *gs);
 

@@ -42,6 +42,8 @@ static void undo_clear(srv *s)
 /* The transaction is gone: put memory back in line with the database. */
 static void undo_run(srv *s)
 {
+    if (s->undo_overflow)
+        games_forget_all(s->games);
     /* Newest first, so a session changed twice ends as it was at first. */
     for (size_t i = s->nundo; i-- > 0;) {
         srv_undo *u = &s->undo[i];
@@ -71,6 +73,7 @@ void srv_flush(srv *s)
         }
     }
     s->poisoned = false;
+    s->undo_overflow = false;
     undo_clear(s);
     net_flush(&s->net);
     games_trim(s->games);
@@ -119,8 +122,9 @@ void srv_touch_game(srv *s, int64_t game_id)
 {
     srv_undo *u = undo_push(s);
     if (!u) {
-        /* Cannot remember it: forget the game now; it is reloaded (with
-         * this iteration's writes visible) on next use. */
+        /* Out of memory: the batch is lost and every cached game will be
+         * reloaded, since this one could not be remembered. */
+        s->undo_overflow = true;
         srv_poison(s);
         return;
     }
@@ -132,6 +136,8 @@ void srv_touch_session(srv *s, conn *c)
 {
     srv_undo *u = undo_push(s);
     if (!u) {
+        /* Out of memory: the batch is lost; the login it makes stays in
+         * memory (the user exists) but its token is not stored. */
         srv_poison(s);
         return;
     }

@@ -81,6 +81,7 @@ typedef struct srv {
     uv_check_t check;
     uv_signal_t sigint, sigterm;
     bool handles_open, signals_open, stopping, poisoned;
+    bool undo_overflow; /* an undo could not be recorded: reload all games */
     srv_undo *undo;
     size_t nundo, capundo;
     int64_t (*clock)(void *arg);
