@@ -81,3 +81,61 @@ CREATE TABLE challenges (
 CREATE INDEX challenges_to ON challenges (to_user, status);
 CREATE INDEX challenges_from ON challenges (from_user, status);
 CREATE INDEX challenges_open ON challenges (status) WHERE to_user IS NULL;
+
+-- migration 2
+-- Correspondence play (issue 4): extensions of deadlines, vacation,
+-- private games, draw offers, notifications, the server's heartbeat.
+--
+-- games.wake_at is when the deadline timer must next look at the game:
+-- the deadline, or 24 h before it while the "deadline_soon" notification
+-- has not been sent for that deadline (warned_deadline). NULL when nothing
+-- is due. One index gives the timer its next wake-up.
+ALTER TABLE games ADD COLUMN extended_ms INTEGER NOT NULL DEFAULT 0; -- sum of extensions
+ALTER TABLE games ADD COLUMN vacation INTEGER NOT NULL DEFAULT 1 CHECK (vacation IN (0, 1));
+ALTER TABLE games ADD COLUMN private INTEGER NOT NULL DEFAULT 0 CHECK (private IN (0, 1));
+ALTER TABLE games ADD COLUMN draw_offer TEXT CHECK (draw_offer IN ('white', 'black'));
+ALTER TABLE games ADD COLUMN warned_deadline INTEGER; -- deadline_soon sent for this deadline
+ALTER TABLE games ADD COLUMN wake_at INTEGER;
+CREATE INDEX games_wake ON games (wake_at) WHERE status = 'active' AND wake_at IS NOT NULL;
+CREATE INDEX games_white_turn ON games (white_id, status, turn, deadline);
+CREATE INDEX games_black_turn ON games (black_id, status, turn, deadline);
+
+ALTER TABLE challenges ADD COLUMN vacation INTEGER NOT NULL DEFAULT 1 CHECK (vacation IN (0, 1));
+ALTER TABLE challenges ADD COLUMN private INTEGER NOT NULL DEFAULT 0 CHECK (private IN (0, 1));
+
+-- Every change of a game's deadline made by the server, not by a move.
+CREATE TABLE game_extensions (
+    id      INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    kind    TEXT    NOT NULL CHECK (kind IN ('downtime', 'vacation')),
+    ms      INTEGER NOT NULL CHECK (ms >= 0),
+    created INTEGER NOT NULL
+);
+CREATE INDEX game_extensions_game ON game_extensions (game_id, id);
+
+-- Vacation: a yearly allowance in hours (reset when vacation_year is not
+-- the current UTC year); on vacation while vacation_until > now.
+ALTER TABLE users ADD COLUMN vacation_left_h INTEGER NOT NULL DEFAULT 720;
+ALTER TABLE users ADD COLUMN vacation_year INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE users ADD COLUMN vacation_start INTEGER;
+ALTER TABLE users ADD COLUMN vacation_until INTEGER;
+
+CREATE TABLE notifications (
+    id      INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    kind    TEXT    NOT NULL
+                    CHECK (kind IN ('your_turn', 'challenge', 'draw_offer', 'game_end',
+                                    'deadline_soon')),
+    game_id INTEGER REFERENCES games (id),
+    data    TEXT    NOT NULL, -- JSON object: the kind's fields
+    read    INTEGER NOT NULL DEFAULT 0 CHECK (read IN (0, 1)),
+    created INTEGER NOT NULL
+);
+CREATE INDEX notifications_user ON notifications (user_id, read, id);
+
+-- Key/value rows of the server itself: 'last_alive' (UTC ms) is written
+-- every minute and at a clean stop, to measure downtime at the next start.
+CREATE TABLE server_state (
+    key   TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
