@@ -139,3 +139,10 @@ CREATE TABLE server_state (
     key   TEXT PRIMARY KEY,
     value INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- migration 3
+-- Bots and the engine (issue 5). A rated game counts for ratings, so the
+-- engine's `hint` is refused in it; the challenge says so and the game
+-- keeps it. Bot accounts need nothing new: users.bot exists since 1.
+ALTER TABLE challenges ADD COLUMN rated INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1));
+ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1));

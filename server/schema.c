@@ -152,4 +152,11 @@ const char store_schema_sql[] =
     "    key   TEXT PRIMARY KEY,\n"
     "    value INTEGER NOT NULL\n"
     ") WITHOUT ROWID;\n"
+    "\n"
+    "-- migration 3\n"
+    "-- Bots and the engine (issue 5). A rated game counts for ratings, so the\n"
+    "-- engine's `hint` is refused in it; the challenge says so and the game\n"
+    "-- keeps it. Bot accounts need nothing new: users.bot exists since 1.\n"
+    "ALTER TABLE challenges ADD COLUMN rated INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1));\n"
+    "ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1));\n"
     ;
