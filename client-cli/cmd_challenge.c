@@ -148,9 +148,10 @@ static int challenge_op(cli *c, const cmd_args *a, const char *op, cJSON **resp)
     if (cli_pos_id(c, a, 0, "the challenge ID", &id) < 0)
         return CLI_EXIT_USAGE;
     cJSON *req = cli_request(op);
-    const char *reason = args_get(a, "reason");
+    const char *reason = args_get(a, "reason"), *message = args_get(a, "message");
     if (req && (!cJSON_AddNumberToObject(req, "challenge", (double)id) ||
-                (reason && !cJSON_AddStringToObject(req, "reason", reason)))) {
+                (reason && !cJSON_AddStringToObject(req, "reason", reason)) ||
+                (message && !cJSON_AddStringToObject(req, "message", message)))) {
         cJSON_Delete(req);
         req = NULL;
     }

@@ -28,9 +28,12 @@ static const op_def ops[] = {
      op_challenge,
      true,
      {OPT("to", FT_STR), OPT("variant", FT_STR), OPT("color", FT_STR),
-      OPT("time_control", FT_OBJ), OPT("position", FT_STR)}},
+      OPT("time_control", FT_OBJ), OPT("position", FT_STR), OPT("rated", FT_BOOL)}},
     {"accept", op_accept, true, {REQ("challenge", FT_ID)}},
-    {"decline", op_decline, true, {REQ("challenge", FT_ID), OPT("reason", FT_STR)}},
+    {"decline",
+     op_decline,
+     true,
+     {REQ("challenge", FT_ID), OPT("reason", FT_STR), OPT("message", FT_STR)}},
     {"cancel", op_cancel, true, {REQ("challenge", FT_ID)}},
     {"challenges", op_challenges, true, {{0}}},
     {"games",
@@ -43,6 +46,11 @@ static const op_def ops[] = {
     {"resign", op_resign, true, {REQ("game", FT_ID)}},
     {"subscribe", op_subscribe, true, {REQ("game", FT_ID)}},
     {"unsubscribe", op_unsubscribe, true, {REQ("game", FT_ID)}},
+    {"users",
+     op_users,
+     true,
+     {OPT("username", FT_STR), OPT("bot", FT_BOOL), OPT("after", FT_STR), OPT("limit", FT_UINT)}},
+    {"hint", op_hint, true, {REQ("game", FT_ID)}},
 };
 
 const op_def *dispatch_op(size_t i)

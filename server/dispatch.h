@@ -50,7 +50,7 @@ typedef struct field_spec {
     bool required;
 } field_spec;
 
-#define OP_MAX_FIELDS 8
+#define OP_MAX_FIELDS 12 /* with the NULL row that ends the list */
 
 typedef struct req req;
 

@@ -375,6 +375,9 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         !cJSON_AddStringToObject(o, "variant", r->variant) ||
         !cJSON_AddStringToObject(o, "white", r->white) ||
         !cJSON_AddStringToObject(o, "black", r->black) ||
+        !cJSON_AddBoolToObject(o, "white_bot", r->white_bot) ||
+        !cJSON_AddBoolToObject(o, "black_bot", r->black_bot) ||
+        !cJSON_AddBoolToObject(o, "rated", r->rated) ||
         !cJSON_AddStringToObject(o, "start", r->start) ||
         !(moves = cJSON_AddArrayToObject(o, "moves")))
         goto fail;

@@ -6,6 +6,7 @@
  *   ops_session.c   hello, ping, register, login, logout
  *   ops_challenge.c challenge, accept, decline, cancel, challenges
  *   ops_game.c      games, game, move, resign, subscribe, unsubscribe
+ *   ops_bot.c       users;  hint.c: hint (engine on the thread pool)
  */
 #ifndef QK_OPS_H
 #define QK_OPS_H
@@ -33,6 +34,9 @@ void op_move(req *r);
 void op_resign(req *r);
 void op_subscribe(req *r);
 void op_unsubscribe(req *r);
+/* ops_bot.c: users (accounts with their bot flag); hint.c: hint. */
+void op_users(req *r);
+void op_hint(req *r);
 
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200

@@ -38,6 +38,7 @@ static cJSON *challenge_json(const store_challenge *c)
     if (!(c->position[0] ? cJSON_AddStringToObject(o, "position", c->position)
                          : cJSON_AddNullToObject(o, "position")) ||
         !cJSON_AddStringToObject(o, "status", c->status) ||
+        !cJSON_AddBoolToObject(o, "rated", c->rated) ||
         !cJSON_AddNumberToObject(o, "created", (double)c->created))
         goto fail;
     if (strcmp(c->status, "declined") == 0 &&
@@ -78,12 +79,18 @@ void op_challenges(req *r)
     req_reply(r, res);
 }
 
-/* Queue event `name` {"challenge": c} to both sides of c. */
-static void challenge_event(srv *s, const char *name, const store_challenge *c)
+/* Queue event `name` {"challenge": c} to both sides of c; message (NULL:
+ * none) is a decline's free text, added to the challenge object. */
+static void challenge_event(srv *s, const char *name, const store_challenge *c,
+                            const char *message)
 {
     cJSON *ev = qk_proto_event(name);
     cJSON *cj = challenge_json(c);
     outbuf *ob = NULL;
+    if (cj && message && !cJSON_AddStringToObject(cj, "message", message)) {
+        cJSON_Delete(cj);
+        cj = NULL;
+    }
     if (!ev || !cj || !cJSON_AddItemToObject(ev, "challenge", cj)) {
         cJSON_Delete(cj);
         goto out;
@@ -166,6 +173,7 @@ void op_challenge(req *r)
         snprintf(c.to, sizeof c.to, "%s", u.username);
     }
     c.from_id = r->sess->user_id;
+    c.rated = req_bool(r, "rated", false);
     snprintf(c.from, sizeof c.from, "%s", r->sess->username);
     snprintf(c.variant, sizeof c.variant, "%s", v.name);
     snprintf(c.color, sizeof c.color, "%s", color);
@@ -184,7 +192,7 @@ void op_challenge(req *r)
         cJSON_Delete(res);
         res = NULL;
     }
-    challenge_event(s, "challenge", &c);
+    challenge_event(s, "challenge", &c, NULL);
     req_reply(r, res);
 }
 
@@ -246,13 +254,21 @@ void op_accept(req *r)
     }
     bool from_white = strcmp(c.color, "white") == 0 ||
                       (strcmp(c.color, "random") == 0 && randombytes_uniform(2) == 0);
+    store_user from;
+    if (store_user_by_id(s->store, c.from_id, &from) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
     int64_t me = r->sess->user_id;
+    row.white_bot = from_white ? from.bot : r->sess->bot;
+    row.black_bot = from_white ? r->sess->bot : from.bot;
     row.white_id = from_white ? c.from_id : me;
     row.black_id = from_white ? me : c.from_id;
     snprintf(row.white, sizeof row.white, "%s", from_white ? c.from : r->sess->username);
     snprintf(row.black, sizeof row.black, "%s", from_white ? r->sess->username : c.from);
     snprintf(row.variant, sizeof row.variant, "%s", c.variant);
     snprintf(row.time_control, sizeof row.time_control, "%s", c.time_control);
+    row.rated = c.rated;
     game *g;
     if (srv_write_begin(s) != 0 || games_start(s->games, &row, &g) != STORE_OK ||
         store_challenge_close(s->store, c.id, "accepted", NULL, g->row.id, srv_now(s)) !=
@@ -289,14 +305,38 @@ void op_accept(req *r)
     req_reply(r, res);
 }
 
-/* decline / cancel: close the challenge and tell both sides. */
+/* The machine-readable decline reasons (docs/protocol.md, `decline`):
+ * a bot or a person says why, a program acts on it. */
+static const char *const decline_reasons[] = {"variant", "time_control", "later", "generic",
+                                              NULL};
+
+static bool decline_reason_ok(const char *reason)
+{
+    for (size_t i = 0; decline_reasons[i]; i++)
+        if (strcmp(reason, decline_reasons[i]) == 0)
+            return true;
+    return false;
+}
+
+/* decline / cancel: close the challenge and tell both sides. A decline's
+ * `reason` is one word of decline_reasons (default "generic"); its free
+ * `message`, if any, goes into the answer and the event only. */
 static void close_challenge(req *r, int who, const char *status, const char *event)
 {
     srv *s = r->srv;
     store_challenge c;
-    const char *reason = req_str(r, "reason");
-    if (reason && strlen(reason) > STORE_REASON_MAX) {
-        req_error(r, QK_ERR_BAD_REQUEST, "reason is at most 200 bytes");
+    bool decline = who == 1;
+    const char *reason = decline ? req_str(r, "reason") : NULL;
+    const char *message = decline ? req_str(r, "message") : NULL;
+    if (decline && reason && !decline_reason_ok(reason)) {
+        req_error(r, QK_ERR_BAD_REQUEST,
+                  "reason must be variant, time_control, later or generic");
+        return;
+    }
+    if (decline && !reason)
+        reason = "generic";
+    if (message && strlen(message) > STORE_REASON_MAX) {
+        req_error(r, QK_ERR_BAD_REQUEST, "message is at most 200 bytes");
         return;
     }
     if (load_open(r, &c, who) != 0)
@@ -312,12 +352,16 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
     snprintf(c.decline_reason, sizeof c.decline_reason, "%s", reason ? reason : "");
     c.updated = now;
     cJSON *res = req_ok(r), *cj = challenge_json(&c);
+    if (cj && decline && message && !cJSON_AddStringToObject(cj, "message", message)) {
+        cJSON_Delete(cj);
+        cj = NULL;
+    }
     if (!res || !cj || !cJSON_AddItemToObject(res, "challenge", cj)) {
         cJSON_Delete(cj);
         cJSON_Delete(res);
         res = NULL;
     }
-    challenge_event(s, event, &c);
+    challenge_event(s, event, &c, decline ? message : NULL);
     req_reply(r, res);
 }
 

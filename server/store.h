@@ -99,6 +99,15 @@ int store_user_by_id(store *s, int64_t id, store_user *out);
 int store_user_insert(store *s, const char *name, bool bot, const char *pwhash, int64_t now,
                       int64_t *id);
 
+/* Call cb for users in name order (case-insensitive, as the column's
+ * NOCASE collation sorts), at most limit (> 0) of them: only bots when bot
+ * is 1, only people when 0, everyone when -1; only names after `after`
+ * (NULL or "": from the start; paging). pwhash is left empty. Returns 0,
+ * cb's non-zero value when it stopped, or STORE_EIO. cb must not call
+ * store_users_list() again. */
+int store_users_list(store *s, int bot, const char *after, int64_t limit,
+                     int (*cb)(void *arg, const store_user *u), void *arg);
+
 /* Tokens are stored as their BLAKE2b-256 hash (32 bytes). */
 int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id,
                        int64_t now);
@@ -123,6 +132,7 @@ typedef struct store_challenge {
     char decline_reason[STORE_REASON_MAX + 1];
     int64_t game_id; /* 0 = none */
     int64_t created, updated;
+    bool rated; /* the game will be rated (no hints) */
 } store_challenge;
 
 /* Insert c (status "open"; id, from, to, status, game_id, created/updated
@@ -159,9 +169,12 @@ typedef struct store_game {
     int64_t deadline;           /* -1 = none */
     int64_t white_ms, black_ms; /* -1 = none */
     int64_t created, updated;
+    bool white_bot, black_bot; /* the players' users.bot (read, never written) */
+    bool rated;                /* rated game: the engine's hint is refused */
 } store_game;
 
-/* Insert g (all fields but id, white, black); fills g->id. */
+/* Insert g (all fields but id, white, black, white_bot, black_bot); fills
+ * g->id. */
 int store_game_insert(store *s, store_game *g);
 /* Read one game (with usernames). STORE_NOTFOUND when absent. */
 int store_game_get(store *s, int64_t id, store_game *out);

@@ -17,13 +17,16 @@
     X(USER_BY_NAME, "SELECT id, username, bot, pwhash, created FROM users WHERE username = ?") \
     X(USER_BY_ID, "SELECT id, username, bot, pwhash, created FROM users WHERE id = ?")        \
     X(USER_INSERT, "INSERT INTO users (username, bot, pwhash, created) VALUES (?, ?, ?, ?)")  \
+    X(USERS_LIST,                                                                             \
+      "SELECT id, username, bot, '', created FROM users WHERE (?1 IS NULL OR bot = ?1) "      \
+      "AND (?2 IS NULL OR username > ?2) ORDER BY username LIMIT ?3")                         \
     X(TOKEN_INSERT,                                                                           \
       "INSERT INTO tokens (hash, user_id, created, last_used) VALUES (?, ?, ?, ?)")           \
     X(TOKEN_USE, "UPDATE tokens SET last_used = ?2 WHERE hash = ?1 RETURNING user_id")        \
     X(TOKEN_DELETE, "DELETE FROM tokens WHERE hash = ?")                                      \
     X(CHALLENGE_INSERT,                                                                       \
       "INSERT INTO challenges (from_user, to_user, variant, color, time_control, position, "  \
-      "status, created, updated) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?)")                    \
+      "status, created, updated, rated) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)")          \
     X(CHALLENGE_GET, CHALLENGE_SELECT "WHERE c.id = ?")                                       \
     X(CHALLENGE_CLOSE,                                                                        \
       "UPDATE challenges SET status = ?2, decline_reason = ?3, game_id = ?4, updated = ?5 "   \
@@ -33,8 +36,8 @@
                        "c.to_user IS NULL) ORDER BY c.id")                                    \
     X(GAME_INSERT,                                                                            \
       "INSERT INTO games (variant, white_id, black_id, start, position, ply, turn, status, "  \
-      "result, reason, time_control, deadline, white_ms, black_ms, created, updated) "        \
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                              \
+      "result, reason, time_control, deadline, white_ms, black_ms, created, updated, rated) " \
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                           \
     X(GAME_GET, GAME_SELECT "WHERE g.id = ?")                                                 \
     X(GAME_UPDATE,                                                                            \
       "UPDATE games SET position = ?2, ply = ?3, turn = ?4, status = ?5, result = ?6, "       \
@@ -52,14 +55,14 @@
 #define CHALLENGE_SELECT                                                                      \
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), " \
     "c.variant, c.color, c.time_control, coalesce(c.position, ''), c.status, "               \
-    "coalesce(c.decline_reason, ''), coalesce(c.game_id, 0), c.created, c.updated "           \
+    "coalesce(c.decline_reason, ''), coalesce(c.game_id, 0), c.created, c.updated, c.rated " \
     "FROM challenges c JOIN users f ON f.id = c.from_user LEFT JOIN users t ON t.id = c.to_user "
 
 #define GAME_SELECT                                                                           \
     "SELECT g.id, g.variant, g.white_id, g.black_id, w.username, b.username, g.start, "      \
     "g.position, g.ply, g.turn, g.status, coalesce(g.result, ''), coalesce(g.reason, ''), "  \
     "g.time_control, coalesce(g.deadline, -1), coalesce(g.white_ms, -1), "                   \
-    "coalesce(g.black_ms, -1), g.created, g.updated FROM games g "                           \
+    "coalesce(g.black_ms, -1), g.created, g.updated, w.bot, b.bot, g.rated FROM games g "    \
     "JOIN users w ON w.id = g.white_id JOIN users b ON b.id = g.black_id "
 
 typedef enum {

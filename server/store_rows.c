@@ -75,6 +75,26 @@ int store_user_insert(store *s, const char *name, bool bot, const char *pwhash, 
     return STORE_OK;
 }
 
+int store_users_list(store *s, int bot, const char *after, int64_t limit,
+                     int (*cb)(void *arg, const store_user *u), void *arg)
+{
+    int rc = store_bind(s, ST_USERS_LIST, "OTi", (int64_t)bot, after, limit);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st = s->st[ST_USERS_LIST];
+    store_user u;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        read_user(st, &u);
+        int stop = cb(arg, &u);
+        if (stop) {
+            (void)sqlite3_reset(st);
+            return stop;
+        }
+    }
+    (void)sqlite3_reset(st);
+    return rc == SQLITE_DONE ? STORE_OK : store_fail(s, ST_USERS_LIST, rc);
+}
+
 int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id,
                        int64_t now)
 {
@@ -119,12 +139,13 @@ static void read_challenge(sqlite3_stmt *st, store_challenge *c)
     c->game_id = sqlite3_column_int64(st, 11);
     c->created = sqlite3_column_int64(st, 12);
     c->updated = sqlite3_column_int64(st, 13);
+    c->rated = sqlite3_column_int(st, 14) != 0;
 }
 
 int store_challenge_insert(store *s, store_challenge *c, int64_t now)
 {
-    int rc = store_bind(s, ST_CHALLENGE_INSERT, "iotttTii", c->from_id, c->to_id, c->variant,
-                        c->color, c->time_control, c->position, now, now);
+    int rc = store_bind(s, ST_CHALLENGE_INSERT, "iotttTiii", c->from_id, c->to_id, c->variant,
+                        c->color, c->time_control, c->position, now, now, (int64_t)c->rated);
     if (rc || (rc = run(s, ST_CHALLENGE_INSERT)))
         return rc;
     c->id = sqlite3_last_insert_rowid(s->db);
@@ -197,14 +218,17 @@ static void read_game(sqlite3_stmt *st, store_game *g)
     g->black_ms = sqlite3_column_int64(st, 16);
     g->created = sqlite3_column_int64(st, 17);
     g->updated = sqlite3_column_int64(st, 18);
+    g->white_bot = sqlite3_column_int(st, 19) != 0;
+    g->black_bot = sqlite3_column_int(st, 20) != 0;
+    g->rated = sqlite3_column_int(st, 21) != 0;
 }
 
 int store_game_insert(store *s, store_game *g)
 {
-    int rc = store_bind(s, ST_GAME_INSERT, "tiittittTTtOOOii", g->variant, g->white_id,
+    int rc = store_bind(s, ST_GAME_INSERT, "tiittittTTtOOOiii", g->variant, g->white_id,
                         g->black_id, g->start, g->position, g->ply, g->turn, g->status,
                         g->result, g->reason, g->time_control, g->deadline, g->white_ms,
-                        g->black_ms, g->created, g->updated);
+                        g->black_ms, g->created, g->updated, (int64_t)g->rated);
     if (rc || (rc = run(s, ST_GAME_INSERT)))
         return rc;
     g->id = sqlite3_last_insert_rowid(s->db);

@@ -305,7 +305,7 @@ Test(events, decline_cancel_and_resign)
     hj_assert_ok(r, "challenge");
     long long cid = hj_int(cJSON_GetObjectItemCaseSensitive(r, "challenge"), "id");
     cJSON_Delete(r);
-    r = hconn_rpc(bob, "{\"type\":\"decline\",\"challenge\":%lld,\"reason\":\"busy\"}", cid);
+    r = hconn_rpc(bob, "{\"type\":\"decline\",\"challenge\":%lld,\"reason\":\"later\"}", cid);
     hj_assert_ok(r, "decline");
     cJSON_Delete(r);
     cJSON *ev = hconn_event(alice, "challenge_declined", NULL, NULL, H_READ_TIMEOUT_MS);
