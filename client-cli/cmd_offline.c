@@ -118,6 +118,10 @@ int cmd_perft(cli *c, const cmd_args *a)
     }
     for (int d = 1; d <= (int)depth; d++) {
         uint64_t nodes = qk_perft(&v, &pos, d);
+        if (nodes == QK_PERFT_OVERFLOW) {
+            cJSON_Delete(o);
+            return cli_fail(c, CLI_EXIT_USAGE, "too many moves in one position to count");
+        }
         if (!c->json) {
             fprintf(c->out, "%5d  %llu\n", d, (unsigned long long)nodes);
             fflush(c->out); /* deep levels take a while: show progress */

@@ -38,12 +38,15 @@
 /* Landing points of one move, the start included. A capture removes at
  * most one enemy piece per jump and a 5x5 board holds at most 24 enemies. */
 #define QK_MAX_PATH 32
-/* Capacity a caller should give qk_movegen(): the recorded games never
- * exceed 77 moves. Contrived custom positions can (a kawu man inside a
+/* Capacity a caller should give qk_movegen(). The recorded games never
+ * exceed 77 moves, but optional continuation makes every capture prefix a
+ * move, and positions reached in real play can pass 1,024 (the engine met
+ * `bbbbb/.wbbb/.w.w./wwwww/.w.w. b 8 -` in alquerque-traditional: 1,285).
+ * Contrived custom positions go far beyond any buffer (a kawu man inside a
  * lattice of 16 enemies has 213,892 capture prefixes); qk_movegen() then
- * returns QK_ENOSPC, while qk_move_parse(), qk_pos_status() and qk_perft()
- * still work because they never need the whole list. */
-#define QK_MAX_MOVES 1024
+ * returns QK_ENOSPC, while qk_move_parse() and qk_pos_status() still work
+ * because they never need the whole list. 4,096 moves are ~270 KB. */
+#define QK_MAX_MOVES 4096
 /* Longest position string (board + separators + fields + memory). */
 #define QK_POS_STRLEN 1024
 /* Longest move text: QK_MAX_PATH points of up to 3 chars and separators. */
@@ -272,7 +275,10 @@ bool qk_pos_status(const qk_variant *v, const qk_pos *p, qk_result *result, qk_r
 /* Perft: the number of legal move sequences of exactly `depth` plies from
  * p (1 for depth <= 0); positions where qk_pos_status() reports the end
  * have no children. The last ply is counted without being played. p is
- * used as scratch and restored on return. */
+ * used as scratch and restored on return. Returns QK_PERFT_OVERFLOW when
+ * a position before the last ply has more than QK_MAX_MOVES moves (the
+ * generator keeps them on the stack), so a count is never silently short. */
+#define QK_PERFT_OVERFLOW UINT64_MAX
 uint64_t qk_perft(const qk_variant *v, qk_pos *p, int depth);
 
 /* ---- names ---------------------------------------------------------- */

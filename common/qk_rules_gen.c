@@ -461,15 +461,20 @@ static uint64_t perft_rec(const qk_variant *v, qk_pos *p, qk_st *s, int depth, b
         return (uint64_t)qk_gen(v, s, p->side, p->from, NULL, 0, NULL);
     qk_move moves[QK_MAX_MOVES];
     long n = qk_gen(v, s, p->side, p->from, moves, QK_MAX_MOVES, NULL);
+    if (n < 0)
+        return QK_PERFT_OVERFLOW; /* an honest "unknown" beats a short count */
     uint64_t total = 0;
     for (long i = 0; i < n; i++) {
         qk_undo u;
         qk_st saved = *s;
         st_make(v, s, p, &moves[i]);
         qk_pos_make(v, p, &moves[i], &u);
-        total += perft_rec(v, p, s, depth - 1, ends);
+        uint64_t sub = perft_rec(v, p, s, depth - 1, ends);
         qk_pos_unmake(v, p, &moves[i], &u);
         *s = saved;
+        if (sub == QK_PERFT_OVERFLOW)
+            return QK_PERFT_OVERFLOW;
+        total += sub;
     }
     return total;
 }

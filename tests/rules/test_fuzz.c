@@ -224,3 +224,24 @@ Test(fuzz, more_moves_than_any_array)
     cr_assert_eq(qk_move_parse(&v, &p, "a1-a2", &m), QK_EILLEGAL);
     cr_assert_gt(qk_perft(&v, &p, 1), QK_MAX_MOVES);
 }
+
+/* Sections 4 and 3: a position the engine met four plies into a real
+ * alquerque-traditional search has 1,285 legal moves (optional capture and
+ * optional continuation make every capture prefix a move). QK_MAX_MOVES
+ * must hold it, and perft must count through it. When an interior node
+ * overflows, perft says so instead of returning a short count. */
+Test(fuzz, reachable_position_with_many_moves)
+{
+    qk_variant v;
+    qk_pos p;
+    static qk_move moves[QK_MAX_MOVES];
+    must_variant("alquerque-traditional", &v);
+    must_pos(&v, "bbbbb/.wbbb/.w.w./wwwww/.w.w. b 8 -", &p);
+    cr_assert_eq(qk_movegen(&v, &p, moves, QK_MAX_MOVES), 1285);
+    cr_assert_eq(qk_perft(&v, &p, 1), 1285);
+    cr_assert_neq(qk_perft(&v, &p, 2), QK_PERFT_OVERFLOW);
+
+    must_variant("alquerque", &v);
+    must_pos(&v, ".b.b./bbbbb/.b.b./bbbbb/wb.b. w 0 -", &p);
+    cr_assert_eq(qk_perft(&v, &p, 2), QK_PERFT_OVERFLOW);
+}
