@@ -61,10 +61,17 @@ int cmd_play(cli *c, const cmd_args *a);
 int cmd_rules(cli *c, const cmd_args *a);
 int cmd_perft(cli *c, const cmd_args *a);
 int cmd_help(cli *c, const cmd_args *a);
+/* cmd_bot.c: the engine as a bot account; cmd_engine.c: hint (server),
+ * analyse and solve (offline). */
+int cmd_bot(cli *c, const cmd_args *a);
+int cmd_hint(cli *c, const cmd_args *a);
+int cmd_analyse(cli *c, const cmd_args *a);
+int cmd_solve(cli *c, const cmd_args *a);
 
 /* Checks (the rows' check field). */
 int cmd_check_id(cli *c, const cmd_args *a);        /* pos[0] is an id */
 int cmd_check_challenge(cli *c, const cmd_args *a); /* --color, --time */
+int cmd_check_bot(cli *c, const cmd_args *a);       /* --level and the filters */
 
 /* Write the general usage (every row) to out. */
 void cmd_print_usage(FILE *out);

@@ -611,3 +611,76 @@ const char *__lsan_default_suppressions(void)
 {
     return "leak:libcriterion.so\n";
 }
+
+/* ---- background CLI processes ---------------------------------------------- */
+
+pid_t hcli_spawn(const char *confdir, const char *server, const char *logfile,
+                 const char *const *argv)
+{
+    char bin[H_PATH];
+    snprintf(bin, sizeof bin, "%s/qirkat", h_bin());
+    cr_assert_eq(access(bin, X_OK), 0, "client binary %s: %s", bin, strerror(errno));
+    size_t argc = 0;
+    while (argv[argc])
+        argc++;
+    char **cargv = calloc(argc + 2, sizeof *cargv);
+    cr_assert_not_null(cargv);
+    cargv[0] = bin;
+    for (size_t i = 0; i < argc; i++)
+        cargv[i + 1] = (char *)argv[i];
+    char *e1 = env_entry("XDG_CONFIG_HOME", confdir);
+    char *e2 = env_entry("HOME", confdir);
+    char *e3 = server ? env_entry("QIRKAT_SERVER", server) : NULL;
+    size_t nenv = 0, k = 0;
+    while (environ[nenv])
+        nenv++;
+    char **cenv = calloc(nenv + 4, sizeof *cenv);
+    cr_assert_not_null(cenv);
+    for (size_t i = 0; i < nenv; i++)
+        if (strncmp(environ[i], "XDG_CONFIG_HOME=", 16) && strncmp(environ[i], "HOME=", 5) &&
+            strncmp(environ[i], "QIRKAT_SERVER=", 14))
+            cenv[k++] = environ[i];
+    cenv[k++] = e1;
+    cenv[k++] = e2;
+    if (e3)
+        cenv[k++] = e3;
+    cenv[k] = NULL;
+    int logfd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    cr_assert_geq(logfd, 0, "open %s: %s", logfile, strerror(errno));
+    bool known = false;
+    for (int i = 0; i < n_logs; i++)
+        known = known || strcmp(owned_logs[i], logfile) == 0;
+    if (!known && n_logs < 8)
+        snprintf(owned_logs[n_logs++], H_PATH, "%s", logfile);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDONLY);
+        dup2(nul, 0);
+        dup2(logfd, 1);
+        dup2(logfd, 2);
+        child_prepare(-1);
+        execve(bin, cargv, cenv);
+        _exit(127);
+    }
+    own_pid(pid);
+    close(logfd);
+    free(cargv);
+    free(cenv);
+    free(e1);
+    free(e2);
+    free(e3);
+    return pid;
+}
+
+int hproc_kill(pid_t pid, int sig)
+{
+    int st = 0;
+    kill(pid, sig);
+    if (!wait_exit(pid, &st, H_EXIT_TIMEOUT_MS)) {
+        kill(pid, SIGKILL);
+        wait_exit(pid, &st, 5000);
+    }
+    disown_pid(pid);
+    return st;
+}

@@ -151,6 +151,17 @@ void hcli_run(hrun *r, const char *confdir, const char *server, const char *stdi
 const cJSON *hrun_ok_json(const hrun *r);
 void hrun_free(hrun *r);
 
+/* Start $QK_BIN/qirkat with argv (NULL-terminated, without argv[0]) in the
+ * background, with XDG_CONFIG_HOME=HOME=confdir, QIRKAT_SERVER=server
+ * (unset if NULL), stdin from /dev/null, stdout and stderr appended to
+ * logfile (dumped by h_teardown when the test fails). The child is owned:
+ * h_teardown kills it. Returns its pid. */
+pid_t hcli_spawn(const char *confdir, const char *server, const char *logfile,
+                 const char *const *argv);
+/* Send sig to a child of hcli_spawn, reap it (SIGKILL after
+ * H_EXIT_TIMEOUT_MS) and disown it. Returns its wait status. */
+int hproc_kill(pid_t pid, int sig);
+
 /* ---- JSON helpers ------------------------------------------------------ */
 
 /* Borrowed lookups; NULL when absent or of another type. */

@@ -1,0 +1,267 @@
+/*
+ * cmd_engine: hint (asks the server), analyse and solve (offline, with the
+ * engine and the solver linked into the client, common/qk_engine.h and
+ * common/qk_solve.h).
+ *
+ * analyse searches one position with level 3's limits (iterative deepening,
+ * the solver first on Alquerkonane) within --ms (default 1000) or to
+ * --depth plies, and prints the score from the side to move's view, the
+ * best move and the principal variation. solve decides an Alquerkonane
+ * position exactly: with distances when qk_solve_feasible() says the board
+ * is small enough, else only the winner (winner_only) within --ms (default
+ * 60 s), and says which it did. Under --json both print one object of
+ * their own shape.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "qk_engine.h"
+#include "render.h"
+
+#define ANALYSE_DEFAULT_MS 1000
+#define SOLVE_DEFAULT_MS 60000
+#define SOLVE_TABLE_BYTES ((size_t)64 << 20)
+
+static const char *side_word(const qk_pos *p)
+{
+    return p->side == QK_WHITE ? "White" : "Black";
+}
+
+/* VARIANT [POSITION...]: the variant and the position (joined from its
+ * blank-separated fields, like perft; absent = the start). Returns
+ * CLI_EXIT_OK or a printed usage error. */
+static int variant_and_pos(cli *c, const cmd_args *a, qk_variant *v, qk_pos *p)
+{
+    if (qk_variant_parse(a->pos[0], v) != QK_OK)
+        return cli_usage_error(c, "unknown variant '%s'", a->pos[0]);
+    char text[QK_POS_STRLEN] = "";
+    size_t len = 0;
+    for (int i = 1; i < a->npos; i++) {
+        size_t n = strlen(a->pos[i]);
+        if (len + n + 2 > sizeof text)
+            return cli_usage_error(c, "POSITION too long");
+        if (i > 1)
+            text[len++] = ' ';
+        memcpy(text + len, a->pos[i], n + 1);
+        len += n;
+    }
+    if (len == 0) {
+        qk_variant_start(v, p);
+        return CLI_EXIT_OK;
+    }
+    const char *why = NULL;
+    if (qk_pos_parse(v, text, p, &why) != QK_OK)
+        return cli_usage_error(c, "bad POSITION for %s: %s", v->name, why ? why : "malformed");
+    return CLI_EXIT_OK;
+}
+
+/* The moves of line (n of them) from p, as text, space-separated, into
+ * buf; and into arr when not NULL. */
+static void line_text(const qk_variant *v, const qk_pos *p, const qk_move *line, int n, char *buf,
+                      size_t size, cJSON *arr)
+{
+    qk_pos q = *p;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char m[QK_MOVE_STRLEN];
+        qk_undo u;
+        if (qk_move_format(v, &line[i], m, sizeof m) < 0)
+            break;
+        int w = snprintf(buf + len, size - len, "%s%s", i ? " " : "", m);
+        if (w < 0 || (size_t)w >= size - len)
+            break;
+        len += (size_t)w;
+        if (arr)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(m));
+        qk_pos_make(v, &q, &line[i], &u);
+    }
+}
+
+static int print_own_json(cli *c, cJSON *obj)
+{
+    char *s = obj ? cJSON_PrintUnformatted(obj) : NULL;
+    cJSON_Delete(obj);
+    if (!s)
+        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+    fprintf(c->out, "%s\n", s);
+    free(s);
+    return CLI_EXIT_OK;
+}
+
+int cmd_analyse(cli *c, const cmd_args *a)
+{
+    qk_variant v;
+    qk_pos p;
+    int rc = variant_and_pos(c, a, &v, &p);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (args_has(a, "depth") && args_has(a, "ms"))
+        return cli_usage_error(c, "give --depth or --ms, not both");
+    uint64_t depth = args_uint(a, "depth", 0), ms = args_uint(a, "ms", ANALYSE_DEFAULT_MS);
+    if (args_has(a, "depth") && (depth < 1 || depth > QK_ENGINE_MAX_DEPTH))
+        return cli_usage_error(c, "--depth must be 1..%d", QK_ENGINE_MAX_DEPTH);
+    if (ms < 1 || ms > 3600000)
+        return cli_usage_error(c, "--ms must be 1..3600000");
+    qk_limits lim;
+    qk_engine_level_limits(3, (uint32_t)ms, &lim);
+    if (depth) {
+        lim.depth = (int)depth;
+        lim.time_ms = 0;
+    }
+    qk_engine e;
+    memset(&e, 0, sizeof e);
+    if (qk_engine_init(&e, 0) != QK_OK)
+        return cli_fail(c, CLI_EXIT_SERVER, "out of memory for the engine");
+    qk_search_result res;
+    rc = qk_engine_search(&e, &v, &p, &lim, &res);
+    qk_engine_free(&e);
+    if (rc != QK_OK)
+        return cli_fail(c, CLI_EXIT_SERVER, "the engine failed (%d)", rc);
+    char fen[QK_POS_STRLEN], eval[32], best[QK_MOVE_STRLEN] = "", line[4096];
+    if (qk_pos_format(&v, &p, fen, sizeof fen) < 0 ||
+        qk_engine_score_format(res.score, eval, sizeof eval) < 0)
+        return cli_fail(c, CLI_EXIT_SERVER, "cannot format the result");
+    if (res.has_move)
+        qk_move_format(&v, &res.best, best, sizeof best);
+    cJSON *o = NULL, *arr = NULL;
+    if (c->json) {
+        o = cJSON_CreateObject();
+        if (!o || !cJSON_AddStringToObject(o, "variant", v.name) ||
+            !cJSON_AddStringToObject(o, "position", fen) ||
+            !cJSON_AddStringToObject(o, "turn", p.side == QK_WHITE ? "white" : "black") ||
+            !cJSON_AddNumberToObject(o, "score", res.score) ||
+            !cJSON_AddStringToObject(o, "eval", eval) ||
+            !(res.has_move ? cJSON_AddStringToObject(o, "best", best)
+                           : cJSON_AddNullToObject(o, "best")) ||
+            !(arr = cJSON_AddArrayToObject(o, "line")) ||
+            !cJSON_AddNumberToObject(o, "depth", res.depth) ||
+            !cJSON_AddNumberToObject(o, "nodes", (double)res.nodes) ||
+            !cJSON_AddNumberToObject(o, "time_ms", res.time_ms) ||
+            !cJSON_AddBoolToObject(o, "solved", res.solved)) {
+            cJSON_Delete(o);
+            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        }
+    }
+    line_text(&v, &p, res.pv, res.pv_len, line, sizeof line, arr);
+    if (o)
+        return print_own_json(c, o);
+    fprintf(c->out, "variant:  %s\nposition: %s\n", v.name, fen);
+    if (!res.has_move) {
+        fprintf(c->out, "the game is over at this position\n");
+        return CLI_EXIT_OK;
+    }
+    fprintf(c->out, "eval:     %s (%s to move)%s\n", eval, side_word(&p),
+            res.solved ? " [solved]" : "");
+    fprintf(c->out, "best:     %s\nline:     %s\n", best, line);
+    fprintf(c->out, "depth %d, %llu nodes, %u ms\n", res.depth, (unsigned long long)res.nodes,
+            res.time_ms);
+    return CLI_EXIT_OK;
+}
+
+int cmd_solve(cli *c, const cmd_args *a)
+{
+    qk_variant v;
+    qk_pos p;
+    int rc = variant_and_pos(c, a, &v, &p);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (strncmp(v.name, "alquerkonane-", 13) != 0)
+        return cli_usage_error(c, "the solver decides Alquerkonane boards only, not %s", v.name);
+    uint64_t ms = args_uint(a, "ms", SOLVE_DEFAULT_MS);
+    if (ms < 1 || ms > 86400000)
+        return cli_usage_error(c, "--ms must be 1..86400000");
+    bool exact = qk_solve_feasible(&v, &p);
+    qk_solve_limits lim = {.winner_only = !exact, .time_ms = exact ? 0 : (uint32_t)ms};
+    qk_solver s;
+    memset(&s, 0, sizeof s);
+    if (qk_solver_init(&s, SOLVE_TABLE_BYTES) != QK_OK)
+        return cli_fail(c, CLI_EXIT_SERVER, "out of memory for the solver");
+    qk_solve_result res;
+    int64_t t0 = net_now_ms();
+    rc = qk_solve(&s, &v, &p, &lim, &res);
+    int64_t took = net_now_ms() - t0;
+    qk_move pv[128];
+    int npv = rc == QK_OK && res.solved && res.exact ? qk_solve_pv(&s, &v, &p, pv, 128) : 0;
+    char fen[QK_POS_STRLEN], line[4096] = "", best[QK_MOVE_STRLEN] = "";
+    if (rc == QK_OK && res.solved && res.has_move)
+        qk_move_format(&v, &res.best, best, sizeof best);
+    if (npv)
+        line_text(&v, &p, pv, npv, line, sizeof line, NULL);
+    qk_solver_free(&s);
+    if (rc != QK_OK && rc != QK_ENOSPC)
+        return cli_fail(c, CLI_EXIT_SERVER, "the solver failed (%d)", rc);
+    if (qk_pos_format(&v, &p, fen, sizeof fen) < 0)
+        return cli_fail(c, CLI_EXIT_SERVER, "cannot format the position");
+    const char *winner = !res.solved                      ? NULL
+                         : res.winner == QK_RESULT_WHITE ? "White"
+                                                         : "Black";
+    if (c->json) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddStringToObject(o, "variant", v.name) ||
+            !cJSON_AddStringToObject(o, "position", fen) ||
+            !cJSON_AddBoolToObject(o, "solved", res.solved) ||
+            !(winner ? cJSON_AddStringToObject(o, "winner", winner[0] == 'W' ? "white" : "black")
+                     : cJSON_AddNullToObject(o, "winner")) ||
+            !cJSON_AddBoolToObject(o, "exact", res.solved && res.exact) ||
+            !cJSON_AddNumberToObject(o, "distance", res.solved ? res.distance : -1) ||
+            !(best[0] ? cJSON_AddStringToObject(o, "best", best) : cJSON_AddNullToObject(o, "best")) ||
+            !cJSON_AddNumberToObject(o, "positions", (double)res.expanded) ||
+            !cJSON_AddNumberToObject(o, "visited", (double)res.nodes) ||
+            !cJSON_AddNumberToObject(o, "time_ms", (double)took)) {
+            cJSON_Delete(o);
+            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        }
+        rc = print_own_json(c, o);
+        return rc == CLI_EXIT_OK && !res.solved ? CLI_EXIT_SERVER : rc;
+    }
+    fprintf(c->out, "variant:  %s\nposition: %s (%s to move)\n", v.name, fen, side_word(&p));
+    if (!res.solved) {
+        fprintf(c->out,
+                "unsolved: the board is too big for an exact search; winner-only search "
+                "stopped after %lld ms (--ms) with %llu positions searched\n",
+                (long long)took, (unsigned long long)res.expanded);
+        return CLI_EXIT_SERVER;
+    }
+    if (res.exact)
+        fprintf(c->out, "result:   %s wins with perfect play (%s to move %s in %d plies)\n",
+                winner, side_word(&p), res.mover_wins ? "wins" : "loses", res.distance);
+    else
+        fprintf(c->out,
+                "result:   %s wins with perfect play (winner only: the board is too big for "
+                "exact distances)\n",
+                winner);
+    if (best[0])
+        fprintf(c->out, "best:     %s\n", best);
+    if (line[0])
+        fprintf(c->out, "line:     %s\n", line);
+    fprintf(c->out, "searched: %llu positions (%llu visited with table hits) in %lld ms\n",
+            (unsigned long long)res.expanded, (unsigned long long)res.nodes, (long long)took);
+    return CLI_EXIT_OK;
+}
+
+int cmd_hint(cli *c, const cmd_args *a)
+{
+    uint64_t id;
+    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+        return CLI_EXIT_USAGE;
+    cJSON *resp;
+    int rc = cli_call(c, cli_game_request("hint", id), &resp);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (!cli_json(c, resp)) {
+        const char *mv = cli_str(resp, "move"), *eval = cli_str(resp, "eval");
+        fprintf(c->out, "game %llu, ply %lld: %s (%s, depth %lld)\n", (unsigned long long)id,
+                cli_int(resp, "ply"), mv ? mv : "?", eval ? eval : "?", cli_int(resp, "depth"));
+        const cJSON *m;
+        const cJSON *line = cJSON_GetObjectItemCaseSensitive(resp, "line");
+        if (cJSON_GetArraySize(line) > 0) {
+            fputs("line:", c->out);
+            cJSON_ArrayForEach(m, line) if (cJSON_IsString(m)) fprintf(c->out, " %s", m->valuestring);
+            fputc('\n', c->out);
+        }
+    }
+    cJSON_Delete(resp);
+    return CLI_EXIT_OK;
+}
