@@ -76,6 +76,8 @@ int cmd_challenge(cli *c, const cmd_args *a)
         ok = cJSON_AddStringToObject(req, "color", color) != NULL;
     if (ok && position)
         ok = cJSON_AddStringToObject(req, "position", position) != NULL;
+    if (ok && args_has(a, "rated"))
+        ok = cJSON_AddTrueToObject(req, "rated") != NULL;
     if (ok && tc) {
         ok = cJSON_AddItemToObject(req, "time_control", tc);
         tc = NULL;

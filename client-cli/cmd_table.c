@@ -29,9 +29,10 @@ const cmd_def cmd_table[] = {
           {OPT_STR, "color", "white|black|random", "your colour (default random)"},
           {OPT_STR, "position", "POS", "custom start position string"},
           {OPT_STR, "time", "unlimited|corr:DAYS|live:INITIAL+INCREMENT",
-           "time control: DAYS 1..14 per move; live in seconds (default unlimited)"}),
+           "time control: DAYS 1..14 per move; live in seconds (default unlimited)"},
+          {OPT_FLAG, "rated", NULL, "a rated game (no hints)"}),
      "[USER] [--variant V] [--color white|black|random] [--position POS] "
-     "[--time unlimited|corr:DAYS|live:INITIAL+INCREMENT]",
+     "[--time unlimited|corr:DAYS|live:INITIAL+INCREMENT] [--rated]",
      "challenge USER, or open a seek anyone may accept"},
     {"challenges", cmd_challenges, NULL, NEED_LOGIN, 0, 0, NULL,
      "", "open challenges to, from and for you"},
