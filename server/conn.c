@@ -253,6 +253,7 @@ static void conn_write(conn *c)
         maybe_finish(c);
         return;
     }
+    c->last_out = uv_now(c->net->loop);
     uv_buf_t stackbufs[64];
     uv_buf_t *bufs = count <= 64 ? stackbufs : malloc(count * sizeof *bufs);
     write_req *w = NULL;
@@ -534,6 +535,7 @@ static void connection_cb(uv_stream_t *server, int status)
     c->net = n;
     c->refs = 1; /* released by close_cb */
     c->serial = n->next_serial++;
+    c->last_out = uv_now(n->loop);
     c->held_tail = &c->held;
     qk_frame_init(&c->frame, n->line_limit);
     c->next = n->all;

@@ -93,6 +93,7 @@ struct conn {
     outmsg *held, **held_tail;
     size_t held_bytes, held_count;
     size_t inflight_bytes; /* handed to libuv, not yet completed */
+    uint64_t last_out;     /* uv_now() of the last write (or the accept); heartbeat */
     conn *dirty_next, *dirty_prev;
     bool dirty;
     conn *next, *prev; /* every open connection of the net */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr.h"
 #include "log.h"
 
 struct games {
@@ -136,6 +137,8 @@ static int load(games *gs, int64_t id, game **out)
     if (!g)
         return STORE_EIO;
     int rc = store_game_get(gs->srv->store, id, &g->row);
+    if (rc == STORE_OK)
+        rc = store_game_x_get(gs->srv->store, id, &g->x);
     if (rc)
         goto fail;
     rc = STORE_EIO;
@@ -266,6 +269,10 @@ int games_start(games *gs, store_game *row, game **out)
         goto fail;
     g->row.id = row->id;
     srv_touch_game(gs->srv, row->id);
+    g->x.vacation = true;
+    g->x.warned_deadline = -1;
+    if (games_put_x(gs, g) != STORE_OK)
+        goto fail;
     if (!reg_add(&gs->cache, row->id, g))
         goto fail;
     *out = g;
@@ -315,7 +322,8 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     set_deadline(g, now);
     g->last_mover = user_id;
     g->last_move = *m;
-    if (store_game_update(s->store, &g->row) != STORE_OK)
+    g->x.draw_offer[0] = '\0'; /* a move declines a standing offer */
+    if (store_game_update(s->store, &g->row) != STORE_OK || games_put_x(gs, g) != STORE_OK)
         goto fail;
     return STORE_OK;
 fail:
@@ -330,11 +338,53 @@ int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
     end_game(gs, g, result, reason);
     g->row.updated = srv_now(s);
     g->row.deadline = -1;
-    if (store_game_update(s->store, &g->row) != STORE_OK) {
+    g->x.draw_offer[0] = '\0';
+    if (store_game_update(s->store, &g->row) != STORE_OK || games_put_x(gs, g) != STORE_OK) {
         srv_poison(s);
         return STORE_EIO;
     }
     return STORE_OK;
+}
+
+int games_put_x(games *gs, game *g)
+{
+    store_game_x *x = &g->x;
+    x->wake_at = -1;
+    if (strcmp(g->row.status, "active") == 0 && g->row.deadline >= 0) {
+        x->wake_at = g->row.deadline;
+        if (g->tc.kind == TC_CORRESPONDENCE && x->warned_deadline != g->row.deadline)
+            x->wake_at = g->row.deadline - CORR_WARN_MS;
+    }
+    corr_wake_changed(gs->srv);
+    if (store_game_x_put(gs->srv->store, g->row.id, x) != STORE_OK) {
+        srv_poison(gs->srv);
+        return STORE_EIO;
+    }
+    return STORE_OK;
+}
+
+int games_extend(games *gs, game *g, int64_t deadline, const char *kind)
+{
+    srv *s = gs->srv;
+    int64_t ms = deadline - g->row.deadline;
+    if (ms < 0 || g->row.deadline < 0)
+        return STORE_OK;
+    srv_touch_game(s, g->row.id);
+    g->row.deadline = deadline;
+    g->x.extended_ms += ms;
+    if (store_extension_insert(s->store, g->row.id, kind, ms, srv_now(s)) != STORE_OK ||
+        store_game_update(s->store, &g->row) != STORE_OK) {
+        srv_poison(s);
+        return STORE_EIO;
+    }
+    return games_put_x(gs, g);
+}
+
+int64_t games_time_left(const game *g, int64_t now)
+{
+    if (strcmp(g->row.status, "active") != 0 || g->row.deadline < 0)
+        return -1;
+    return g->row.deadline > now ? g->row.deadline - now : 0;
 }
 
 int games_legal(games *gs, const game *g, const qk_move **out)
@@ -362,6 +412,48 @@ static bool add_int_or_null(cJSON *o, const char *name, int64_t v)
 {
     return v >= 0 ? cJSON_AddNumberToObject(o, name, (double)v) != NULL
                   : cJSON_AddNullToObject(o, name) != NULL;
+}
+
+static int ext_cb(void *arg, const char *kind, int64_t ms, int64_t created)
+{
+    cJSON *e = cJSON_CreateObject();
+    if (!e || !cJSON_AddItemToArray(arg, e)) {
+        cJSON_Delete(e);
+        return 1;
+    }
+    return !cJSON_AddStringToObject(e, "kind", kind) ||
+           !cJSON_AddNumberToObject(e, "ms", (double)ms) ||
+           !cJSON_AddNumberToObject(e, "at", (double)created);
+}
+
+/* The correspondence fields (docs/protocol.md "Game object"): time left
+ * now, live clocks now, extensions, options, the standing draw offer. */
+static bool add_corr(games *gs, const game *g, cJSON *o)
+{
+    const store_game *r = &g->row;
+    int64_t now = srv_now(gs->srv), left = games_time_left(g, now);
+    if (!add_int_or_null(o, "time_left_ms", left))
+        return false;
+    if (g->tc.kind == TC_LIVE) {
+        /* The side to move has used the time since the last move. */
+        int64_t w = r->white_ms, b = r->black_ms;
+        if (left >= 0 && g->pos.side == QK_WHITE)
+            w = left;
+        else if (left >= 0)
+            b = left;
+        cJSON *clock = cJSON_AddObjectToObject(o, "clock");
+        if (!clock || !cJSON_AddNumberToObject(clock, "white_ms", (double)w) ||
+            !cJSON_AddNumberToObject(clock, "black_ms", (double)b))
+            return false;
+    }
+    cJSON *ext;
+    if (!cJSON_AddNumberToObject(o, "extended_ms", (double)g->x.extended_ms) ||
+        !(ext = cJSON_AddArrayToObject(o, "extensions")) ||
+        (g->x.extended_ms > 0 && store_extensions_each(gs->srv->store, r->id, ext_cb, ext) != 0))
+        return false;
+    return cJSON_AddBoolToObject(o, "private", g->x.priv) &&
+           cJSON_AddBoolToObject(o, "vacation", g->x.vacation) &&
+           add_str_or_null(o, "draw_offer", g->x.draw_offer);
 }
 
 cJSON *games_json(games *gs, const game *g, bool with_legal)
@@ -426,6 +518,8 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
             !cJSON_AddNumberToObject(clocks, "black", (double)r->black_ms))
             goto fail;
     }
+    if (!add_corr(gs, g, o))
+        goto fail;
     return o;
 fail:
     cJSON_Delete(o);

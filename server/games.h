@@ -35,10 +35,12 @@
 #include "registry.h"
 #include "srv.h"
 #include "store.h"
+#include "store_corr.h"
 #include "tc.h"
 
 typedef struct game {
     store_game row; /* as in the database once the batch commits */
+    store_game_x x; /* migration 2 columns: extensions, options, draw offer, wake-up */
     qk_variant v;
     tc tc;
     qk_pos pos;
@@ -79,6 +81,22 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id);
 /* End an active game from outside the rules (resign, ...). 0 or
  * STORE_EIO. */
 int games_finish(games *gs, game *g, qk_result result, qk_reason reason);
+
+/* Write g->x after a change to it, first recomputing x.wake_at from the
+ * deadline (24 h earlier for a correspondence deadline not yet warned of;
+ * -1 when the game is over or has no deadline), and tell the deadline
+ * timer (corr_wake_changed). 0 or STORE_EIO (batch poisoned). */
+int games_put_x(games *gs, game *g);
+
+/* Move g's running deadline to deadline (later than the current one):
+ * the difference is added to x.extended_ms and logged in game_extensions
+ * with kind ("vacation", "downtime"); the row and x are written. 0 or
+ * STORE_EIO (batch poisoned). */
+int games_extend(games *gs, game *g, int64_t deadline, const char *kind);
+
+/* Time left at now for the side to move (ms, >= 0), or -1 without a
+ * deadline. */
+int64_t games_time_left(const game *g, int64_t now);
 
 /* The legal moves of g's side to move, sorted by text, in a buffer owned by
  * gs (valid until the next games_* call). Returns the count, 0 for a game

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,9 @@ static void usage(FILE *f)
                "  --log-level LEVEL   stderr verbosity (default info)\n"
                "  --ready-fd FD       once listening, write the port and a newline to FD and "
                "close it\n"
-               "  --pwhash min        cheapest Argon2id limits (tests and benchmarks only)\n");
+               "  --pwhash min        cheapest Argon2id limits (tests and benchmarks only)\n"
+               "  --test-clock MS     tests only: the clock starts at MS (UTC ms) and moves only\n"
+               "                      by the debug_clock op\n");
 }
 
 static int parse_int(const char *s, long lo, long hi, int *out)
@@ -42,6 +45,18 @@ static int parse_int(const char *s, long lo, long hi, int *out)
     if (errno || end == s || *end || v < lo || v > hi)
         return -1;
     *out = (int)v;
+    return 0;
+}
+
+/* A time in UTC ms (0 .. 2^53-1). */
+static int parse_ms(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < 0 || v > 9007199254740991LL)
+        return -1;
+    *out = v;
     return 0;
 }
 
@@ -97,6 +112,10 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--ready-fd") == 0) {
             if (parse_int(v, 0, INT_MAX, &cfg.ready_fd) != 0)
                 goto bad;
+        } else if (strcmp(a, "--test-clock") == 0) {
+            if (parse_ms(v, &cfg.test_clock_ms) != 0)
+                goto bad;
+            cfg.test_clock = true;
         } else if (strcmp(a, "--pwhash") == 0) {
             if (strcmp(v, "min") == 0)
                 cfg.pwhash_min = true;
@@ -111,6 +130,14 @@ int main(int argc, char **argv)
     const char *fault = getenv("QK_FAULT_COMMIT");
     if (fault && parse_int(fault, 0, INT_MAX, &cfg.fail_commit_at) != 0)
         cfg.fail_commit_at = 0;
+    /* Test-only: QK_TEST_CLOCK=MS is --test-clock MS; QK_HEARTBEAT_MS
+     * shortens the 20 s heartbeat (tests/server/test_corr.c). */
+    const char *tclock = getenv("QK_TEST_CLOCK");
+    if (tclock && !cfg.test_clock && parse_ms(tclock, &cfg.test_clock_ms) == 0)
+        cfg.test_clock = true;
+    const char *beat = getenv("QK_HEARTBEAT_MS");
+    if (beat && parse_int(beat, 1, INT_MAX, &cfg.heartbeat_ms) != 0)
+        cfg.heartbeat_ms = 0;
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
         log_error("cannot ignore SIGPIPE");
         return 1;

@@ -38,6 +38,15 @@ void op_unsubscribe(req *r);
 void op_users(req *r);
 void op_hint(req *r);
 
+/* ops_corr.c: correspondence play (docs/protocol.md): notifications,
+ * read, vacation, draw, abort; debug_clock (only with --test-clock). */
+void op_notifications(req *r);
+void op_read(req *r);
+void op_vacation(req *r);
+void op_draw(req *r);
+void op_abort(req *r);
+void op_debug_clock(req *r);
+
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200
 #define OPS_LOGIN_GAMES_MAX 500 /* active games listed in a login result */
@@ -47,6 +56,13 @@ cJSON *ops_user_json(const char *name, bool bot);
 /* Add "challenges": the open challenges from, to and for user_id, to res.
  * false on a store or allocation failure. */
 bool ops_add_challenges(srv *s, cJSON *res, int64_t user_id);
+/* Queue game_end for g (just ended) to its players and subscribers and
+ * store the players' game_end notifications (ops_game.c). */
+struct game;
+void ops_end_event(srv *s, const struct game *g);
+/* Add "notifications": user_id's unread notifications, oldest first
+ * (ops_corr.c). false on a store or allocation failure. */
+bool ops_add_notifications(srv *s, cJSON *res, int64_t user_id);
 /* Add "games": user_id's active games as full objects, to res. */
 bool ops_add_active_games(srv *s, cJSON *res, int64_t user_id);
 

@@ -18,7 +18,9 @@
 #include "auth.h"
 #include "games.h"
 #include "log.h"
+#include "notify.h"
 #include "ops.h"
+#include "store_corr.h"
 #include "tc.h"
 
 static cJSON *challenge_json(const store_challenge *c)
@@ -181,7 +183,10 @@ void op_challenge(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    if (store_challenge_insert(s->store, &c, srv_now(s)) != STORE_OK) {
+    if (store_challenge_insert(s->store, &c, srv_now(s)) != STORE_OK ||
+        store_challenge_x_put(s->store, c.id, req_bool(r, "vacation", true),
+                              req_bool(r, "private", false)) != STORE_OK ||
+        notify_challenge(s, &c) != 0) {
         srv_poison(s);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
@@ -273,6 +278,13 @@ void op_accept(req *r)
     if (srv_write_begin(s) != 0 || games_start(s->games, &row, &g) != STORE_OK ||
         store_challenge_close(s->store, c.id, "accepted", NULL, g->row.id, srv_now(s)) !=
             STORE_OK) {
+        srv_poison(s);
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    /* The challenge's options, then "your turn" to whoever starts. */
+    if (store_challenge_x_get(s->store, c.id, &g->x.vacation, &g->x.priv) != STORE_OK ||
+        games_put_x(s->games, g) != STORE_OK || notify_your_turn(s, g) != 0) {
         srv_poison(s);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;

@@ -15,7 +15,9 @@
 
 #include "games.h"
 #include "log.h"
+#include "notify.h"
 #include "ops.h"
+#include "store_corr.h"
 
 static bool add_game(cJSON *res, const char *name, games *gs, const game *g, bool legal)
 {
@@ -45,6 +47,15 @@ static game *load_game(req *r)
 static bool is_player(const game *g, int64_t user)
 {
     return g->row.white_id == user || g->row.black_id == user;
+}
+
+/* A private game is seen only by its players: answers forbidden. */
+static bool may_watch(req *r, const game *g)
+{
+    if (!g->x.priv || is_player(g, r->sess->user_id))
+        return true;
+    req_error(r, QK_ERR_FORBIDDEN, "the game is private: only its players may watch it");
+    return false;
 }
 
 /* ---- listing ---------------------------------------------------------- */
@@ -114,6 +125,17 @@ void op_games(req *r)
         return;
     }
     req_uint(r, "before", &before);
+    const char *opponent = req_str(r, "opponent");
+    if (opponent) {
+        store_user u;
+        int rc = store_user_by_name(s->store, opponent, &u);
+        if (rc != STORE_OK) {
+            req_error(r, rc == STORE_NOTFOUND ? QK_ERR_NOT_FOUND : QK_ERR_INTERNAL,
+                      rc == STORE_NOTFOUND ? "no such user" : NULL);
+            return;
+        }
+        f.opponent_id = u.id;
+    }
     if (user) {
         store_user u;
         int rc = store_user_by_name(s->store, user, &u);
@@ -143,7 +165,7 @@ void op_games(req *r)
 void op_game(req *r)
 {
     game *g = load_game(r);
-    if (!g)
+    if (!g || !may_watch(r, g))
         return;
     cJSON *res = req_ok(r);
     if (res && !add_game(res, "game", r->srv->games, g, true)) {
@@ -259,8 +281,9 @@ static void move_events(srv *s, const game *g)
     outbuf_unref(ob);
 }
 
-static void end_event(srv *s, const game *g)
+void ops_end_event(srv *s, const game *g)
 {
+    notify_game_end(s, g);
     const store_game *row = &g->row;
     cJSON *ev = qk_proto_event("game_end");
     outbuf *ob = NULL;
@@ -356,7 +379,9 @@ void op_move(req *r)
     /* Events first: when a client reads the answer it has seen them all. */
     move_events(s, g);
     if (strcmp(g->row.status, "active") != 0)
-        end_event(s, g);
+        ops_end_event(s, g);
+    else
+        notify_your_turn(s, g);
     reply_game(r, g, false);
 }
 
@@ -383,14 +408,14 @@ void op_resign(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    end_event(s, g);
+    ops_end_event(s, g);
     reply_game(r, g, false);
 }
 
 void op_subscribe(req *r)
 {
     game *g = load_game(r);
-    if (!g)
+    if (!g || !may_watch(r, g))
         return;
     int rc = session_subscribe(r->srv, r->conn, g->row.id);
     if (rc < 0) {

@@ -91,7 +91,8 @@ static cJSON *login_result(srv *s, cJSON *res, const store_user *u, const char *
     }
     if (!cJSON_AddStringToObject(res, "token", token))
         goto fail;
-    if (!ops_add_challenges(s, res, u->id) || !ops_add_active_games(s, res, u->id))
+    if (!ops_add_challenges(s, res, u->id) || !ops_add_active_games(s, res, u->id) ||
+        !ops_add_notifications(s, res, u->id))
         goto fail;
     return res;
 fail:

@@ -13,6 +13,7 @@
 
 #include <sodium.h>
 
+#include "corr.h"
 #include "dispatch.h"
 #include "games.h"
 #include "log.h"
@@ -75,6 +76,7 @@ void srv_flush(srv *s)
     s->poisoned = false;
     s->undo_overflow = false;
     undo_clear(s);
+    corr_after_flush(s);
     net_flush(&s->net);
     games_trim(s->games);
 }
@@ -230,7 +232,6 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     }
     if (store_open(cfg->db_path, &s->store) != STORE_OK)
         return -1;
-    store_fail_commit_at(s->store, cfg->fail_commit_at);
     if (games_new(s, &s->games) != 0) {
         log_error("out of memory");
         goto fail_store;
@@ -252,6 +253,10 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     if ((rc = uv_prepare_start(&s->prep, prepare_cb)) < 0 ||
         (rc = uv_check_start(&s->check, check_cb)) < 0)
         goto fail_handles;
+    if (corr_new(s) != 0) {
+        rc = UV_ENOMEM;
+        goto fail_handles;
+    }
     return 0;
 fail_handles:
     uv_close((uv_handle_t *)&s->prep, NULL);
@@ -305,6 +310,12 @@ int srv_start(srv *s)
         goto fail;
     }
     s->signals_open = true;
+    /* Deadlines are reloaded (and extended after a long stop) before the
+     * port is reported: a client never sees a stale deadline. */
+    if (corr_start(s) != 0)
+        return -1;
+    /* Injected commit failures count from here, after start-up's own. */
+    store_fail_commit_at(s->store, s->cfg.fail_commit_at);
     log_info("listening on %s:%d, database %s", s->cfg.host, s->port, s->cfg.db_path);
     if (s->cfg.ready_fd >= 0 && write_ready(s->cfg.ready_fd, s->port) != 0)
         log_warn("cannot write the port to fd %d: %s", s->cfg.ready_fd, strerror(errno));
@@ -321,6 +332,7 @@ void srv_stop(srv *s)
         return;
     s->stopping = true;
     net_stop_listening(&s->net);
+    corr_stop(s); /* stages last_alive */
     /* What is staged is committed and what was answered goes out; after
      * this nothing more is sent. */
     srv_flush(s);
@@ -346,6 +358,7 @@ void srv_close(srv *s)
     s->undo = NULL;
     games_free(s->games);
     s->games = NULL;
+    corr_free(s);
     reg_free(&s->users);
     reg_free(&s->subs);
     store_close(s->store);

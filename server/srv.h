@@ -59,6 +59,9 @@ typedef struct srv_config {
     size_t line_limit;    /* 0 = QK_FRAME_DEFAULT_LIMIT */
     size_t out_limit;     /* 0 = NET_DEFAULT_OUT_LIMIT */
     int fail_commit_at;   /* fault injection (store_fail_commit_at), 0 = off */
+    bool test_clock;      /* time is test_clock_ms, moved only by debug_clock (corr.h) */
+    int64_t test_clock_ms;
+    int heartbeat_ms;     /* empty line after this much output silence; 0 = 20000 */
 } srv_config;
 
 /* A change to undo in memory if the iteration's transaction is lost. */
@@ -75,6 +78,7 @@ typedef struct srv {
     net net;
     store *store;
     struct games *games;
+    struct corr *corr; /* deadlines, heartbeats (corr.h) */
     registry users; /* user id -> conn */
     registry subs;  /* game id -> conn */
     uv_prepare_t prep;

@@ -197,11 +197,14 @@ typedef struct store_game_filter {
     const char *status;   /* active, finished, aborted */
     const char *variant;  /* canonical variant name */
     int64_t turn_user_id; /* active games where it is this user's turn */
+    int64_t opponent_id;  /* games where this user plays too */
     int64_t before;       /* ids below this (paging) */
     int64_t limit;        /* rows; must be > 0 */
 } store_game_filter;
 
-/* Call cb for matching games, newest (highest id) first. Same return and
+/* Call cb for matching games, newest (highest id) first; with
+ * turn_user_id, soonest deadline first (games without one last, then by
+ * id). Same return and
  * re-entrancy rules as store_challenges_for(). */
 int store_games_query(store *s, const store_game_filter *f,
                       int (*cb)(void *arg, const store_game *g), void *arg);

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "store.h"
+#include "store_corr_int.h"
 
 /* X(enum name, SQL) */
 #define STORE_STATEMENTS(X)                                                                   \
@@ -50,7 +51,8 @@
                   "AND (?2 IS NULL OR g.status = ?2) AND (?3 IS NULL OR g.variant = ?3) "     \
                   "AND (?4 IS NULL OR (g.status = 'active' AND ((g.turn = 'white' AND "       \
                   "g.white_id = ?4) OR (g.turn = 'black' AND g.black_id = ?4)))) "            \
-                  "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")
+                  "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")             \
+    STORE_CORR_STATEMENTS(X)
 
 #define CHALLENGE_SELECT                                                                      \
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), " \

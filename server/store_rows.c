@@ -286,11 +286,28 @@ int store_moves_each(store *s, int64_t game_id,
 int store_games_query(store *s, const store_game_filter *f,
                       int (*cb)(void *arg, const store_game *g), void *arg)
 {
-    int rc = store_bind(s, ST_GAMES_QUERY, "oTTooi", f->user_id, f->status, f->variant,
-                        f->turn_user_id, f->before, f->limit);
+    /* Your turn (sorted by deadline) and an opponent each have their own
+     * statement, so SQLite can use the (player, status, turn, deadline)
+     * indexes instead of scanning every game. */
+    store_stmt which = ST_GAMES_QUERY;
+    int rc;
+    if (f->turn_user_id) {
+        which = ST_GAMES_MINE;
+        rc = store_bind(s, which, "iToooi", f->turn_user_id, f->variant, f->opponent_id,
+                        f->before, f->user_id, f->limit);
+        if (f->status && strcmp(f->status, "active") != 0)
+            return STORE_OK; /* only active games have a turn */
+    } else if (f->opponent_id) {
+        which = ST_GAMES_X;
+        rc = store_bind(s, which, "oTTooi", f->user_id, f->status, f->variant, f->opponent_id,
+                        f->before, f->limit);
+    } else {
+        rc = store_bind(s, which, "oTTooi", f->user_id, f->status, f->variant, f->turn_user_id,
+                        f->before, f->limit);
+    }
     if (rc)
         return rc;
-    sqlite3_stmt *st = s->st[ST_GAMES_QUERY];
+    sqlite3_stmt *st = s->st[which];
     store_game g;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         read_game(st, &g);
@@ -301,5 +318,5 @@ int store_games_query(store *s, const store_game_filter *f,
         }
     }
     (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : store_fail(s, ST_GAMES_QUERY, rc);
+    return rc == SQLITE_DONE ? STORE_OK : store_fail(s, which, rc);
 }

@@ -53,8 +53,10 @@ static void spawn(tsrv *s, const char *env)
         int fd = open(s->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0)
             dup2(fd, 2);
-        if (env)
-            putenv((char *)env);
+        /* env: one or more NAME=value separated by spaces. */
+        char *envs = env ? strdup(env) : NULL, *save = NULL;
+        for (char *e = envs ? strtok_r(envs, " ", &save) : NULL; e; e = strtok_r(NULL, " ", &save))
+            putenv(e);
         char fdarg[16];
         snprintf(fdarg, sizeof fdarg, "%d", p[1]);
         execl(path, "qirkatd", "--listen", "127.0.0.1:0", "--db", s->db, "--ready-fd", fdarg,
@@ -213,6 +215,13 @@ static cJSON *sock_read(tconn *c, int timeout_ms)
     long long deadline = now_ms() + timeout_ms;
     for (;;) {
         char *nl = c->len ? memchr(c->buf, '\n', c->len) : NULL;
+        if (nl && nl == c->buf) {
+            /* An empty line: the server's heartbeat, not a message. */
+            c->blanks++;
+            memmove(c->buf, nl + 1, c->len - 1);
+            c->len -= 1;
+            continue;
+        }
         if (nl) {
             size_t n = (size_t)(nl - c->buf);
             cJSON *o = cJSON_ParseWithLength(c->buf, n);

@@ -27,7 +27,8 @@ typedef struct tsrv {
 } tsrv;
 
 /* Start qirkatd (QK_BIN, default "build") with --pwhash min. env, when not
- * NULL, is one extra "NAME=value" for its environment. */
+ * NULL, is extra "NAME=value" settings (several separated by spaces) for
+ * its environment. */
 void tsrv_start(tsrv *s, const char *env);
 /* Start again on the same database (after tsrv_kill or tsrv_stop). */
 void tsrv_restart(tsrv *s, const char *env);
@@ -48,6 +49,7 @@ typedef struct tconn {
     int nq, capq;
     long long next_id;
     bool eof;
+    int blanks; /* empty lines (heartbeats) skipped */
 } tconn;
 
 tconn *tc_open(int port);
