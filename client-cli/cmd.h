@@ -68,6 +68,16 @@ int cmd_hint(cli *c, const cmd_args *a);
 int cmd_analyse(cli *c, const cmd_args *a);
 int cmd_solve(cli *c, const cmd_args *a);
 
+/* cmd_corr.c: correspondence play. */
+int cmd_inbox(cli *c, const cmd_args *a);
+int cmd_vacation(cli *c, const cmd_args *a);
+int cmd_watch(cli *c, const cmd_args *a);
+int cmd_draw(cli *c, const cmd_args *a);
+int cmd_abort(cli *c, const cmd_args *a);
+/* A time left in ms as "2d 03h", "5h 12m" or "4m 09s" in buf (size n);
+ * "-" for a negative ms. Returns the text (buf or a literal). */
+const char *cmd_format_left(long long ms, char *buf, size_t n);
+
 /* Checks (the rows' check field). */
 int cmd_check_id(cli *c, const cmd_args *a);        /* pos[0] is an id */
 int cmd_check_challenge(cli *c, const cmd_args *a); /* --color, --time */

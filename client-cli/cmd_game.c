@@ -35,9 +35,10 @@ static const char *status_cell(const cJSON *g, char *buf, size_t n)
 
 int cmd_games(cli *c, const cmd_args *a)
 {
-    bool mine = args_has(a, "mine");
+    bool my_turn = args_has(a, "my-turn"), mine = my_turn || args_has(a, "mine");
     if (mine && !c->logged_in) {
-        fputs("unauthenticated: --mine needs a login (qirkat login USER)\n", c->err);
+        fputs("unauthenticated: --mine and --my-turn need a login (qirkat login USER)\n",
+              c->err);
         return CLI_EXIT_SERVER;
     }
     const char *me = cli_me(c);
@@ -46,6 +47,8 @@ int cmd_games(cli *c, const cmd_args *a)
     bool ok = req != NULL;
     if (ok && mine)
         ok = cJSON_AddStringToObject(req, "user", me) != NULL;
+    if (ok && my_turn)
+        ok = cJSON_AddStringToObject(req, "turn", "mine") != NULL;
     if (ok && status)
         ok = cJSON_AddStringToObject(req, "status", status) != NULL;
     if (ok && variant)
@@ -68,24 +71,24 @@ int cmd_games(cli *c, const cmd_args *a)
         goto out;
     }
     static const char *const mine_heads[] = {"GAME", "OPPONENT", "COLOR", "VARIANT",
-                                             "TURN", "STATUS",   "PLY"};
+                                             "TURN", "STATUS",   "PLY",   "LEFT"};
     static const char *const all_heads[] = {"GAME", "WHITE",  "BLACK", "VARIANT",
                                             "TURN", "STATUS", "PLY"};
     table t;
-    if (table_init(&t, 7, mine ? mine_heads : all_heads) < 0) {
+    if (table_init(&t, mine ? 8 : 7, mine ? mine_heads : all_heads) < 0) {
         rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
         goto out;
     }
     const cJSON *g;
     cJSON_ArrayForEach(g, list)
     {
-        char id[32], ply[32], st[32];
+        char id[32], ply[32], st[32], left[32];
         snprintf(id, sizeof id, "%lld", cli_int(g, "id"));
         snprintf(ply, sizeof ply, "%lld", cli_int(g, "ply"));
         const char *white = cli_str(g, "white"), *black = cli_str(g, "black");
         const char *turn = cli_str(g, "turn"), *gstatus = cli_str(g, "status");
         bool active = gstatus && strcmp(gstatus, "active") == 0;
-        const char *row[7];
+        const char *row[8];
         row[0] = id;
         if (mine) {
             bool white_me = white && strcmp(white, me) == 0;
@@ -95,6 +98,10 @@ int cmd_games(cli *c, const cmd_args *a)
             row[2] = my_color;
             /* Whose turn, in the viewer's terms. */
             row[4] = !active || !turn ? "-" : strcmp(turn, my_color) == 0 ? "you" : opp;
+            /* Your time left: the clock of the side to move when it is you. */
+            row[7] = active && turn && strcmp(turn, my_color) == 0
+                         ? cmd_format_left(cli_int(g, "time_left_ms"), left, sizeof left)
+                         : "-";
         } else {
             row[1] = white;
             row[2] = black;

@@ -403,10 +403,10 @@ Test(flow, games_mine_table)
     crun_do(&r, NULL, "--server", srv.addr, "games", "--mine", "--status", "active", "--limit", "3",
             NULL);
     expect(&r, 0);
-    cr_assert_str_eq(r.out, "GAME  OPPONENT  COLOR  VARIANT           TURN   STATUS      PLY\n"
-                            "5     bob       white  alquerque         you    active      4\n"
-                            "11    carol     black  alquerkonane-8x8  carol  active      17\n"
-                            "12    dave      black  alquerque         -      white wins  30\n");
+    cr_assert_str_eq(r.out, "GAME  OPPONENT  COLOR  VARIANT           TURN   STATUS      PLY  LEFT\n"
+                            "5     bob       white  alquerque         you    active      4    -\n"
+                            "11    carol     black  alquerkonane-8x8  carol  active      17   -\n"
+                            "12    dave      black  alquerque         -      white wins  30   -\n");
     crun_free(&r);
     cJSON *req = fake_request(&srv, "games", 0);
     cr_assert_str_eq(cJSON_GetObjectItem(req, "user")->valuestring, "alice");

@@ -1,0 +1,129 @@
+/*
+ * The correspondence subcommands of the real qirkat against the real
+ * qirkatd: `games --mine` with your time left, `games --my-turn`, `inbox`
+ * (lists, then marks read), `vacation on|status|off`, `draw` refused in a
+ * variant without draws, `abort`, and usage errors.
+ */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+
+TestSuite(cli_corr, .init = h_setup, .fini = h_teardown, .timeout = 120);
+
+static void ok(hrun *r)
+{
+    cr_assert_eq(r->code, 0, "%s: exit %d\nstdout: %s\nstderr: %s", r->cmd, r->code, r->out,
+                 r->err);
+}
+
+Test(cli_corr, games_inbox_vacation_draw_abort)
+{
+    hsrv srv;
+    hsrv_start(&srv);
+    char ad[H_PATH], bd[H_PATH];
+    hsrv_userdir(&srv, "alice", ad);
+    hsrv_userdir(&srv, "bob", bd);
+    hrun r;
+    hcli_run(&r, ad, srv.addr, "pw-alice\n", "register", "alice", "--password-stdin", NULL);
+    ok(&r);
+    hrun_free(&r);
+    hcli_run(&r, bd, srv.addr, "pw-bob\n", "register", "bob", "--password-stdin", NULL);
+    ok(&r);
+    hrun_free(&r);
+    hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", "--time",
+             "corr:2", NULL);
+    long long cid = (long long)cJSON_GetObjectItem(
+                        cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
+                        ->valuedouble;
+    hrun_free(&r);
+
+    /* bob's inbox: the challenge, marked read by being shown. */
+    hcli_run(&r, bd, srv.addr, NULL, "inbox", NULL);
+    ok(&r);
+    cr_assert(strstr(r.out, "* challenge") && strstr(r.out, "from alice"), "%s", r.out);
+    hrun_free(&r);
+    hcli_run(&r, bd, srv.addr, NULL, "inbox", NULL);
+    ok(&r);
+    cr_assert(strstr(r.out, "  challenge") && !strstr(r.out, "* "), "read now: %s", r.out);
+    hrun_free(&r);
+
+    char id[32];
+    snprintf(id, sizeof id, "%lld", cid);
+    hcli_run(&r, bd, srv.addr, NULL, "--json", "accept", id, NULL);
+    long long gid =
+        (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "game"), "id")
+            ->valuedouble;
+    hrun_free(&r);
+    char gs[32];
+    snprintf(gs, sizeof gs, "%lld", gid);
+
+    hcli_run(&r, ad, srv.addr, NULL, "games", "--mine", NULL);
+    ok(&r);
+    cr_assert(strstr(r.out, "LEFT") && strstr(r.out, "1d 23h"), "%s", r.out);
+    hrun_free(&r);
+    hcli_run(&r, ad, srv.addr, NULL, "games", "--my-turn", NULL);
+    ok(&r);
+    cr_assert(strstr(r.out, "bob"), "%s", r.out);
+    hrun_free(&r);
+    hcli_run(&r, bd, srv.addr, NULL, "games", "--my-turn", NULL);
+    ok(&r);
+    cr_assert(strstr(r.out, "No games"), "%s", r.out);
+    hrun_free(&r);
+
+    hcli_run(&r, bd, srv.addr, NULL, "vacation", "on", "--hours", "48", NULL);
+    ok(&r);
+    cr_assert(strstr(r.out, "On vacation"), "%s", r.out);
+    hrun_free(&r);
+    hcli_run(&r, bd, srv.addr, NULL, "vacation", "on", NULL);
+    cr_assert_eq(r.code, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "conflict"), "%s", r.err);
+    hrun_free(&r);
+    hcli_run(&r, bd, srv.addr, NULL, "vacation", "off", NULL);
+    ok(&r);
+    cr_assert(strstr(r.out, "Not on vacation"), "%s", r.out);
+    hrun_free(&r);
+    hcli_run(&r, bd, srv.addr, NULL, "vacation", "sometimes", NULL);
+    cr_assert_eq(r.code, 2);
+    hrun_free(&r);
+
+    hcli_run(&r, ad, srv.addr, NULL, "draw", "offer", gs, NULL);
+    ok(&r);
+    cr_assert(strstr(r.out, "draw offered"), "%s", r.out);
+    hrun_free(&r);
+    hcli_run(&r, bd, srv.addr, NULL, "draw", "decline", gs, NULL);
+    ok(&r);
+    hrun_free(&r);
+    hcli_run(&r, ad, srv.addr, NULL, "abort", gs, NULL);
+    ok(&r);
+    cr_assert(strstr(r.out, "aborted"), "%s", r.out);
+    hrun_free(&r);
+    hcli_run(&r, ad, srv.addr, NULL, "abort", gs, NULL);
+    cr_assert_eq(r.code, 1);
+    cr_assert(strstr(r.err, "game_over"), "%s", r.err);
+    hrun_free(&r);
+
+    /* A variant without draws. */
+    hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--variant",
+             "alquerque-brainking", NULL);
+    cid = (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
+              ->valuedouble;
+    hrun_free(&r);
+    snprintf(id, sizeof id, "%lld", cid);
+    hcli_run(&r, bd, srv.addr, NULL, "--json", "accept", id, NULL);
+    gid = (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "game"), "id")
+              ->valuedouble;
+    hrun_free(&r);
+    snprintf(gs, sizeof gs, "%lld", gid);
+    hcli_run(&r, bd, srv.addr, NULL, "draw", "offer", gs, NULL);
+    cr_assert_eq(r.code, 1);
+    cr_assert(strstr(r.err, "bad_request") && strstr(r.err, "no draws"), "%s", r.err);
+    hrun_free(&r);
+    hcli_run(&r, bd, srv.addr, NULL, "draw", "maybe", gs, NULL);
+    cr_assert_eq(r.code, 2);
+    hrun_free(&r);
+    hsrv_stop(&srv);
+    h_pass();
+}
