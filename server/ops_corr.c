@@ -120,14 +120,14 @@ void op_read(req *r)
     }
     int rc = all ? store_note_mark_all(s->store, me, &changed) : STORE_OK;
     for (int i = 0; i < n && rc == STORE_OK; i++)
-        rc = store_note_mark(s->store, me, ids[i]);
+        rc = store_note_mark(s->store, me, ids[i], &changed);
     if (rc != STORE_OK) {
         srv_poison(s);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
     cJSON *res = req_ok(r);
-    if (res && !add_unread(s, res, me)) {
+    if (res && (!cJSON_AddNumberToObject(res, "count", (double)changed) || !add_unread(s, res, me))) {
         cJSON_Delete(res);
         res = NULL;
     }
@@ -251,17 +251,18 @@ static void reply_game(req *r, const game *g)
     req_reply(r, res);
 }
 
-/* The `draw` event {"game", "action", "by"} to players and watchers. */
+/* The `draw_offer` event {"game", "action", "by"} to players and
+ * watchers (PROTOCOL.md "Events"). */
 static void draw_event(srv *s, const game *g, const char *action, const char *side)
 {
-    cJSON *ev = qk_proto_event("draw");
+    cJSON *ev = qk_proto_event("draw_offer");
     outbuf *ob = NULL;
     if (ev && cJSON_AddNumberToObject(ev, "game", (double)g->row.id) &&
         cJSON_AddStringToObject(ev, "action", action) && cJSON_AddStringToObject(ev, "by", side))
         ob = outbuf_from_json(ev);
     cJSON_Delete(ev);
     if (!ob) {
-        log_error("out of memory: draw event dropped");
+        log_error("out of memory: draw_offer event dropped");
         return;
     }
     srv_event_begin(s);

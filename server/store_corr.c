@@ -233,10 +233,13 @@ int store_note_owner(store *s, int64_t id, int64_t *user_id)
     return STORE_OK;
 }
 
-int store_note_mark(store *s, int64_t user_id, int64_t id)
+int store_note_mark(store *s, int64_t user_id, int64_t id, int64_t *n)
 {
     int rc = store_bind(s, ST_NOTE_MARK, "ii", id, user_id);
-    return rc ? rc : run(s, ST_NOTE_MARK);
+    if (rc || (rc = run(s, ST_NOTE_MARK)))
+        return rc;
+    *n += sqlite3_changes(s->db);
+    return STORE_OK;
 }
 
 int store_note_mark_all(store *s, int64_t user_id, int64_t *n)

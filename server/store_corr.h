@@ -86,8 +86,9 @@ int store_notes_list(store *s, int64_t user_id, bool unread_only, int64_t limit,
                      int (*cb)(void *arg, const store_note *n), void *arg);
 /* The owner of notification id; STORE_NOTFOUND when absent. */
 int store_note_owner(store *s, int64_t id, int64_t *user_id);
-/* Mark notification id read if user_id owns it (no error otherwise). */
-int store_note_mark(store *s, int64_t user_id, int64_t id);
+/* Mark notification id read if user_id owns it (no error otherwise); *n
+ * grows by 1 when it was unread. */
+int store_note_mark(store *s, int64_t user_id, int64_t id, int64_t *n);
 /* Mark all of user's notifications read; *n how many changed. */
 int store_note_mark_all(store *s, int64_t user_id, int64_t *n);
 /* How many unread notifications user has. */

@@ -54,7 +54,7 @@
       "SELECT id, user_id, kind, coalesce(game_id, 0), data, read, created FROM notifications " \
       "WHERE user_id = ?1 AND read = 1 ORDER BY id DESC LIMIT ?2 OFFSET ?3")                   \
     X(NOTE_OWNER, "SELECT user_id FROM notifications WHERE id = ?")                           \
-    X(NOTE_MARK, "UPDATE notifications SET read = 1 WHERE id = ?1 AND user_id = ?2")          \
+    X(NOTE_MARK, "UPDATE notifications SET read = 1 WHERE id = ?1 AND user_id = ?2 AND read = 0")          \
     X(NOTE_MARK_ALL, "UPDATE notifications SET read = 1 WHERE user_id = ? AND read = 0")      \
     X(NOTE_UNREAD, "SELECT count(*) FROM notifications WHERE user_id = ? AND read = 0")       \
     X(GAMES_MINE,                                                                             \

@@ -327,6 +327,7 @@ Test(corr, notifications_are_pushed_to_every_connection_and_listed_unread_first)
     cJSON_Delete(r);
     r = tc_rpc(B, "{\"type\":\"read\",\"ids\":[%lld]}", first);
     t_ok(r, "read one");
+    cr_assert_eq(t_int(r, "count"), 1);
     cr_assert_eq(t_int(r, "unread"), 1);
     cJSON_Delete(r);
     r = tc_rpc(B, "{\"type\":\"notifications\"}");
@@ -414,7 +415,7 @@ Test(corr, draw_by_agreement_and_abort)
     t_ok(r, "offer");
     cr_assert_str_eq(t_str(t_obj(r, "game"), "draw_offer"), "white");
     cJSON_Delete(r);
-    cJSON *ev = tc_event(B, "draw", T_TIMEOUT_MS);
+    cJSON *ev = tc_event(B, "draw_offer", T_TIMEOUT_MS);
     cr_assert_not_null(ev);
     cr_assert_str_eq(t_str(ev, "action"), "offer");
     cJSON_Delete(ev);
