@@ -254,8 +254,12 @@ static void child_prepare(int keep)
 
 /* ---- server -------------------------------------------------------------- */
 
-static void srv_spawn(hsrv *s)
+/* listen_port 0: an ephemeral port; else that port (a restart on the port
+ * of the previous run, for clients that reconnect by themselves). */
+static void srv_spawn_on(hsrv *s, int listen_port)
 {
+    char listen[32]; /* formatted before fork: the child only execs */
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", listen_port);
     char bin[H_PATH];
     snprintf(bin, sizeof bin, "%s/qirkatd", h_bin());
     cr_assert_eq(access(bin, X_OK), 0, "server binary %s: %s", bin, strerror(errno));
@@ -279,7 +283,6 @@ static void srv_spawn(hsrv *s)
             dup2(rp[1], 3);
         }
         child_prepare(3);
-        char listen[] = "127.0.0.1:0";
         char *argv[] = {bin,   "--listen", listen, "--ready-fd",  "3",    "--db",
                         s->db, "--pwhash", "min",  "--log-level", "warn", NULL};
         execv(bin, argv);
@@ -328,6 +331,11 @@ static void srv_spawn(hsrv *s)
     snprintf(s->addr, sizeof s->addr, "127.0.0.1:%d", s->port);
 }
 
+static void srv_spawn(hsrv *s)
+{
+    srv_spawn_on(s, 0);
+}
+
 /* dir/name into out (H_PATH bytes); asserts it fits. */
 static void path_join(char *out, const char *dir, const char *name)
 {
@@ -350,6 +358,14 @@ void hsrv_restart(hsrv *s)
 {
     cr_assert_eq(s->pid, 0, "restart of a running server");
     srv_spawn(s);
+}
+
+void hsrv_restart_same_port(hsrv *s)
+{
+    cr_assert_eq(s->pid, 0, "restart of a running server");
+    int port = s->port;
+    srv_spawn_on(s, port);
+    cr_assert_eq(s->port, port);
 }
 
 void hsrv_stop(hsrv *s)

@@ -73,6 +73,9 @@ typedef struct hsrv {
 void hsrv_start(hsrv *s);
 /* Start again on the same database (a new port; s->port/addr updated). */
 void hsrv_restart(hsrv *s);
+/* Start again on the same database and the same port as the last run
+ * (clients that reconnect by themselves find it again). */
+void hsrv_restart_same_port(hsrv *s);
 /* SIGTERM, wait, assert a clean exit with status 0. */
 void hsrv_stop(hsrv *s);
 /* SIGKILL and reap (simulates a crash). */

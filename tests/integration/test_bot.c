@@ -3,7 +3,9 @@
  * real server: the bot declines a challenge in a variant it does not play
  * (reason `variant`), accepts one it does, plays a whole game, is SIGKILLed
  * in the middle (on its turn: the person has just moved) and restarted,
- * resumes the game from its login result and finishes it. Afterwards the
+ * resumes the game from its login result; later the server crashes and
+ * comes back on the same port, the bot reconnects by itself (backoff) and
+ * finishes the game. Afterwards the
  * server is restarted and replays the stored game: every move was legal
  * and the game ended by the rules.
  */
@@ -108,7 +110,7 @@ Test(bot, plays_a_whole_game_across_a_kill_and_restart)
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(g0, "white_bot")));
     cJSON_Delete(ev);
 
-    bool killed = false, restarted = false;
+    bool killed = false, restarted = false, crashed = false;
     int my_moves = 0;
     long long ply = 0;
     for (int guard = 0; guard < MAX_PLIES; guard++) {
@@ -131,7 +133,20 @@ Test(bot, plays_a_whole_game_across_a_kill_and_restart)
             cJSON_Delete(mev);
             continue;
         }
-        if (my_moves == 5 && !killed) {
+        if (my_moves == 4 && !crashed) {
+            /* The server crashes and comes back on the same port: the bot
+             * reconnects by itself (backoff) and goes on; so does ann. */
+            hconn_close(ann);
+            hsrv_kill(&s);
+            hsrv_restart_same_port(&s);
+            crashed = true;
+            ann = hconn_open(s.port);
+            hconn_hello(ann);
+            hconn_login(ann, "ann", PW);
+            cJSON_Delete(gr);
+            continue;
+        }
+        if (my_moves == 2 && !killed) {
             /* In the middle of the game, after the bot's move. */
             int st = hproc_kill(bot, SIGKILL);
             cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "bot status %d", st);
@@ -149,7 +164,8 @@ Test(bot, plays_a_whole_game_across_a_kill_and_restart)
         cJSON_Delete(gr);
         my_moves++;
     }
-    cr_assert(killed && restarted, "the game ended before the kill (%d moves)", my_moves);
+    cr_assert(killed && restarted && crashed, "the game ended before the kill and the crash (%d "
+              "moves)", my_moves);
     cJSON *gr = fetch(ann, gid);
     const cJSON *g = hj_game(gr);
     cr_assert_str_eq(hj_str(g, "status"), "finished", "%s", hj_text(g));
