@@ -192,3 +192,44 @@ Test(bot, plays_a_whole_game_across_a_kill_and_restart)
     hsrv_stop(&s);
     h_pass();
 }
+
+/* --max-games and the family filter: with one game running, a second
+ * challenge is declined with `later`; "alquerkonane" matches any board. */
+Test(bot, max_games_and_family_filter)
+{
+    hsrv s;
+    hsrv_start(&s);
+    char bdir[H_PATH], blog[H_PATH + 16];
+    hsrv_userdir(&s, "robo", bdir);
+    snprintf(blog, sizeof blog, "%s/bot.log", s.dir);
+    hrun r;
+    hcli_run(&r, bdir, s.addr, PW "\n", "register", "robo", "--bot", "--password-stdin", NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    hrun_free(&r);
+    hconn *ann = hconn_open(s.port);
+    hconn_hello(ann);
+    hconn_register(ann, "ann", PW);
+    const char *argv[] = {"bot",          "--level",     "2", "--move-ms", "50", "--max-games",
+                          "1",            "--variants",  "alquerkonane", NULL};
+    hcli_spawn(bdir, s.addr, blog, argv);
+
+    long long cid = challenge(ann, ",\"variant\":\"alquerque\"");
+    cJSON *ev = hconn_event(ann, "challenge_declined", event_for_challenge, &cid, 20000);
+    cr_assert_not_null(ev, "alquerque was not declined");
+    cr_assert_str_eq(hj_str(cJSON_GetObjectItemCaseSensitive(ev, "challenge"), "reason"),
+                     "variant");
+    cJSON_Delete(ev);
+    /* ann is White; Black moves first in Alquerkonane: the bot's turn. */
+    cid = challenge(ann, ",\"variant\":\"alquerkonane-5x7\"");
+    ev = hconn_event(ann, "game_start", NULL, NULL, 20000);
+    cr_assert_not_null(ev, "alquerkonane-5x7 was not accepted");
+    cJSON_Delete(ev);
+    cid = challenge(ann, ",\"variant\":\"alquerkonane-6x4\"");
+    ev = hconn_event(ann, "challenge_declined", event_for_challenge, &cid, 20000);
+    cr_assert_not_null(ev, "a second game was not declined");
+    cr_assert_str_eq(hj_str(cJSON_GetObjectItemCaseSensitive(ev, "challenge"), "reason"), "later");
+    cJSON_Delete(ev);
+    hconn_close(ann);
+    hsrv_stop(&s);
+    h_pass();
+}
