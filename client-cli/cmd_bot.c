@@ -127,8 +127,9 @@ static int bot_options(cli *c, const cmd_args *a, bot *b)
             else if (strcmp(t, "live") == 0)
                 b->tcs |= TC_LIVE;
             else
-                return cli_usage_error(c, "--time-controls takes unlimited, correspondence, "
-                                          "live; not '%s'",
+                return cli_usage_error(c,
+                                       "--time-controls takes unlimited, correspondence, "
+                                       "live; not '%s'",
                                        t);
         }
         if (!b->tcs)
@@ -272,7 +273,7 @@ static const char *decline_reason(bot *b, const cJSON *ch)
             return "variant";
     }
     const char *kind = cli_str(cJSON_GetObjectItemCaseSensitive(ch, "time_control"), "kind");
-    unsigned k = !kind                              ? 0
+    unsigned k = !kind                                 ? 0
                  : strcmp(kind, "unlimited") == 0      ? TC_UNLIMITED
                  : strcmp(kind, "correspondence") == 0 ? TC_CORR
                  : strcmp(kind, "live") == 0           ? TC_LIVE
@@ -342,8 +343,10 @@ static int play_one(bot *b, bot_game *g)
     }
     char text[QK_MOVE_STRLEN], eval[32];
     if (qk_move_format(&g->v, &res.best, text, sizeof text) < 0 ||
-        qk_engine_score_format(res.score, eval, sizeof eval) < 0)
+        qk_engine_score_format(res.score, eval, sizeof eval) < 0) {
+        game_drop(b, id);
         return 0;
+    }
     cJSON *req = cli_game_request("move", (uint64_t)id), *resp;
     if (req && (!cJSON_AddNumberToObject(req, "ply", (double)g->ply) ||
                 !cJSON_AddStringToObject(req, "move", text))) {
@@ -358,11 +361,16 @@ static int play_one(bot *b, bot_game *g)
         bot_log(b, "game %lld ply %lld: %s (%s, depth %d, %llu nodes, %u ms)%s", (long long)id,
                 (long long)ply, text, eval, res.depth, (unsigned long long)res.nodes, res.time_ms,
                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "duplicate")) ? " duplicate"
-                                                                                   : "");
-        if (g)
-            g->fails = 0;
+                                                                                  : "");
         game_update(b, cJSON_GetObjectItemCaseSensitive(resp, "game"));
         cJSON_Delete(resp);
+        g = game_find(b, id);
+        /* An answer that does not move the game on (no game object in it)
+         * must not make the bot resend forever. */
+        if (g && g->ply == ply && ++g->fails >= BOT_MAX_FAILS)
+            game_drop(b, id);
+        else if (g && g->ply != ply)
+            g->fails = 0;
         return 0;
     }
     const char *code = cli_error_code(resp);
@@ -411,7 +419,8 @@ static int handle_event(bot *b, const cJSON *ev)
     if (strcmp(name, "game_end") == 0) {
         long long id = cli_int(ev, "game");
         if (game_find(b, id))
-            bot_log(b, "game %lld over: %s (%s)", id, cli_str(ev, "result") ? cli_str(ev, "result") : "?",
+            bot_log(b, "game %lld over: %s (%s)", id,
+                    cli_str(ev, "result") ? cli_str(ev, "result") : "?",
                     cli_str(ev, "reason") ? cli_str(ev, "reason") : "?");
         game_drop(b, id);
         return 0;
@@ -483,8 +492,8 @@ static int bot_login(bot *b)
     b->ngames = 0;
     const cJSON *gj;
     cJSON_ArrayForEach(gj, cJSON_GetObjectItemCaseSensitive(resp, "games")) game_update(b, gj);
-    bot_log(b, "logged in on %s: %zu active games, level %d, %u ms per move", c->server,
-            b->ngames, b->level, b->move_ms);
+    bot_log(b, "logged in on %s: %zu active games, level %d, %u ms per move", c->server, b->ngames,
+            b->level, b->move_ms);
     cJSON *chs = cJSON_DetachItemFromObjectCaseSensitive(resp, "challenges");
     cJSON_Delete(resp);
     const cJSON *ch;
@@ -547,8 +556,9 @@ int cmd_bot(cli *c, const cmd_args *a)
         return rc;
     int src = session_load(&c->sess);
     if (src != SESSION_OK || strcmp(c->sess.server, c->server) != 0) {
-        fprintf(c->err, "unauthenticated: no session for %s: qirkat register NAME --bot "
-                        "(or qirkat login NAME)\n",
+        fprintf(c->err,
+                "unauthenticated: no session for %s: qirkat register NAME --bot "
+                "(or qirkat login NAME)\n",
                 c->server);
         return CLI_EXIT_SERVER;
     }

@@ -194,9 +194,7 @@ int cmd_solve(cli *c, const cmd_args *a)
         return cli_fail(c, CLI_EXIT_SERVER, "the solver failed (%d)", rc);
     if (qk_pos_format(&v, &p, fen, sizeof fen) < 0)
         return cli_fail(c, CLI_EXIT_SERVER, "cannot format the position");
-    const char *winner = !res.solved                      ? NULL
-                         : res.winner == QK_RESULT_WHITE ? "White"
-                                                         : "Black";
+    const char *winner = !res.solved ? NULL : res.winner == QK_RESULT_WHITE ? "White" : "Black";
     if (c->json) {
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddStringToObject(o, "variant", v.name) ||
@@ -206,7 +204,8 @@ int cmd_solve(cli *c, const cmd_args *a)
                      : cJSON_AddNullToObject(o, "winner")) ||
             !cJSON_AddBoolToObject(o, "exact", res.solved && res.exact) ||
             !cJSON_AddNumberToObject(o, "distance", res.solved ? res.distance : -1) ||
-            !(best[0] ? cJSON_AddStringToObject(o, "best", best) : cJSON_AddNullToObject(o, "best")) ||
+            !(best[0] ? cJSON_AddStringToObject(o, "best", best)
+                      : cJSON_AddNullToObject(o, "best")) ||
             !cJSON_AddNumberToObject(o, "positions", (double)res.expanded) ||
             !cJSON_AddNumberToObject(o, "visited", (double)res.nodes) ||
             !cJSON_AddNumberToObject(o, "time_ms", (double)took)) {
@@ -225,8 +224,8 @@ int cmd_solve(cli *c, const cmd_args *a)
         return CLI_EXIT_SERVER;
     }
     if (res.exact)
-        fprintf(c->out, "result:   %s wins with perfect play (%s to move %s in %d plies)\n",
-                winner, side_word(&p), res.mover_wins ? "wins" : "loses", res.distance);
+        fprintf(c->out, "result:   %s wins with perfect play (%s to move %s in %d plies)\n", winner,
+                side_word(&p), res.mover_wins ? "wins" : "loses", res.distance);
     else
         fprintf(c->out,
                 "result:   %s wins with perfect play (winner only: the board is too big for "
@@ -258,7 +257,8 @@ int cmd_hint(cli *c, const cmd_args *a)
         const cJSON *line = cJSON_GetObjectItemCaseSensitive(resp, "line");
         if (cJSON_GetArraySize(line) > 0) {
             fputs("line:", c->out);
-            cJSON_ArrayForEach(m, line) if (cJSON_IsString(m)) fprintf(c->out, " %s", m->valuestring);
+            cJSON_ArrayForEach(m, line) if (cJSON_IsString(m))
+                fprintf(c->out, " %s", m->valuestring);
             fputc('\n', c->out);
         }
     }

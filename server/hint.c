@@ -77,8 +77,8 @@ static void hint_after_cb(uv_work_t *w, int status)
     if (status != 0 || j->rc != QK_OK || !j->res.has_move ||
         qk_move_format(&j->v, &j->res.best, text, sizeof text) < 0 ||
         qk_engine_score_format(j->res.score, score, sizeof score) < 0) {
-        log_error("hint for game %lld failed (status %d, engine %d)", (long long)j->game_id,
-                  status, j->rc);
+        log_error("hint for game %lld failed (status %d, engine %d)", (long long)j->game_id, status,
+                  j->rc);
         res = deferred_error(&j->d, QK_ERR_INTERNAL, "the engine failed");
     } else {
         res = deferred_ok(&j->d);

@@ -43,8 +43,8 @@ void op_users(req *r)
     if (name) {
         /* One account, any letter case: not_found when there is none. */
         store_user u;
-        int rc = auth_username_valid(name) ? store_user_by_name(s->store, name, &u)
-                                           : STORE_NOTFOUND;
+        int rc =
+            auth_username_valid(name) ? store_user_by_name(s->store, name, &u) : STORE_NOTFOUND;
         if (rc == STORE_NOTFOUND) {
             cJSON_Delete(res);
             req_error(r, QK_ERR_NOT_FOUND, "no such user");
@@ -54,8 +54,7 @@ void op_users(req *r)
             goto fail;
     } else {
         int bot = botj ? cJSON_IsTrue(botj) : -1;
-        if (store_users_list(s->store, bot, after, (int64_t)limit, add_user_cb, list) !=
-            STORE_OK)
+        if (store_users_list(s->store, bot, after, (int64_t)limit, add_user_cb, list) != STORE_OK)
             goto fail;
     }
     req_reply(r, res);

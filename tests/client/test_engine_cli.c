@@ -30,7 +30,7 @@ TestSuite(engine_cli, .init = setup, .fini = teardown, .timeout = 120);
     do {                                                                                           \
         crun r_;                                                                                   \
         crun_do(&r_, NULL, __VA_ARGS__, NULL);                                                     \
-        cr_assert_eq(r_.code, want, "exit %d, want %d\nout: %s\nerr: %s", r_.code, want, r_.out,  \
+        cr_assert_eq(r_.code, want, "exit %d, want %d\nout: %s\nerr: %s", r_.code, want, r_.out,   \
                      r_.err);                                                                      \
         crun_free(&r_);                                                                            \
     } while (0)
@@ -64,11 +64,11 @@ Test(engine_cli, solve_json_and_positions)
     crun_free(&r);
     /* A position given in words: the start with one Black step played;
      * White, to move, wins in 21 more plies (22 from the start). */
-    crun_do(&r, NULL, "solve", "alquerkonane-6x4", "w.w./.w.w/..../..b./.b../b.b.", "w", "1",
-            "-", NULL);
+    crun_do(&r, NULL, "solve", "alquerkonane-6x4", "w.w./.w.w/..../..b./.b../b.b.", "w", "1", "-",
+            NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    cr_assert(strstr(r.out, "White wins with perfect play (White to move wins in 21 plies)"),
-              "%s", r.out);
+    cr_assert(strstr(r.out, "White wins with perfect play (White to move wins in 21 plies)"), "%s",
+              r.out);
     crun_free(&r);
 }
 

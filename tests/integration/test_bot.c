@@ -26,9 +26,16 @@ TestSuite(bot, .init = h_setup, .fini = h_teardown, .timeout = 300);
 
 static pid_t start_bot(const hsrv *s, const char *dir, const char *log)
 {
-    const char *argv[] = {"bot",        "--level",      "1",         "--move-ms",
-                          "50",         "--variants",   "alquerque,alquerkonane-6x4",
-                          "--time-controls", "unlimited,correspondence", NULL};
+    const char *argv[] = {"bot",
+                          "--level",
+                          "1",
+                          "--move-ms",
+                          "50",
+                          "--variants",
+                          "alquerque,alquerkonane-6x4",
+                          "--time-controls",
+                          "unlimited,correspondence",
+                          NULL};
     return hcli_spawn(dir, s->addr, log, argv);
 }
 
@@ -47,8 +54,8 @@ static bool event_at_ply(const cJSON *ev, const void *arg)
 
 static long long challenge(hconn *c, const char *extra)
 {
-    cJSON *r = hconn_rpc(c, "{\"type\":\"challenge\",\"to\":\"robo\",\"color\":\"white\"%s}",
-                         extra);
+    cJSON *r =
+        hconn_rpc(c, "{\"type\":\"challenge\",\"to\":\"robo\",\"color\":\"white\"%s}", extra);
     hj_assert_ok(r, "challenge");
     long long id = hj_int(cJSON_GetObjectItemCaseSensitive(r, "challenge"), "id");
     cJSON_Delete(r);
@@ -88,8 +95,8 @@ Test(bot, plays_a_whole_game_across_a_kill_and_restart)
     long long cid = challenge(ann, ",\"variant\":\"alquerque-brainking\"");
     cJSON *ev = hconn_event(ann, "challenge_declined", event_for_challenge, &cid, 20000);
     cr_assert_not_null(ev, "the bot did not decline the brainking challenge");
-    cr_assert_str_eq(hj_str(cJSON_GetObjectItemCaseSensitive(ev, "challenge"), "reason"),
-                     "variant", "%s", hj_text(ev));
+    cr_assert_str_eq(hj_str(cJSON_GetObjectItemCaseSensitive(ev, "challenge"), "reason"), "variant",
+                     "%s", hj_text(ev));
     cJSON_Delete(ev);
     /* A live game: outside --time-controls. */
     cid = challenge(ann, ",\"time_control\":{\"kind\":\"live\",\"initial_s\":60}");
@@ -156,7 +163,8 @@ Test(bot, plays_a_whole_game_across_a_kill_and_restart)
         /* ann plays her first legal move (sorted), at the current ply. */
         const cJSON *legal = cJSON_GetObjectItemCaseSensitive(g, "legal_moves");
         cr_assert_gt(cJSON_GetArraySize(legal), 0, "%s", hj_text(g));
-        const char *mv = cJSON_GetArrayItem(legal, my_moves % cJSON_GetArraySize(legal))->valuestring;
+        const char *mv =
+            cJSON_GetArrayItem(legal, my_moves % cJSON_GetArraySize(legal))->valuestring;
         cJSON *mr = hconn_rpc(ann, "{\"type\":\"move\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"}",
                               gid, ply, mv);
         hj_assert_ok(mr, "ann's move");
@@ -164,8 +172,10 @@ Test(bot, plays_a_whole_game_across_a_kill_and_restart)
         cJSON_Delete(gr);
         my_moves++;
     }
-    cr_assert(killed && restarted && crashed, "the game ended before the kill and the crash (%d "
-              "moves)", my_moves);
+    cr_assert(killed && restarted && crashed,
+              "the game ended before the kill and the crash (%d "
+              "moves)",
+              my_moves);
     cJSON *gr = fetch(ann, gid);
     const cJSON *g = hj_game(gr);
     cr_assert_str_eq(hj_str(g, "status"), "finished", "%s", hj_text(g));
@@ -209,8 +219,8 @@ Test(bot, max_games_and_family_filter)
     hconn *ann = hconn_open(s.port);
     hconn_hello(ann);
     hconn_register(ann, "ann", PW);
-    const char *argv[] = {"bot",          "--level",     "2", "--move-ms", "50", "--max-games",
-                          "1",            "--variants",  "alquerkonane", NULL};
+    const char *argv[] = {"bot",         "--level", "2",          "--move-ms",    "50",
+                          "--max-games", "1",       "--variants", "alquerkonane", NULL};
     hcli_spawn(bdir, s.addr, blog, argv);
 
     long long cid = challenge(ann, ",\"variant\":\"alquerque\"");

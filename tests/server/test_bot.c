@@ -31,9 +31,9 @@ TestSuite(bot, .init = setup, .fini = teardown, .timeout = 120);
 
 static void register_bot(tconn *c, const char *name)
 {
-    cJSON *r = tc_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"" T_PW
-                         "\",\"bot\":true}",
-                      name);
+    cJSON *r = tc_rpc(
+        c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"" T_PW "\",\"bot\":true}",
+        name);
     t_ok(r, "register bot");
     cr_assert(cJSON_IsTrue(t_obj(t_obj(r, "user"), "bot")), "%s", t_text(r));
     cJSON_Delete(r);
@@ -41,8 +41,8 @@ static void register_bot(tconn *c, const char *name)
 
 static long long challenge(tconn *from, const char *to, const char *extra)
 {
-    cJSON *r = tc_rpc(from, "{\"type\":\"challenge\",\"to\":\"%s\",\"color\":\"white\"%s}", to,
-                      extra);
+    cJSON *r =
+        tc_rpc(from, "{\"type\":\"challenge\",\"to\":\"%s\",\"color\":\"white\"%s}", to, extra);
     t_ok(r, "challenge");
     long long id = t_int(t_obj(r, "challenge"), "id");
     cJSON_Delete(r);
@@ -57,13 +57,15 @@ Test(bot, decline_reasons_are_words)
     long long cid = challenge(a, "robo", "");
     const char *bad[] = {"\"busy\"", "\"Variant\"", "\"\"", "7", "true"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        cJSON *r = tc_rpc(b, "{\"type\":\"decline\",\"challenge\":%lld,\"reason\":%s}", cid, bad[i]);
+        cJSON *r =
+            tc_rpc(b, "{\"type\":\"decline\",\"challenge\":%lld,\"reason\":%s}", cid, bad[i]);
         t_err(r, "bad_request", bad[i]);
         cJSON_Delete(r);
     }
     /* Still open after every refusal. */
-    cJSON *r = tc_rpc(b, "{\"type\":\"decline\",\"challenge\":%lld,\"reason\":\"variant\","
-                         "\"message\":\"I only play alquerkonane\"}",
+    cJSON *r = tc_rpc(b,
+                      "{\"type\":\"decline\",\"challenge\":%lld,\"reason\":\"variant\","
+                      "\"message\":\"I only play alquerkonane\"}",
                       cid);
     t_ok(r, "decline variant");
     cr_assert_str_eq(t_str(t_obj(r, "challenge"), "reason"), "variant");
@@ -179,8 +181,8 @@ Test(bot, hint_rules)
     cJSON *gr = tc_rpc(b, "{\"type\":\"game\",\"game\":%lld}", casual);
     bool legal = false;
     const cJSON *m;
-    cJSON_ArrayForEach(m, t_obj(t_obj(gr, "game"), "legal_moves"))
-        legal = legal || strcmp(m->valuestring, mv) == 0;
+    cJSON_ArrayForEach(m, t_obj(t_obj(gr, "game"), "legal_moves")) legal =
+        legal || strcmp(m->valuestring, mv) == 0;
     cr_assert(legal, "hint %s is not legal: %s", mv, t_text(gr));
     cJSON_Delete(gr);
     /* 6x4 from the start: the side to move (Black) loses in 22 plies. The
@@ -252,8 +254,9 @@ Test(bot, bad_moves_never_corrupt_a_game)
     /* A flood of wrong moves, pipelined, from the players. */
     for (int i = 0; i < 200; i++) {
         tconn *who = i % 2 ? a : b;
-        cr_assert(tc_sendf(who, "{\"type\":\"move\",\"id\":%d,\"game\":%lld,\"ply\":%d,"
-                                "\"move\":\"%s\"}\n",
+        cr_assert(tc_sendf(who,
+                           "{\"type\":\"move\",\"id\":%d,\"game\":%lld,\"ply\":%d,"
+                           "\"move\":\"%s\"}\n",
                            1000 + i, gid, i % 3, i % 4 ? "a1-a2" : "zz"));
     }
     for (int i = 0; i < 200; i++) {
