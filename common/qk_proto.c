@@ -6,6 +6,7 @@
 #include "qk_proto.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -108,25 +109,146 @@ static bool has_nul_escape(const char *s, size_t n)
     return false;
 }
 
-/* Duplicate keys, over the parsed tree (depth was bounded on the raw
- * bytes, so this recursion is at most QK_PROTO_MAX_DEPTH deep). */
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* True when an object's members repeat a name. Pairwise for small objects;
+ * sorted beyond, so a 64 KiB line of 6,000 keys costs n log n, not n^2
+ * (a hostile line must not stall the loop). -1 on ENOMEM. */
+static int has_dup_names(const cJSON *obj)
+{
+    size_t n = 0;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        n++;
+    if (n <= 16) {
+        for (const cJSON *c = obj->child; c; c = c->next)
+            for (const cJSON *d = c->next; d; d = d->next)
+                if (c->string && d->string && strcmp(c->string, d->string) == 0)
+                    return 1;
+        return 0;
+    }
+    const char **names = malloc(n * sizeof *names);
+    if (!names)
+        return -1;
+    size_t k = 0;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        names[k++] = c->string ? c->string : "";
+    qsort(names, n, sizeof *names, cmp_names);
+    int dup = 0;
+    for (size_t i = 1; i < n && !dup; i++)
+        dup = strcmp(names[i - 1], names[i]) == 0;
+    free(names);
+    return dup;
+}
+
+/* Duplicate keys, over the parsed tree (depth was bounded before, so this
+ * recursion is at most QK_PROTO_MAX_DEPTH deep). */
 static qk_err check_tree(const cJSON *item, const char **why)
 {
     if (!cJSON_IsObject(item) && !cJSON_IsArray(item))
         return QK_ERR_NONE;
-    for (const cJSON *c = item->child; c; c = c->next) {
-        if (cJSON_IsObject(item)) {
-            for (const cJSON *d = c->next; d; d = d->next)
-                if (c->string && d->string && strcmp(c->string, d->string) == 0) {
-                    *why = "a field is given twice";
-                    return QK_ERR_BAD_REQUEST;
-                }
+    if (cJSON_IsObject(item)) {
+        int dup = has_dup_names(item);
+        if (dup < 0) {
+            *why = "out of memory";
+            return QK_ERR_INTERNAL;
         }
+        if (dup) {
+            *why = "a field is given twice";
+            return QK_ERR_BAD_REQUEST;
+        }
+    }
+    for (const cJSON *c = item->child; c; c = c->next) {
         qk_err e = check_tree(c, why);
         if (e)
             return e;
     }
     return QK_ERR_NONE;
+}
+
+/* RFC 8259 section 6 number grammar at s[i..n): -?(0|[1-9][0-9]*)
+ * (.[0-9]+)?([eE][+-]?[0-9]+)?. Returns the index after the number, or 0
+ * when the text is not a JSON number (cJSON accepts "01", for one). */
+static size_t json_number_end(const char *s, size_t i, size_t n)
+{
+#define DIGIT(k) ((k) < n && s[k] >= '0' && s[k] <= '9')
+    if (i < n && s[i] == '-')
+        i++;
+    if (i < n && s[i] == '0') {
+        i++;
+    } else if (DIGIT(i)) {
+        while (DIGIT(i))
+            i++;
+    } else {
+        return 0;
+    }
+    if (i < n && s[i] == '.') {
+        i++;
+        if (!DIGIT(i))
+            return 0;
+        while (DIGIT(i))
+            i++;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        if (!DIGIT(i))
+            return 0;
+        while (DIGIT(i))
+            i++;
+    }
+    if (DIGIT(i))
+        return 0;
+    return i;
+#undef DIGIT
+}
+
+/* The lexical checks cJSON leaves out, on the raw bytes: no byte-order
+ * mark, no raw control character inside a string (RFC 8259 section 7),
+ * numbers by the RFC's grammar. Also measures the nesting depth. Returns
+ * false with *why set when the text is not strict JSON. */
+static bool lexically_strict(const char *s, size_t n, int *maxdepth, bool *balanced,
+                             const char **why)
+{
+    int depth = 0;
+    *maxdepth = 0;
+    *balanced = true;
+    if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
+        *why = "a byte-order mark before the object";
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"') {
+            for (i++; i < n && s[i] != '"'; i++) {
+                if ((unsigned char)s[i] < 0x20) {
+                    *why = "a control character inside a string";
+                    return false;
+                }
+                if (s[i] == '\\')
+                    i++;
+            }
+        } else if (c == '{' || c == '[') {
+            if (++depth > *maxdepth)
+                *maxdepth = depth;
+        } else if (c == '}' || c == ']') {
+            if (--depth < 0)
+                *balanced = false;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t end = json_number_end(s, i, n);
+            if (!end) {
+                *why = "a number that is not JSON (RFC 8259 section 6)";
+                return false;
+            }
+            i = end - 1;
+        }
+    }
+    if (depth != 0)
+        *balanced = false;
+    return true;
 }
 
 qk_err qk_proto_parse_line(const char *line, size_t len, cJSON **out, const char **why)
@@ -143,33 +265,21 @@ qk_err qk_proto_parse_line(const char *line, size_t len, cJSON **out, const char
         *why = "strings may not contain \\u0000";
         return QK_ERR_BAD_JSON;
     }
-    /* Depth is checked on the raw bytes first so a hostile 60,000-level
-     * nesting never reaches cJSON's recursive parser. */
-    int depth = 0, maxdepth = 0;
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        char c = line[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = false;
-        } else if (c == '"') {
-            in_str = true;
-        } else if (c == '{' || c == '[') {
-            if (++depth > maxdepth)
-                maxdepth = depth;
-        } else if (c == '}' || c == ']') {
-            depth--;
-        }
-    }
-    if (maxdepth > QK_PROTO_MAX_DEPTH) {
-        *why = "objects nested deeper than 16 levels";
-        return QK_ERR_BAD_REQUEST;
-    }
+    int maxdepth;
+    bool balanced;
+    if (!lexically_strict(line, len, &maxdepth, &balanced, why))
+        return QK_ERR_BAD_JSON;
+    /* cJSON refuses nesting beyond its own limit (CJSON_NESTING_LIMIT,
+     * 1,000) without deep recursion, so even a hostile 100,000-level line
+     * is safe to parse. Below that limit its verdict decides bad_json;
+     * beyond it, balanced brackets are taken as "valid but too deep". */
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(line, len, &end, false);
     if (!root) {
+        if (maxdepth >= CJSON_NESTING_LIMIT && balanced) {
+            *why = "objects nested deeper than 16 levels";
+            return QK_ERR_BAD_REQUEST;
+        }
         *why = "malformed JSON";
         return QK_ERR_BAD_JSON;
     }
@@ -185,6 +295,11 @@ qk_err qk_proto_parse_line(const char *line, size_t len, cJSON **out, const char
         cJSON_Delete(root);
         *why = "the message must be a JSON object";
         return QK_ERR_BAD_JSON;
+    }
+    if (maxdepth > QK_PROTO_MAX_DEPTH) {
+        cJSON_Delete(root);
+        *why = "objects nested deeper than 16 levels";
+        return QK_ERR_BAD_REQUEST;
     }
     qk_err e = check_tree(root, why);
     if (e) {
@@ -290,9 +405,59 @@ cJSON *qk_proto_event(const char *name)
     return o;
 }
 
+/* cJSON prints numbers with 15 significant digits and keeps that text
+ * whenever it reads back within a relative epsilon, so whole numbers from
+ * 10^15 up (ids may go to 2^53 - 1) come back rounded: 9007199254740991
+ * prints as 9.00719925474099e+15. Such numbers are rare, so the fix works
+ * on a copy made only when one is present. */
+static bool big_whole(const cJSON *item)
+{
+    return cJSON_IsNumber(item) && fabs(item->valuedouble) >= 1e15 &&
+           fabs(item->valuedouble) <= QK_JSON_MAX_INT &&
+           floor(item->valuedouble) == item->valuedouble;
+}
+
+static bool has_big_whole(const cJSON *item)
+{
+    if (big_whole(item))
+        return true;
+    for (const cJSON *c = item->child; c; c = c->next)
+        if (has_big_whole(c))
+            return true;
+    return false;
+}
+
+/* Turn every such number of a tree we own into raw text printed exactly
+ * ("%.0f" is exact for integers below 2^53). Returns false on ENOMEM. */
+static bool exact_big_whole(cJSON *item)
+{
+    if (big_whole(item)) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.0f", item->valuedouble);
+        char *raw = malloc(strlen(buf) + 1);
+        if (!raw)
+            return false;
+        strcpy(raw, buf);
+        item->type = cJSON_Raw;
+        item->valuestring = raw; /* cJSON_Delete frees a Raw item's text */
+        return true;
+    }
+    for (cJSON *c = item->child; c; c = c->next)
+        if (!exact_big_whole(c))
+            return false;
+    return true;
+}
+
 char *qk_proto_print(const cJSON *msg, size_t *len)
 {
-    char *s = cJSON_PrintUnformatted(msg);
+    char *s;
+    if (has_big_whole(msg)) {
+        cJSON *copy = cJSON_Duplicate(msg, true);
+        s = copy && exact_big_whole(copy) ? cJSON_PrintUnformatted(copy) : NULL;
+        cJSON_Delete(copy);
+    } else {
+        s = cJSON_PrintUnformatted(msg);
+    }
     if (!s)
         return NULL;
     size_t n = strlen(s);

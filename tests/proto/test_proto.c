@@ -91,11 +91,18 @@ Test(proto, nesting_limit_is_sixteen)
         buf[n] = '\0';
         cr_assert_eq(P(buf), levels <= 16 ? QK_ERR_NONE : QK_ERR_BAD_REQUEST, "%d levels", levels);
     }
-    /* Far deeper than cJSON's own limit must not reach its recursion. */
+    /* Far deeper than cJSON's own limit: refused without deep recursion;
+     * balanced, so "too deep" (bad_request); unbalanced is bad_json. */
     static char deep[200002];
-    memset(deep, '[', 100000);
-    memset(deep + 100000, ']', 100000);
-    cr_assert_eq(parse(deep, 200000), QK_ERR_BAD_REQUEST);
+    deep[0] = '{';
+    memcpy(deep + 1, "\"a\":", 4);
+    memset(deep + 5, '[', 99995);
+    memset(deep + 100000, ']', 99995);
+    deep[199995] = '}';
+    cr_assert_eq(parse(deep, 199996), QK_ERR_BAD_REQUEST);
+    cr_assert_eq(parse(deep, 199995), QK_ERR_BAD_JSON);
+    /* Malformed and deep is bad_json, not bad_request. */
+    cr_assert_eq(P("{\"a\":[[[[[[[[[[[[[[[[[[1}"), QK_ERR_BAD_JSON);
 }
 
 Test(proto, integers_are_whole_and_in_range)
@@ -138,4 +145,57 @@ Test(proto, builders_print_one_line)
     free(s);
     cJSON_Delete(ok);
     cJSON_Delete(id);
+}
+
+/* RFC 8259 strictness that cJSON leaves out. */
+Test(proto, strict_json_lexing)
+{
+    cr_assert_eq(P("{\"id\":01}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"id\":-01}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"id\":1.}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"id\":.5}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"id\":1e}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"id\":-}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"s\":\"a\tb\"}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"s\":\"a\nb\"}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("\xEF\xBB\xBF{\"a\":1}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"id\":0,\"b\":-0.5e+3,\"c\":10E2,\"s\":\"a\\tb \\\" 01\"}"), QK_ERR_NONE);
+}
+
+/* A 64 KiB line of thousands of keys: the duplicate is still found (and
+ * found in n log n; the time itself belongs in a benchmark). */
+Test(proto, many_keys_duplicate_found)
+{
+    static char buf[70000];
+    size_t n = 0;
+    buf[n++] = '{';
+    for (int i = 0; i < 5000; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "\"k%d\":1,", i);
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "\"k17\":2}");
+    cr_assert_eq(parse(buf, n), QK_ERR_BAD_REQUEST);
+    n -= strlen("\"k17\":2}"); /* drop the repeat: 5000 distinct keys */
+    buf[n - 1] = '}';
+    cr_assert_eq(parse(buf, n), QK_ERR_NONE);
+}
+
+/* PROTOCOL.md: a response carries the request's id unchanged; ids go to
+ * 2^53 - 1, which cJSON alone would print as 9.00719925474099e+15. */
+Test(proto, big_ids_echo_exactly)
+{
+    const char *line = "{\"type\":\"ping\",\"id\":9007199254740991,\"ts\":5000000000000001}";
+    cJSON *req = NULL;
+    const char *why;
+    cr_assert_eq(qk_proto_parse_line(line, strlen(line), &req, &why), QK_ERR_NONE);
+    cJSON *ok = qk_proto_ok(cJSON_GetObjectItemCaseSensitive(req, "id"));
+    cJSON_AddItemToObject(ok, "ts", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(req, "ts"), 1));
+    cJSON_AddNumberToObject(ok, "small", 1764474000123.0);
+    size_t n;
+    char *s = qk_proto_print(ok, &n);
+    cr_assert_str_eq(s, "{\"type\":\"ok\",\"id\":9007199254740991,\"ts\":5000000000000001,"
+                        "\"small\":1764474000123}\n");
+    free(s);
+    /* The message itself is untouched: still numbers. */
+    cr_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(ok, "id")));
+    cJSON_Delete(ok);
+    cJSON_Delete(req);
 }
