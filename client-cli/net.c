@@ -222,6 +222,33 @@ static int read_some(net_conn *c)
     }
 }
 
+/* Replace terminal control characters in every string of a server message
+ * with '?': the client prints server text (messages, names) to a terminal,
+ * and a hostile server must not be able to send escape sequences through
+ * it. C0 controls, DEL and the two-byte C1 controls (U+0080..U+009F) go;
+ * the string keeps its length, so this works in place. */
+static void defang_strings(cJSON *item)
+{
+    for (; item; item = item->next) {
+        if (item->string)
+            for (unsigned char *p = (unsigned char *)item->string; *p; p++)
+                if (*p < 0x20 || *p == 0x7f)
+                    *p = '?';
+        if (cJSON_IsString(item) && item->valuestring) {
+            for (unsigned char *p = (unsigned char *)item->valuestring; *p; p++) {
+                if (*p < 0x20 || *p == 0x7f) {
+                    *p = '?';
+                } else if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+                    p[0] = '?';
+                    p[1] = '?';
+                    p++;
+                }
+            }
+        }
+        defang_strings(item->child);
+    }
+}
+
 /* Take the next parseable message already buffered. Returns 1 with *msg,
  * 0 when no whole line is buffered, NET_EPROTO on an over-long line.
  * Empty lines (keepalives) and lines that are not a valid JSON object are
@@ -241,6 +268,7 @@ static int next_buffered(net_conn *c, cJSON **msg)
         const char *why;
         cJSON *obj = NULL;
         if (qk_proto_parse_line(line, len, &obj, &why) == QK_ERR_NONE) {
+            defang_strings(obj);
             *msg = obj;
             return 1;
         }

@@ -166,3 +166,22 @@ Test(net, connect_refused)
     cr_assert(!net_is_open(&d));
     net_close(&d);
 }
+
+/* A hostile server must not reach the terminal: control characters in
+ * any string of a message (escape sequences, C1 controls) arrive as '?',
+ * each string keeping its length; printable UTF-8 is untouched. */
+Test(net, control_characters_from_the_server_are_defanged)
+{
+    peer_says("{\"type\":\"error\",\"id\":1,\"code\":\"bad_request\","
+              "\"message\":\"\\u001b[2Jgone\\u0007 \xc2\x9b" "31m caf\xc3\xa9\","
+              "\"o\":{\"k\\u001b\":[\"\\u007f\"]}}\n");
+    cJSON *req = ping(), *resp;
+    cr_assert_eq(net_request(&c, req, 1000, &resp), NET_OK);
+    cr_assert_str_eq(str(resp, "message"), "?[2Jgone? ??31m caf\xc3\xa9");
+    const cJSON *o = cJSON_GetObjectItem(resp, "o");
+    cr_assert_not_null(o->child);
+    cr_assert_str_eq(o->child->string, "k?");
+    cr_assert_str_eq(o->child->child->valuestring, "?");
+    cJSON_Delete(resp);
+    cJSON_Delete(req);
+}
