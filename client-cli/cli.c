@@ -208,19 +208,25 @@ static void maybe_update_token(cli *c, const cJSON *resp)
         fprintf(c->err, "qirkat: warning: cannot save the session: %s\n", session_strerror(rc));
 }
 
+void cli_not_logged_in(cli *c)
+{
+    if (c->other_server)
+        fprintf(c->err,
+                "unauthenticated: you are logged in on %s (as %s), not on %s (from %s); log in "
+                "there (qirkat --server %s login %s) or use --server %s\n",
+                c->sess.server, c->sess.username, c->server, c->server_from, c->server,
+                c->sess.username, c->sess.server);
+    else
+        fprintf(c->err, "unauthenticated: not logged in: qirkat login USER\n");
+}
+
 int cli_login_token(cli *c, bool required)
 {
     c->logged_in = false;
     if (!c->have_session) {
         if (!required)
             return CLI_EXIT_OK;
-        if (c->other_server)
-            fprintf(c->err,
-                    "unauthenticated: not logged in on %s (the session of %s is for %s): "
-                    "qirkat login USER\n",
-                    c->server, c->sess.username, c->sess.server);
-        else
-            fprintf(c->err, "unauthenticated: not logged in: qirkat login USER\n");
+        cli_not_logged_in(c);
         return CLI_EXIT_SERVER;
     }
     cJSON *req = cli_request("login"), *resp;
@@ -333,12 +339,27 @@ static int run_command(cli *c, int argc, char **argv, const char *server)
             return crc;
     }
 
-    if (!server || !*server)
+    /* docs/design.md: --server, else QIRKAT_SERVER, else the server the
+     * session was made on, else the default. */
+    c->server_from = "--server";
+    if (!server || !*server) {
         server = getenv("QIRKAT_SERVER");
-    if (!server || !*server)
+        c->server_from = "QIRKAT_SERVER";
+    }
+    session stored;
+    if (!server || !*server) {
+        if (session_load(&stored) == SESSION_OK && stored.server[0]) {
+            server = stored.server;
+            c->server_from = "the session";
+        }
+    }
+    if (!server || !*server) {
         server = CLI_DEFAULT_SERVER;
+        c->server_from = "the default";
+    }
     if (session_set(c->server, sizeof c->server, server) != SESSION_OK)
         return cli_usage_error(c, "server address too long");
+    explicit_bzero(&stored, sizeof stored);
 
     int rc = CLI_EXIT_OK;
     if (d->need == NEED_LOGIN || d->need == NEED_LOGIN_OPT) {

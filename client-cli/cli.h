@@ -43,6 +43,7 @@ typedef struct cli {
     FILE *in, *out, *err;
     const struct cmd_def *cmd; /* the running subcommand */
     char server[SESSION_SERVER_MAX];
+    const char *server_from; /* "--server", "QIRKAT_SERVER", "the session", "the default" */
     bool json;             /* --json: print the server's response object */
     unsigned render_flags; /* RENDER_* for out */
     int timeout_ms;
@@ -77,6 +78,11 @@ int cli_connect(cli *c);
  * and CLI_EXIT_SERVER. Without, the command goes on logged out, with a
  * warning when a stored token was refused. Sets c->logged_in. */
 int cli_login_token(cli *c, bool required);
+
+/* Print why a login-only command cannot run: not logged in at all, or
+ * logged in on another server than the chosen one (which, and how to fix
+ * it). */
+void cli_not_logged_in(cli *c);
 
 /* A new request object {"type": op}, owned by the caller. NULL on
  * allocation failure. */

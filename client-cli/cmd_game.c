@@ -36,6 +36,10 @@ static const char *status_cell(const cJSON *g, char *buf, size_t n)
 int cmd_games(cli *c, const cmd_args *a)
 {
     bool my_turn = args_has(a, "my-turn"), mine = my_turn || args_has(a, "mine");
+    if (mine && !c->logged_in && c->other_server) {
+        cli_not_logged_in(c);
+        return CLI_EXIT_SERVER;
+    }
     if (mine && !c->logged_in) {
         fputs("unauthenticated: --mine and --my-turn need a login (qirkat login USER)\n",
               c->err);

@@ -121,7 +121,8 @@ void cmd_print_usage(FILE *out)
     for (const cmd_def *d = cmd_table; d->name; d++)
         fprintf(out, "  %-11s %s\n", d->name, d->summary);
     fputs("\nglobal options:\n"
-          "  --server HOST:PORT  server (else $QIRKAT_SERVER, else " CLI_DEFAULT_SERVER ")\n"
+          "  --server HOST:PORT  server (else $QIRKAT_SERVER, else the one you logged in on,\n"
+          "                      else " CLI_DEFAULT_SERVER ")\n"
           "  --json              print the server's response object, one line\n"
           "  --help              this text; `qirkat SUBCOMMAND --help` for one subcommand\n"
           "\nexit status: 0 ok, 1 server error, 2 usage error, 3 cannot connect\n",

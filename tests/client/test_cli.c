@@ -207,7 +207,10 @@ Test(cli, session_for_another_server_is_not_used)
     crun r;
     crun_do(&r, NULL, "--server", "127.0.0.1:1", "challenges", NULL);
     expect(&r, 1);
-    cr_assert(strstr(r.err, "unauthenticated: not logged in on 127.0.0.1:1"), "%s", r.err);
+    cr_assert(strstr(r.err, "unauthenticated: you are logged in on 127.0.0.1:9 (as alice), not "
+                            "on 127.0.0.1:1 (from --server); log in there (qirkat --server "
+                            "127.0.0.1:1 login alice) or use --server 127.0.0.1:9\n"),
+              "%s", r.err);
     crun_free(&r);
 }
 
