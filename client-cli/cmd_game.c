@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "play.h"
 #include "render.h"
 #include "table.h"
 
@@ -162,7 +163,9 @@ int cmd_move(cli *c, const cmd_args *a)
     uint64_t id, ply;
     if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
         return CLI_EXIT_USAGE;
-    const char *move = a->pos[1];
+    /* Point names are lowercase (RULES.md): "B2-C3 " is b2-c3. */
+    char move[256];
+    play_normalize_move(a->pos[1], move, sizeof move);
     int rc;
     if (args_has(a, "ply")) {
         ply = args_uint(a, "ply", 0);

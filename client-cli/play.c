@@ -9,9 +9,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -42,31 +43,81 @@ typedef struct play {
     bool in_eof;
 } play;
 
+bool play_looks_like_move(const char *text)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    if (!isalpha((unsigned char)text[0]) || !isdigit((unsigned char)text[1]))
+        return false;
+    for (; *text; text++) {
+        unsigned char ch = (unsigned char)*text;
+        if (!isalnum(ch) && ch != '-' && !isspace(ch))
+            return false;
+    }
+    return true;
+}
+
+void play_normalize_move(const char *text, char *move, size_t n)
+{
+    size_t k = 0;
+    for (; *text && n > 0 && k < n - 1; text++)
+        if (!isspace((unsigned char)*text))
+            move[k++] = (char)tolower((unsigned char)*text);
+    if (n > 0)
+        move[k] = '\0';
+}
+
 play_input play_classify(const char *line, char *move, size_t n)
 {
-    while (isspace((unsigned char)*line))
-        line++;
-    size_t len = strlen(line);
-    while (len > 0 && isspace((unsigned char)line[len - 1]))
-        len--;
+    /* The words, lowercased, blanks collapsed: "Draw  Accept" is
+     * "draw accept". */
+    char norm[64];
+    size_t len = 0;
+    bool blank = false, long_line = false;
+    for (const char *q = line; *q; q++) {
+        if (isspace((unsigned char)*q)) {
+            blank = len > 0;
+            continue;
+        }
+        if (len + 2 >= sizeof norm) {
+            long_line = true;
+            break;
+        }
+        if (blank)
+            norm[len++] = ' ';
+        blank = false;
+        norm[len++] = (char)tolower((unsigned char)*q);
+    }
+    norm[len] = '\0';
     if (len == 0)
         return PLAY_IN_EMPTY;
     static const struct {
         const char *word;
         play_input in;
     } words[] = {
-        {"quit", PLAY_IN_QUIT},   {"exit", PLAY_IN_QUIT},  {"q", PLAY_IN_QUIT},
-        {"help", PLAY_IN_HELP},   {"?", PLAY_IN_HELP},     {"resign", PLAY_IN_RESIGN},
-        {"board", PLAY_IN_BOARD}, {"show", PLAY_IN_BOARD}, {"moves", PLAY_IN_MOVES},
+        {"quit", PLAY_IN_QUIT},
+        {"exit", PLAY_IN_QUIT},
+        {"q", PLAY_IN_QUIT},
+        {"help", PLAY_IN_HELP},
+        {"?", PLAY_IN_HELP},
+        {"resign", PLAY_IN_RESIGN},
+        {"board", PLAY_IN_BOARD},
+        {"show", PLAY_IN_BOARD},
+        {"moves", PLAY_IN_MOVES},
+        {"draw", PLAY_IN_DRAW_OFFER},
+        {"draw offer", PLAY_IN_DRAW_OFFER},
+        {"draw accept", PLAY_IN_DRAW_ACCEPT},
+        {"draw decline", PLAY_IN_DRAW_DECLINE},
+        {"hint", PLAY_IN_HINT},
+        {"abort", PLAY_IN_ABORT},
     };
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (strlen(words[i].word) == len && strncasecmp(line, words[i].word, len) == 0)
-            return words[i].in;
-    if (n > 0) {
-        size_t k = len < n - 1 ? len : n - 1;
-        memcpy(move, line, k);
-        move[k] = '\0';
-    }
+    if (!long_line)
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strcmp(norm, words[i].word) == 0)
+                return words[i].in;
+    if (!play_looks_like_move(line))
+        return PLAY_IN_UNKNOWN;
+    play_normalize_move(line, move, n);
     return PLAY_IN_MOVE;
 }
 
@@ -75,14 +126,37 @@ static bool connected(const play *p)
     return net_is_open(&p->c->conn);
 }
 
+/* End the "your move: " line if it is the last thing on the screen, so
+ * what follows starts on a fresh line; the loop asks again afterwards. */
+static void fresh_line(play *p)
+{
+    if (p->prompted) {
+        fputc('\n', p->c->out);
+        p->prompted = false;
+    }
+    fflush(p->c->out);
+}
+
+/* A message on f (out or err) on a line of its own. */
+static void say(play *p, FILE *f, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(play *p, FILE *f, const char *fmt, ...)
+{
+    fresh_line(p);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fflush(f);
+}
+
 /* The connection broke: close it and reconnect after the backoff. */
 static void drop(play *p)
 {
     if (!connected(p))
         return;
     net_close(&p->c->conn);
-    fprintf(p->c->err, "Connection to %s lost; reconnecting in %.1f s (type quit to leave)\n",
-            p->c->server, p->backoff_ms / 1000.0);
+    say(p, p->c->err, "Connection to %s lost; reconnecting in %.1f s (type quit to leave)\n",
+        p->c->server, p->backoff_ms / 1000.0);
     p->reconnect_at = net_now_ms() + p->backoff_ms;
 }
 
@@ -140,8 +214,22 @@ static void redraw(play *p)
 {
     p->prompted = false;
     fputc('\n', p->c->out);
-    render_game(p->c->out, p->game, cli_me(p->c), p->c->render_flags);
+    render_game(p->c->out, p->game, cli_me(p->c), p->c->render_flags | RENDER_LEGEND);
     fflush(p->c->out);
+}
+
+/* A redraw the user did not ask for (the opponent moved, a reconnect):
+ * on a terminal, what was half typed has scrolled away with the old
+ * prompt, so it is discarded rather than sent unseen; the prompt comes
+ * again, empty. */
+static void redraw_unasked(play *p)
+{
+    int fd = fileno(p->c->in);
+    if (fd >= 0 && isatty(fd)) {
+        (void)tcflush(fd, TCIFLUSH);
+        p->inlen = 0;
+    }
+    redraw(p);
 }
 
 /* Fetch the game into the snapshot. Returns CLI_EXIT_OK, CLI_EXIT_SERVER
@@ -183,11 +271,17 @@ static void prompt(play *p)
 static void print_help(play *p)
 {
     fputs("Commands:\n"
-          "  MOVE     play a move in RULES.md notation: b2-c3, a1xc3xe5\n"
-          "  moves    list the legal moves\n"
-          "  board    fetch the game and draw it again\n"
-          "  resign   resign the game\n"
-          "  quit     leave (the game goes on; `qirkat play` again to resume)\n",
+          "  MOVE          play a move in RULES.md notation: b2-c3, a1xc3xe5\n"
+          "  moves         list the legal moves\n"
+          "  board         fetch the game and draw it again\n"
+          "  draw          offer a draw\n"
+          "  draw accept   accept your opponent's draw offer\n"
+          "  draw decline  decline it\n"
+          "  hint          the engine's move (unrated games)\n"
+          "  abort         abort the game (until each side has moved once)\n"
+          "  resign        resign the game\n"
+          "  help          this list\n"
+          "  quit          leave (the game goes on; `qirkat play` again to resume)\n",
           p->c->out);
 }
 
@@ -252,6 +346,63 @@ static void do_resign(play *p)
     }
 }
 
+/* Whether a player's command can go to the server now; says why not. */
+static bool can_act(play *p, const char *what)
+{
+    if (!p->color)
+        fprintf(p->c->out, "You are watching this game; you cannot %s\n", what);
+    else if (game_over(p))
+        fputs("The game is over\n", p->c->out);
+    else if (!connected(p))
+        fputs("Not connected; try again once reconnected\n", p->c->out);
+    else
+        return true;
+    return false;
+}
+
+/* draw offer|accept|decline, abort: one request answered with the game. */
+static void game_action(play *p, const char *op, const char *action)
+{
+    if (!can_act(p, action ? "answer draws" : "abort it"))
+        return;
+    cJSON *req = cli_game_request(op, p->id), *resp;
+    if (req && action && !cJSON_AddStringToObject(req, "action", action)) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    if (exchange(p, req, &resp) != CLI_EXIT_OK)
+        return;
+    if (!cli_is_ok(resp)) {
+        cli_report(p->c, resp);
+        cJSON_Delete(resp);
+        return;
+    }
+    set_snapshot(p, resp);
+    if (game_over(p))
+        redraw(p);
+    else if (action && strcmp(action, "offer") == 0)
+        fputs("Draw offered; your opponent may accept it until the next move\n", p->c->out);
+    else if (action && strcmp(action, "decline") == 0)
+        fputs("Draw offer declined\n", p->c->out);
+}
+
+static void do_hint(play *p)
+{
+    if (!can_act(p, "ask for hints"))
+        return;
+    cJSON *resp;
+    if (exchange(p, cli_game_request("hint", p->id), &resp) != CLI_EXIT_OK)
+        return;
+    if (cli_is_ok(resp)) {
+        const char *mv = cli_str(resp, "move"), *eval = cli_str(resp, "eval");
+        fprintf(p->c->out, "Hint: %s (%s, depth %lld)\n", mv ? mv : "?", eval ? eval : "?",
+                cli_int(resp, "depth"));
+    } else {
+        cli_report(p->c, resp);
+    }
+    cJSON_Delete(resp);
+}
+
 /* Handle one typed line. Returns true when the user wants to leave. */
 static bool handle_line(play *p, const char *line)
 {
@@ -273,6 +424,24 @@ static bool handle_line(play *p, const char *line)
         return false;
     case PLAY_IN_MOVES:
         print_legal(p, p->c->out);
+        return false;
+    case PLAY_IN_DRAW_OFFER:
+        game_action(p, "draw", "offer");
+        return false;
+    case PLAY_IN_DRAW_ACCEPT:
+        game_action(p, "draw", "accept");
+        return false;
+    case PLAY_IN_DRAW_DECLINE:
+        game_action(p, "draw", "decline");
+        return false;
+    case PLAY_IN_ABORT:
+        game_action(p, "abort", NULL);
+        return false;
+    case PLAY_IN_HINT:
+        do_hint(p);
+        return false;
+    case PLAY_IN_UNKNOWN:
+        fputs("unknown command; type help\n", p->c->out);
         return false;
     case PLAY_IN_MOVE:
         break;
@@ -306,14 +475,29 @@ static void handle_event(play *p, const cJSON *ev)
             return;
         /* The event has the position but not the legal moves: fetch the
          * whole snapshot rather than patch ours. */
+        fresh_line(p);
         if (refresh(p) == CLI_EXIT_OK)
-            redraw(p);
+            redraw_unasked(p);
     } else if (strcmp(name, "game_end") == 0) {
+        /* The final board is drawn already when the answer to our move
+         * (or the move event before this) ended the game. */
+        if (game_over(p))
+            return;
+        fresh_line(p);
         if (refresh(p) == CLI_EXIT_OK)
-            redraw(p);
+            redraw_unasked(p);
     } else if (strcmp(name, "draw_offer") == 0) {
-        fputs("Your opponent offers a draw (answer with `qirkat draw accept|decline`)\n",
-              p->c->out);
+        const char *by = cli_str(ev, "by"), *action = cli_str(ev, "action");
+        if (!by || !action || (p->color && strcmp(by, p->color) == 0))
+            return; /* our own offer or answer: its result said it */
+        bool offer = strcmp(action, "offer") == 0;
+        if (p->color)
+            say(p, p->c->out, "%s\n",
+                offer ? "Your opponent offers a draw: type `draw accept` or `draw decline`"
+                      : "Your opponent declines the draw");
+        else
+            say(p, p->c->out, "%s %s\n", strcmp(by, "white") == 0 ? "White" : "Black",
+                offer ? "offers a draw" : "declines the draw");
     }
 }
 
@@ -369,6 +553,7 @@ static bool read_input(play *p)
  * the login or the game is refused). */
 static int reconnect(play *p)
 {
+    fresh_line(p); /* what connecting prints starts on a line of its own */
     p->c->last_error[0] = '\0';
     int rc = cli_connect(p->c);
     if (rc == CLI_EXIT_OK)
@@ -389,14 +574,14 @@ static int reconnect(play *p)
         net_close(&p->c->conn);
         p->backoff_ms = p->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : p->backoff_ms * 2;
         p->reconnect_at = net_now_ms() + p->backoff_ms;
-        fprintf(p->c->err, "Retrying in %.1f s\n", p->backoff_ms / 1000.0);
+        say(p, p->c->err, "Retrying in %.1f s\n", p->backoff_ms / 1000.0);
         return CLI_EXIT_CONNECT;
     }
     if (rc != CLI_EXIT_OK)
         return rc;
     p->backoff_ms = BACKOFF_MIN_MS;
-    fprintf(p->c->out, "Reconnected to %s\n", p->c->server);
-    redraw(p);
+    say(p, p->c->out, "Reconnected to %s\n", p->c->server);
+    redraw_unasked(p);
     if (p->pending_ply >= 0) {
         char move[QK_MOVE_STRLEN];
         snprintf(move, sizeof move, "%s", p->pending);

@@ -6,7 +6,11 @@
  * every change (the opponent's `move` event, our own move's answer, a
  * reconnect) replaces it with a fresh object from the server, so what is
  * drawn is always something the server said. Typed lines are commands
- * (move text, resign, board, moves, help, quit). When the connection drops
+ * (move text, resign, board, moves, draw [accept|decline], hint, abort,
+ * help, quit). The prompt line is tracked: a message arriving while
+ * "your move: " waits starts on a fresh line and the prompt is asked
+ * again after it; on a terminal a redraw also discards the half-typed
+ * line, which the redraw has scrolled away. When the connection drops
  * the loop keeps reading stdin (so `quit` works) and reconnects with
  * exponential backoff (0.5 s doubling to 30 s), logs in again with the
  * stored token and fetches the game. A move whose answer was lost with the
@@ -17,6 +21,7 @@
 #ifndef QC_PLAY_H
 #define QC_PLAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cli.h"
@@ -27,14 +32,31 @@ typedef enum {
     PLAY_IN_QUIT,  /* quit, exit, q */
     PLAY_IN_HELP,  /* help, ? */
     PLAY_IN_RESIGN,
-    PLAY_IN_BOARD, /* board, show: fetch and redraw */
-    PLAY_IN_MOVES, /* moves: list the legal moves */
-    PLAY_IN_MOVE,  /* anything else: move text for the server */
+    PLAY_IN_BOARD,        /* board, show: fetch and redraw */
+    PLAY_IN_MOVES,        /* moves: list the legal moves */
+    PLAY_IN_DRAW_OFFER,   /* draw, draw offer */
+    PLAY_IN_DRAW_ACCEPT,  /* draw accept */
+    PLAY_IN_DRAW_DECLINE, /* draw decline */
+    PLAY_IN_HINT,         /* hint: the engine's move */
+    PLAY_IN_ABORT,        /* abort: before both sides have moved */
+    PLAY_IN_MOVE,         /* move text for the server */
+    PLAY_IN_UNKNOWN,      /* a word that is neither a command nor move text */
 } play_input;
 
+/* Whether text looks like move text (RULES.md notation, any case): a
+ * point name first, then only letters, digits, '-', 'x' and blanks. The
+ * server judges legality; this only keeps typos of command words from
+ * being sent as moves. */
+bool play_looks_like_move(const char *text);
+
+/* The move text as sent: text without blanks, lowercased, at most n - 1
+ * bytes into move (size n). */
+void play_normalize_move(const char *text, char *move, size_t n);
+
 /* Classify a typed line, ignoring surrounding blanks and the case of the
- * command words. For PLAY_IN_MOVE, the trimmed text (at most n - 1 bytes)
- * is copied into move (size n). */
+ * command words. For PLAY_IN_MOVE, the trimmed text, lowercased and
+ * without inner blanks (point names are lowercase in RULES.md), at most
+ * n - 1 bytes, is copied into move (size n). */
 play_input play_classify(const char *line, char *move, size_t n);
 
 /* Run the loop for game id on c (connected and logged in). Returns an

@@ -29,7 +29,8 @@
 #include "qk_rules.h"
 
 enum {
-    RENDER_COLOR = 1u << 0, /* ANSI attributes (see term_use_color()) */
+    RENDER_COLOR = 1u << 0,  /* ANSI attributes (see term_use_color()) */
+    RENDER_LEGEND = 1u << 1, /* render_game(): a key to the marks under the board */
 };
 
 /* Lines of text rendering wraps lists at. */

@@ -19,8 +19,17 @@ static void serve_conn(fake *f, int fd, int conn)
     char *reply = malloc(1 << 16);
     for (bool open = true; open && !f->stop;) {
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (poll(&p, 1, 50) <= 0)
+        if (poll(&p, 1, 50) <= 0) {
+            pthread_mutex_lock(&f->mu);
+            fake_idle_fn idle = f->idle;
+            pthread_mutex_unlock(&f->mu);
+            reply[0] = '\0';
+            if (idle)
+                idle(f, conn, reply, 1 << 16);
+            if (reply[0] && write(fd, reply, strlen(reply)) < 0)
+                open = false;
             continue;
+        }
         char buf[4096];
         ssize_t r = read(fd, buf, sizeof buf);
         if (r <= 0 || qk_frame_push(&fr, buf, (size_t)r) != 0)
@@ -84,6 +93,13 @@ void fake_start(fake *f, fake_fn fn, void *user)
     f->port = ntohs(a.sin_port);
     snprintf(f->addr, sizeof f->addr, "127.0.0.1:%d", f->port);
     cr_assert_eq(pthread_create(&f->th, NULL, fake_main, f), 0);
+}
+
+void fake_set_idle(fake *f, fake_idle_fn idle)
+{
+    pthread_mutex_lock(&f->mu);
+    f->idle = idle;
+    pthread_mutex_unlock(&f->mu);
 }
 
 void fake_stop(fake *f)

@@ -20,10 +20,15 @@ typedef struct fake fake;
  * connection without sending anything. Runs on the fake's thread. */
 typedef bool (*fake_fn)(fake *f, int conn, const cJSON *req, char *buf, size_t n);
 
+/* Called on the fake's thread each time a connection has been quiet for
+ * 50 ms: write lines to push unasked (events) into buf, or nothing. */
+typedef void (*fake_idle_fn)(fake *f, int conn, char *buf, size_t n);
+
 struct fake {
     int lfd, port;
     char addr[32]; /* "127.0.0.1:PORT" */
     fake_fn fn;
+    fake_idle_fn idle; /* set with fake_set_idle() */
     void *user;
     pthread_t th;
     pthread_mutex_t mu;
@@ -34,6 +39,8 @@ struct fake {
 
 /* Listen and serve in a thread. */
 void fake_start(fake *f, fake_fn fn, void *user);
+/* Push lines while the client is quiet (events it did not ask for). */
+void fake_set_idle(fake *f, fake_idle_fn idle);
 /* Stop the thread and free the log. */
 void fake_stop(fake *f);
 /* The i-th logged request (0-based) of type op, or NULL; a copy the

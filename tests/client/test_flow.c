@@ -657,5 +657,5 @@ Test(flow, play_classify_words)
     cr_assert_eq(play_classify(" \t", mv, sizeof mv), PLAY_IN_EMPTY);
     cr_assert_eq(play_classify(" a1xc3xe5 ", mv, sizeof mv), PLAY_IN_MOVE);
     cr_assert_str_eq(mv, "a1xc3xe5");
-    cr_assert_eq(play_classify("quitter", mv, sizeof mv), PLAY_IN_MOVE);
+    cr_assert_eq(play_classify("quitter", mv, sizeof mv), PLAY_IN_UNKNOWN);
 }

@@ -4,6 +4,7 @@
  * listings, resign's question, and the other usability fixes.
  */
 #include <criterion/criterion.h>
+#include <pty.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,4 +109,308 @@ Test(usability, another_server_from_the_environment_is_named)
                      "127.0.0.1:7420 login carol) or use --server 127.0.0.1:7431\n");
     crun_free(&r);
     unsetenv("QIRKAT_SERVER");
+}
+
+/* ---- 2, 3, 6. the play prompt ----------------------------------------- */
+
+#define END_START "...../...../..b../..w../..... w 0 -"
+#define END_AFTER "...../..w../...../...../..... b 0 -"
+
+/* Game 5, alice (white) against bob (black); extra: more fields, "" or
+ * starting with ','. ply 0: White to move at KAWU; 1: after b2-c3. */
+static void game_json(char *buf, size_t n, int ply, const char *extra)
+{
+    if (ply == 0)
+        snprintf(buf, n,
+                 "{\"id\":5,\"variant\":\"alquerque\",\"white\":\"alice\",\"black\":\"bob\","
+                 "\"start\":\"" KAWU "\",\"moves\":[],\"ply\":0,\"position\":\"" KAWU "\","
+                 "\"turn\":\"white\",\"legal_moves\":[\"b2-c3\",\"b3-c3\",\"c2-c3\",\"d2-c3\"],"
+                 "\"status\":\"active\",\"result\":null,\"reason\":null,"
+                 "\"time_control\":{\"kind\":\"unlimited\"},\"deadline\":null%s}",
+                 extra);
+    else
+        snprintf(buf, n,
+                 "{\"id\":5,\"variant\":\"alquerque\",\"white\":\"alice\",\"black\":\"bob\","
+                 "\"start\":\"" KAWU "\",\"moves\":[\"b2-c3\"],\"ply\":1,"
+                 "\"position\":\"bbbbb/bbbbb/wwwbb/w.www/wwwww b 1 -\",\"turn\":\"black\","
+                 "\"legal_moves\":[\"b4xb2\",\"d4xb2\"],\"status\":\"active\",\"result\":null,"
+                 "\"reason\":null,\"time_control\":{\"kind\":\"unlimited\"},\"deadline\":null%s}",
+                 extra);
+}
+
+typedef struct prompt_ctx {
+    int ply;         /* the game's ply on the fake */
+    bool ending;     /* the game is the one-capture ending; a move ends it */
+    int wfd;         /* the test's end of the client's stdin, or -1 */
+    int ticks;       /* quiet periods seen since the first `game` */
+    const char *me;  /* login answer's username */
+    bool seen_game;  /* the first `game` was answered */
+    int push_at;     /* idle tick that pushes `push` */
+    const char *push;
+    int type_at; /* idle tick that types `type` (into wfd) */
+    const char *type;
+    int close_at; /* idle tick that closes wfd */
+    int games;    /* `game` requests answered */
+    int ply_after;          /* from the second `game` on, the game's ply (when > 0) */
+    const char *type_after; /* typed on the first quiet tick after the second `game` */
+} prompt_ctx;
+
+static void ending_json(char *buf, size_t n, bool over)
+{
+    snprintf(buf, n,
+             "{\"id\":5,\"variant\":\"alquerque\",\"white\":\"alice\",\"black\":\"bob\","
+             "\"start\":\"" END_START "\",\"moves\":[%s],\"ply\":%d,\"position\":\"%s\","
+             "\"turn\":\"%s\",\"legal_moves\":[%s],\"status\":\"%s\",\"result\":%s,"
+             "\"reason\":%s,\"time_control\":{\"kind\":\"unlimited\"},\"deadline\":null}",
+             over ? "\"c2xc4\"" : "", over ? 1 : 0, over ? END_AFTER : END_START,
+             over ? "black" : "white", over ? "" : "\"c2xc4\"", over ? "finished" : "active",
+             over ? "\"white\"" : "null", over ? "\"no_pieces\"" : "null");
+}
+
+static bool prompt_script(fake *f, int conn, const cJSON *req, char *buf, size_t n)
+{
+    (void)conn;
+    prompt_ctx *p = f->user;
+    int id = req_id(req);
+    if (p->me && is(req, "login")) {
+        snprintf(buf, n,
+                 "{\"type\":\"ok\",\"id\":%d,\"user\":{\"username\":\"%s\",\"bot\":false},"
+                 "\"token\":\"tok\"}\n",
+                 id, p->me);
+        return true;
+    }
+    if (fake_basic(req, buf, n))
+        return true;
+    char game[4096];
+    if (is(req, "game") && p->games++ > 0 && p->ply_after > 0)
+        p->ply = p->ply_after;
+    if (p->ending)
+        ending_json(game, sizeof game, p->ply > 0);
+    else
+        game_json(game, sizeof game, p->ply, "");
+    if (is(req, "game")) {
+        snprintf(buf, n, "{\"type\":\"ok\",\"id\":%d,\"game\":%s}\n", id, game);
+        p->seen_game = true;
+    } else if (is(req, "move")) {
+        p->ply = 1;
+        if (p->ending)
+            ending_json(game, sizeof game, true);
+        else
+            game_json(game, sizeof game, 1, "");
+        /* The answer, then the events a real server sends with it. */
+        snprintf(buf, n,
+                 "{\"type\":\"ok\",\"id\":%d,\"game\":%s}\n"
+                 "{\"type\":\"event\",\"event\":\"move\",\"game\":5,\"ply\":0,\"move\":\"%s\"}\n"
+                 "%s",
+                 id, game, p->ending ? "c2xc4" : "b2-c3",
+                 p->ending ? "{\"type\":\"event\",\"event\":\"game_end\",\"game\":5,"
+                             "\"result\":\"white\",\"reason\":\"no_pieces\"}\n"
+                           : "");
+    } else if (is(req, "draw")) {
+        game_json(game, sizeof game, p->ply, ",\"draw_offer\":\"white\"");
+        snprintf(buf, n,
+                 "{\"type\":\"event\",\"event\":\"draw_offer\",\"game\":5,\"action\":\"offer\","
+                 "\"by\":\"white\"}\n{\"type\":\"ok\",\"id\":%d,\"game\":%s}\n",
+                 id, game);
+    } else if (is(req, "hint")) {
+        snprintf(buf, n,
+                 "{\"type\":\"ok\",\"id\":%d,\"game\":5,\"ply\":0,\"move\":\"b2-c3\","
+                 "\"eval\":\"+0.20\",\"depth\":6,\"line\":[\"b2-c3\"]}\n",
+                 id);
+    }
+    return true;
+}
+
+static void prompt_idle(fake *f, int conn, char *buf, size_t n)
+{
+    (void)conn;
+    prompt_ctx *p = f->user;
+    if (!p->seen_game)
+        return;
+    p->ticks++;
+    if (p->ticks == p->push_at && p->push)
+        snprintf(buf, n, "%s", p->push);
+    if (p->ticks == p->type_at && p->type && p->wfd >= 0)
+        cr_assert_eq(write(p->wfd, p->type, strlen(p->type)), (ssize_t)strlen(p->type));
+    if (p->games >= 2 && p->type_after && p->wfd >= 0) {
+        cr_assert_eq(write(p->wfd, p->type_after, strlen(p->type_after)),
+                     (ssize_t)strlen(p->type_after));
+        p->type_after = NULL;
+    }
+    if (p->ticks == p->close_at && p->wfd >= 0) {
+        close(p->wfd);
+        p->wfd = -1;
+    }
+}
+
+static void save_alice(void)
+{
+    save_session("alice", srv.addr);
+}
+
+Test(usability, play_prompt_words)
+{
+    prompt_ctx p = {.wfd = -1};
+    fake_start(&srv, prompt_script, &p);
+    save_alice();
+    crun r;
+    crun_do(&r, "help\nfoo\nquitter\ndraw\nhint\n  B2-C3 \n", "--server", srv.addr, "play", "5",
+            NULL);
+    expect(&r, 0);
+    cr_assert(strstr(r.out, "  draw accept   accept your opponent's draw offer\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "  hint          the engine's move (unrated games)\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "  abort         abort the game"), "%s", r.out);
+    cr_assert(strstr(r.out, "unknown command; type help\nunknown command; type help\n"), "%s",
+              r.out);
+    /* Our own offer's event is not announced to us. */
+    cr_assert(strstr(r.out, "Draw offered; your opponent may accept it until the next move\n"),
+              "%s", r.out);
+    cr_assert_null(strstr(r.out, "offers a draw"), "%s", r.out);
+    cr_assert(strstr(r.out, "Hint: b2-c3 (+0.20, depth 6)\n"), "%s", r.out);
+    crun_free(&r);
+    cJSON *d = fake_request(&srv, "draw", 0);
+    cr_assert_not_null(d);
+    cr_assert_str_eq(cJSON_GetObjectItem(d, "action")->valuestring, "offer");
+    cJSON_Delete(d);
+    cr_assert_eq(fake_count(&srv, "hint"), 1);
+    cr_assert_eq(fake_count(&srv, "move"), 1);
+    cJSON *mv = fake_request(&srv, "move", 0);
+    cr_assert_str_eq(cJSON_GetObjectItem(mv, "move")->valuestring, "b2-c3");
+    cJSON_Delete(mv);
+}
+
+Test(usability, play_draw_answers_and_abort)
+{
+    prompt_ctx p = {.wfd = -1};
+    fake_start(&srv, prompt_script, &p);
+    save_alice();
+    crun r;
+    crun_do(&r, "Draw Accept\ndraw decline\nabort\n", "--server", srv.addr, "play", "5", NULL);
+    expect(&r, 0);
+    crun_free(&r);
+    cJSON *d0 = fake_request(&srv, "draw", 0), *d1 = fake_request(&srv, "draw", 1);
+    cr_assert(d0 && d1);
+    cr_assert_str_eq(cJSON_GetObjectItem(d0, "action")->valuestring, "accept");
+    cr_assert_str_eq(cJSON_GetObjectItem(d1, "action")->valuestring, "decline");
+    cJSON_Delete(d0);
+    cJSON_Delete(d1);
+    cr_assert_eq(fake_count(&srv, "abort"), 1);
+}
+
+Test(usability, play_classify_draw_and_move_text)
+{
+    char mv[64];
+    cr_assert_eq(play_classify(" Draw   Accept ", mv, sizeof mv), PLAY_IN_DRAW_ACCEPT);
+    cr_assert_eq(play_classify("draw", mv, sizeof mv), PLAY_IN_DRAW_OFFER);
+    cr_assert_eq(play_classify("draw offer", mv, sizeof mv), PLAY_IN_DRAW_OFFER);
+    cr_assert_eq(play_classify("DRAW DECLINE", mv, sizeof mv), PLAY_IN_DRAW_DECLINE);
+    cr_assert_eq(play_classify("hint", mv, sizeof mv), PLAY_IN_HINT);
+    cr_assert_eq(play_classify("abort", mv, sizeof mv), PLAY_IN_ABORT);
+    cr_assert_eq(play_classify("draw please", mv, sizeof mv), PLAY_IN_UNKNOWN);
+    cr_assert_eq(play_classify("b2-c3!", mv, sizeof mv), PLAY_IN_UNKNOWN);
+    /* Move text: any case, blanks around the dashes; sent trimmed and
+     * lowercased. Illegal ones still go to the server, which judges. */
+    cr_assert_eq(play_classify(" B2 - C3 ", mv, sizeof mv), PLAY_IN_MOVE);
+    cr_assert_str_eq(mv, "b2-c3");
+    cr_assert_eq(play_classify("E3XC1XE1", mv, sizeof mv), PLAY_IN_MOVE);
+    cr_assert_str_eq(mv, "e3xc1xe1");
+    cr_assert_eq(play_classify("z9-z10", mv, sizeof mv), PLAY_IN_MOVE);
+}
+
+Test(usability, opponents_draw_offer_starts_a_fresh_line_and_asks_again)
+{
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    prompt_ctx p = {.wfd = fds[1],
+                    .push_at = 2,
+                    .push = "{\"type\":\"event\",\"event\":\"draw_offer\",\"game\":5,"
+                            "\"action\":\"offer\",\"by\":\"black\"}\n",
+                    .close_at = 6};
+    fake_start(&srv, prompt_script, &p);
+    fake_set_idle(&srv, prompt_idle);
+    save_alice();
+    FILE *in = fdopen(fds[0], "r");
+    crun r;
+    crun_in(&r, in, "--server", srv.addr, "play", "5", NULL);
+    fclose(in);
+    expect(&r, 0);
+    cr_assert(strstr(r.out, "your move: \nYour opponent offers a draw: type `draw accept` or "
+                            "`draw decline`\nyour move: "),
+              "%s", r.out);
+    crun_free(&r);
+}
+
+Test(usability, final_board_is_drawn_once)
+{
+    prompt_ctx p = {.ending = true, .wfd = -1};
+    fake_start(&srv, prompt_script, &p);
+    save_alice();
+    crun r;
+    crun_do(&r, "c2xc4\n", "--server", srv.addr, "play", "5", NULL);
+    expect(&r, 0);
+    int n = 0;
+    for (const char *q = r.out; (q = strstr(q, "White wins")); q++)
+        n++;
+    cr_assert_eq(n, 1, "%s", r.out);
+    int boards = 0;
+    for (const char *q = r.out; (q = strstr(q, "Game 5  alquerque")); q++)
+        boards++;
+    cr_assert_eq(boards, 2, "start and end: %s", r.out);
+    crun_free(&r);
+}
+
+static bool move_script(fake *f, int conn, const cJSON *req, char *buf, size_t n)
+{
+    (void)f;
+    (void)conn;
+    if (fake_basic(req, buf, n))
+        return true;
+    char game[4096];
+    game_json(game, sizeof game, 1, "");
+    snprintf(buf, n, "{\"type\":\"ok\",\"id\":%d,\"game\":%s}\n", req_id(req), game);
+    return true;
+}
+
+Test(usability, move_text_is_trimmed_and_lowercased)
+{
+    fake_start(&srv, move_script, NULL);
+    save_alice();
+    crun r;
+    crun_do(&r, NULL, "--server", srv.addr, "move", "5", " B2-C3 ", "--ply", "0", NULL);
+    expect(&r, 0);
+    crun_free(&r);
+    cJSON *mv = fake_request(&srv, "move", 0);
+    cr_assert_str_eq(cJSON_GetObjectItem(mv, "move")->valuestring, "b2-c3");
+    cJSON_Delete(mv);
+}
+
+/* On a terminal, what was typed before the opponent's move redraws the
+ * board is discarded: "d4" then the redraw then "xb2" is not d4xb2. */
+Test(usability, redraw_on_a_terminal_discards_the_half_typed_line)
+{
+    int master, slave;
+    cr_assert_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
+    prompt_ctx p = {.me = "bob",
+                    .wfd = master,
+                    .type_at = 1,
+                    .type = "d4",
+                    .push_at = 3,
+                    .push = "{\"type\":\"event\",\"event\":\"move\",\"game\":5,\"ply\":0,"
+                            "\"move\":\"b2-c3\"}\n",
+                    .ply_after = 1,
+                    .type_after = "xb2\nquit\n"};
+    fake_start(&srv, prompt_script, &p);
+    fake_set_idle(&srv, prompt_idle);
+    save_session("bob", srv.addr);
+    FILE *in = fdopen(slave, "r");
+    crun r;
+    crun_in(&r, in, "--server", srv.addr, "play", "5", NULL);
+    fclose(in);
+    close(master);
+    expect(&r, 0);
+    cr_assert(strstr(r.out, "Black to move (bob, you)\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "unknown command; type help\n"), "%s", r.out);
+    crun_free(&r);
+    cr_assert_eq(fake_count(&srv, "move"), 0);
+    cr_assert_eq(fake_count(&srv, "game"), 2);
 }
