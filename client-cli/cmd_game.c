@@ -139,7 +139,7 @@ int cmd_show(cli *c, const cmd_args *a)
         return rc;
     if (!cli_json(c, resp))
         render_game(c->out, cJSON_GetObjectItemCaseSensitive(resp, "game"), cli_me(c),
-                    c->render_flags);
+                    c->render_flags | RENDER_LEGEND);
     cJSON_Delete(resp);
     return CLI_EXIT_OK;
 }

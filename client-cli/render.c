@@ -358,25 +358,139 @@ static void write_turn_line(FILE *out, const cJSON *game, const char *me)
     fputc('\n', out);
 }
 
-/* "Time: corr:3, deadline ..." when the game has a clock; nothing for
+/* "4:55", "1:02:03" for a live clock. */
+static void clock_text(double ms, char *buf, size_t n)
+{
+    long long s = ms < 0 ? 0 : (long long)(ms / 1000.0);
+    if (s >= 3600)
+        snprintf(buf, n, "%lld:%02lld:%02lld", s / 3600, s % 3600 / 60, s % 60);
+    else
+        snprintf(buf, n, "%lld:%02lld", s / 60, s % 60);
+}
+
+/* "2d 03h", "5h 10m", "12m 30s" for correspondence time left. */
+static void left_text(double ms, char *buf, size_t n)
+{
+    long long s = ms < 0 ? 0 : (long long)(ms / 1000.0);
+    long long d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
+    if (d > 0)
+        snprintf(buf, n, "%lldd %02lldh", d, h);
+    else if (h > 0)
+        snprintf(buf, n, "%lldh %02lldm", h, m);
+    else
+        snprintf(buf, n, "%lldm %02llds", m, s % 60);
+}
+
+/* Both live clocks: "clock": {"white_ms", "black_ms"} (docs/protocol.md),
+ * or the older "clocks": {"white", "black"}. */
+static bool live_clocks(const cJSON *game, double *w, double *b)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(game, "clock");
+    const cJSON *cw = cJSON_GetObjectItemCaseSensitive(c, "white_ms");
+    const cJSON *cb = cJSON_GetObjectItemCaseSensitive(c, "black_ms");
+    if (!cJSON_IsNumber(cw) || !cJSON_IsNumber(cb)) {
+        c = cJSON_GetObjectItemCaseSensitive(game, "clocks");
+        cw = cJSON_GetObjectItemCaseSensitive(c, "white");
+        cb = cJSON_GetObjectItemCaseSensitive(c, "black");
+    }
+    if (!cJSON_IsNumber(cw) || !cJSON_IsNumber(cb))
+        return false;
+    *w = cw->valuedouble;
+    *b = cb->valuedouble;
+    return true;
+}
+
+/* "Time: corr:3, deadline ..., Black has 2d 03h left" when the game has a
+ * clock, and "Clock: White 4:55  Black 5:00" for live games; nothing for
  * unlimited games. */
 static void write_time_line(FILE *out, const cJSON *game)
 {
     const cJSON *tc = cJSON_GetObjectItemCaseSensitive(game, "time_control");
     const cJSON *dl = cJSON_GetObjectItemCaseSensitive(game, "deadline");
+    const char *status = str_field(game, "status");
+    bool active = !status || strcmp(status, "active") == 0;
     char text[64];
     timectl_format(tc, text, sizeof text);
     bool timed = strcmp(text, "unlimited") != 0 && strcmp(text, "-") != 0;
     if (!timed && !cJSON_IsNumber(dl))
         return;
     fprintf(out, "Time: %s", text);
-    if (cJSON_IsNumber(dl)) {
+    if (cJSON_IsNumber(dl) && active) {
         time_t secs = (time_t)(dl->valuedouble / 1000.0);
         struct tm tm;
         char buf[64];
         if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm))
             fprintf(out, ", deadline %s", buf);
     }
+    double w, b;
+    bool live = live_clocks(game, &w, &b);
+    const cJSON *left = cJSON_GetObjectItemCaseSensitive(game, "time_left_ms");
+    const char *turn = str_field(game, "turn");
+    if (!live && active && cJSON_IsNumber(left) && turn) {
+        char buf[32];
+        left_text(left->valuedouble, buf, sizeof buf);
+        fprintf(out, ", %s has %s left", strcmp(turn, "white") == 0 ? "White" : "Black", buf);
+    }
+    fputc('\n', out);
+    if (live) {
+        char wb[32], bb[32];
+        clock_text(w, wb, sizeof wb);
+        clock_text(b, bb, sizeof bb);
+        fprintf(out, "Clock: White %s  Black %s\n", wb, bb);
+    }
+}
+
+/* "NAME" or "NAME (bot)" for the side's player. */
+static void write_player(FILE *out, const cJSON *game, const char *side)
+{
+    const char *name = str_field(game, side);
+    char key[16];
+    snprintf(key, sizeof key, "%s_bot", side);
+    fprintf(out, "%s%s", name ? name : "?",
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(game, key)) ? " (bot)" : "");
+}
+
+/* The key to the board's marks, only what this variant can show. */
+static void write_legend(FILE *out, const qk_variant *v, unsigned flags)
+{
+    fputs("Key: [ ] last move, x captured", out);
+    if (qk_variant_has_sultans(v))
+        fputs(", W B Sultans", out);
+    if (qk_variant_is_konane(v))
+        fputs((flags & RENDER_COLOR) ? ", grey: dark squares" : ", ::: dark squares", out);
+    fputc('\n', out);
+}
+
+/* "White wins (Black has no pieces left): you won". */
+static void write_result(FILE *out, const cJSON *game, const char *me)
+{
+    const char *status = str_field(game, "status");
+    const char *result = str_field(game, "result"), *reason = str_field(game, "reason");
+    if (strcmp(status, "aborted") == 0) {
+        fputs("Game aborted\n", out);
+        return;
+    }
+    fputs(render_result_text(result), out);
+    bool won_w = result && strcmp(result, "white") == 0;
+    bool won_b = result && strcmp(result, "black") == 0;
+    const char *loser = won_w ? "Black" : won_b ? "White" : NULL;
+    if (reason && loser && strcmp(reason, "no_pieces") == 0)
+        fprintf(out, " (%s has no pieces left)", loser);
+    else if (reason && loser && strcmp(reason, "no_moves") == 0)
+        fprintf(out, " (%s has no legal moves)", loser);
+    else if (reason && loser && strcmp(reason, "resign") == 0)
+        fprintf(out, " (%s resigned)", loser);
+    else if (reason && loser && strcmp(reason, "timeout") == 0)
+        fprintf(out, " (%s ran out of time)", loser);
+    else if (reason)
+        fprintf(out, " (%s)", render_reason_text(reason));
+    const char *w = str_field(game, "white"), *b = str_field(game, "black");
+    const char *mine = !me                         ? NULL
+                       : w && strcmp(w, me) == 0 ? "white"
+                       : b && strcmp(b, me) == 0 ? "black"
+                                                 : NULL;
+    if (mine && (won_w || won_b))
+        fputs(strcmp(mine, result) == 0 ? ": you won" : ": you lost", out);
     fputc('\n', out);
 }
 
@@ -384,7 +498,6 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
 {
     const char *vname = str_field(game, "variant");
     const char *position = str_field(game, "position");
-    const char *white = str_field(game, "white"), *black = str_field(game, "black");
     const char *status = str_field(game, "status");
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(game, "id");
     const cJSON *ply = cJSON_GetObjectItemCaseSensitive(game, "ply");
@@ -399,7 +512,11 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
     if (cJSON_IsNumber(ply))
         fprintf(out, "  ply %.0f", ply->valuedouble);
     fputc('\n', out);
-    fprintf(out, "White: %s  Black: %s\n", white ? white : "?", black ? black : "?");
+    fputs("White: ", out);
+    write_player(out, game, "white");
+    fputs("  Black: ", out);
+    write_player(out, game, "black");
+    fputc('\n', out);
     write_time_line(out, game);
 
     qk_variant v;
@@ -413,6 +530,8 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
     bool had_last = false;
     bool marked = replay(&v, game, &pos, &last, &had_last) && had_last;
     render_board(out, &v, &pos, marked ? &last : NULL, flags);
+    if (flags & RENDER_LEGEND)
+        write_legend(out, &v, flags);
 
     const cJSON *moves = cJSON_GetObjectItemCaseSensitive(game, "moves");
     int nmoves = cJSON_GetArraySize(moves);
@@ -421,15 +540,7 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
         fprintf(out, "Last move: %s\n", lastmv->valuestring);
 
     if (status && strcmp(status, "active") != 0) {
-        const char *result = str_field(game, "result");
-        const char *reason = str_field(game, "reason");
-        if (strcmp(status, "aborted") == 0)
-            fputs("Game aborted", out);
-        else
-            fputs(render_result_text(result), out);
-        if (reason && strcmp(status, "aborted") != 0)
-            fprintf(out, " (%s)", render_reason_text(reason));
-        fputc('\n', out);
+        write_result(out, game, me);
         return 0;
     }
 

@@ -194,7 +194,7 @@ Test(render, finished_game_shows_result_not_moves)
                         "w 0 -\",\"turn\":\"white\",\"status\":\"finished\",\"result\":\"black\","
                         "\"reason\":\"no_pieces\"}",
                         "dave");
-    cr_assert(strstr(s, "\nBlack wins (no pieces left)\n"), "%s", s);
+    cr_assert(strstr(s, "\nBlack wins (White has no pieces left): you won\n"), "%s", s);
     cr_assert_null(strstr(s, "Legal moves"), "%s", s);
     cr_assert_null(strstr(s, "to move"), "%s", s);
     free(s);

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "fake.h"
 #include "play.h"
+#include "render.h"
 #include "session.h"
 #include "util.h"
 
@@ -125,8 +126,7 @@ static void game_json(char *buf, size_t n, int ply, const char *extra)
                  "{\"id\":5,\"variant\":\"alquerque\",\"white\":\"alice\",\"black\":\"bob\","
                  "\"start\":\"" KAWU "\",\"moves\":[],\"ply\":0,\"position\":\"" KAWU "\","
                  "\"turn\":\"white\",\"legal_moves\":[\"b2-c3\",\"b3-c3\",\"c2-c3\",\"d2-c3\"],"
-                 "\"status\":\"active\",\"result\":null,\"reason\":null,"
-                 "\"time_control\":{\"kind\":\"unlimited\"},\"deadline\":null%s}",
+                 "\"status\":\"active\",\"result\":null,\"reason\":null%s}",
                  extra);
     else
         snprintf(buf, n,
@@ -134,7 +134,7 @@ static void game_json(char *buf, size_t n, int ply, const char *extra)
                  "\"start\":\"" KAWU "\",\"moves\":[\"b2-c3\"],\"ply\":1,"
                  "\"position\":\"bbbbb/bbbbb/wwwbb/w.www/wwwww b 1 -\",\"turn\":\"black\","
                  "\"legal_moves\":[\"b4xb2\",\"d4xb2\"],\"status\":\"active\",\"result\":null,"
-                 "\"reason\":null,\"time_control\":{\"kind\":\"unlimited\"},\"deadline\":null%s}",
+                 "\"reason\":null%s}",
                  extra);
 }
 
@@ -352,6 +352,7 @@ Test(usability, final_board_is_drawn_once)
     for (const char *q = r.out; (q = strstr(q, "White wins")); q++)
         n++;
     cr_assert_eq(n, 1, "%s", r.out);
+    cr_assert(strstr(r.out, "White wins (Black has no pieces left): you won\n"), "%s", r.out);
     int boards = 0;
     for (const char *q = r.out; (q = strstr(q, "Game 5  alquerque")); q++)
         boards++;
@@ -413,4 +414,84 @@ Test(usability, redraw_on_a_terminal_discards_the_half_typed_line)
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "move"), 0);
     cr_assert_eq(fake_count(&srv, "game"), 2);
+}
+
+/* ---- 4, 5, 9, 12. the game header, legend and result ------------------- */
+
+static char *render_flags_text(const char *json, const char *me, unsigned flags)
+{
+    cJSON *g = cJSON_Parse(json);
+    cr_assert_not_null(g, "bad test JSON: %s", json);
+    char *buf;
+    size_t n;
+    FILE *f = open_memstream(&buf, &n);
+    render_game(f, g, me, flags);
+    fclose(f);
+    cJSON_Delete(g);
+    return buf;
+}
+
+Test(usability, live_clocks_and_bots_in_the_header)
+{
+    char game[4096];
+    game_json(game, sizeof game, 0,
+              ",\"white_bot\":false,\"black_bot\":true,\"time_left_ms\":295000,"
+              "\"clock\":{\"white_ms\":295000,\"black_ms\":300000},\"deadline\":null,"
+              "\"time_control\":{\"kind\":\"live\",\"initial_s\":300,\"increment_s\":5}");
+    char *s = game_text(game, "alice");
+    cr_assert(strstr(s, "White: alice  Black: bob (bot)\nTime: live:300+5\n"
+                        "Clock: White 4:55  Black 5:00\n"),
+              "%s", s);
+    free(s);
+}
+
+Test(usability, correspondence_time_left_of_the_side_to_move)
+{
+    char game[4096];
+    game_json(game, sizeof game, 1,
+              ",\"time_left_ms\":183600000,\"white_bot\":true,\"deadline\":86400000,"
+              "\"time_control\":{\"kind\":\"correspondence\",\"days_per_move\":3}");
+    char *s = game_text(game, "alice");
+    cr_assert(strstr(s, "White: alice (bot)  Black: bob\n"), "%s", s);
+    cr_assert(strstr(s, "\nTime: corr:3, deadline 1970-01-02 00:00:00 UTC, Black has 2d 03h "
+                        "left\n"),
+              "%s", s);
+    free(s);
+}
+
+Test(usability, legend_only_with_the_flag_and_for_the_variant)
+{
+    char game[4096];
+    game_json(game, sizeof game, 1, "");
+    char *s = render_flags_text(game, "alice", RENDER_LEGEND);
+    cr_assert(strstr(s, "   a   b   c   d   e\nKey: [ ] last move, x captured\nLast move"), "%s",
+              s);
+    free(s);
+    s = render_flags_text(game, "alice", 0);
+    cr_assert_null(strstr(s, "Key:"), "%s", s);
+    free(s);
+    s = render_flags_text("{\"id\":2,\"variant\":\"alquerque-stoep-short\",\"white\":\"a\","
+                          "\"black\":\"b\",\"ply\":0,\"status\":\"active\",\"turn\":\"white\","
+                          "\"position\":\"bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -\"}",
+                          NULL, RENDER_LEGEND);
+    cr_assert(strstr(s, "\nKey: [ ] last move, x captured, W B Sultans\n"), "%s", s);
+    free(s);
+    s = render_flags_text("{\"id\":3,\"variant\":\"alquerkonane-6x4\",\"white\":\"a\","
+                          "\"black\":\"b\",\"ply\":0,\"status\":\"active\",\"turn\":\"black\","
+                          "\"position\":\"bwbw/wbwb/bwbw/wbwb/bwbw/wbwb b 0 -\"}",
+                          NULL, RENDER_LEGEND);
+    cr_assert(strstr(s, "\nKey: [ ] last move, x captured, ::: dark squares\n"), "%s", s);
+    free(s);
+}
+
+Test(usability, result_says_who_ran_out_and_you_lost)
+{
+    char game[4096];
+    ending_json(game, sizeof game, true);
+    char *s = game_text(game, "bob");
+    cr_assert(strstr(s, "\nWhite wins (Black has no pieces left): you lost\n"), "%s", s);
+    free(s);
+    s = game_text(game, NULL);
+    cr_assert(strstr(s, "\nWhite wins (Black has no pieces left)\n"), "%s", s);
+    free(s);
 }
