@@ -5,7 +5,10 @@
  * everything else (variant names, positions, ids) is the server's call, so
  * the client never disagrees with it.
  */
+#include <errno.h>
+#include <poll.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmd.h"
 #include "render.h"
@@ -25,18 +28,101 @@ static const char *id_text(const cJSON *obj, const char *name, char *buf, size_t
     return buf;
 }
 
+/* "alice" or "alice (bot)" when the object says so (field name_bot). */
+static const char *user_cell(const cJSON *obj, const char *field, char *buf, size_t n)
+{
+    const char *name = cli_str(obj, field);
+    char key[32];
+    snprintf(key, sizeof key, "%s_bot", field);
+    if (!name)
+        return NULL;
+    snprintf(buf, n, "%s%s", name,
+             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, key)) ? " (bot)" : "");
+    return buf;
+}
+
+static const char *rated_word(const cJSON *ch)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ch, "rated")) ? "rated" : "unrated";
+}
+
 static void print_challenge(cli *c, const cJSON *ch)
 {
-    char id[32], tc[64];
-    const char *to = cli_str(ch, "to");
+    char id[32], tc[64], from[160], to[160];
     const char *variant = cli_str(ch, "variant"), *color = cli_str(ch, "color");
-    fprintf(c->out, "Challenge %s: %s -> %s, %s, challenger plays %s, %s\n",
-            id_text(ch, "id", id, sizeof id), cli_str(ch, "from") ? cli_str(ch, "from") : "?",
-            to ? to : "anyone", variant ? variant : "?", color ? color : "?",
-            timectl_format(cJSON_GetObjectItemCaseSensitive(ch, "time_control"), tc, sizeof tc));
+    const char *f = user_cell(ch, "from", from, sizeof from),
+               *t = user_cell(ch, "to", to, sizeof to);
+    fprintf(c->out, "Challenge %s: %s -> %s, %s, challenger plays %s, %s, %s\n",
+            id_text(ch, "id", id, sizeof id), f ? f : "?", t ? t : "anyone",
+            variant ? variant : "?", color ? color : "?",
+            timectl_format(cJSON_GetObjectItemCaseSensitive(ch, "time_control"), tc, sizeof tc),
+            rated_word(ch));
     const char *pos = cli_str(ch, "position");
     if (pos)
         fprintf(c->out, "Position: %s\n", pos);
+}
+
+/* Whether user is a bot account (the `users` op); false when unknown. */
+static bool is_bot(cli *c, const char *user)
+{
+    cJSON *req = cli_request("users"), *resp = NULL;
+    if (req && !cJSON_AddStringToObject(req, "username", user)) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    bool bot = false;
+    if (cli_exchange(c, req, &resp) == CLI_EXIT_OK && cli_is_ok(resp)) {
+        const cJSON *u;
+        cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(resp, "users"))
+        {
+            const char *name = cli_str(u, "username");
+            if (name && strcasecmp(name, user) == 0)
+                bot = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(u, "bot"));
+        }
+    }
+    cJSON_Delete(resp);
+    return bot;
+}
+
+/* Computer opponents answer at once: wait up to CHALLENGE_WAIT_MS for
+ * the game_start (or the decline) of challenge id to user, and say so. */
+#define CHALLENGE_WAIT_MS 2000
+static void await_answer(cli *c, const char *user, long long id)
+{
+    int64_t end = net_now_ms() + CHALLENGE_WAIT_MS;
+    for (;;) {
+        cJSON *ev;
+        while ((ev = net_next_event(&c->conn))) {
+            const char *name = cli_str(ev, "event");
+            const cJSON *g = cJSON_GetObjectItemCaseSensitive(ev, "game");
+            const cJSON *ch = cJSON_GetObjectItemCaseSensitive(ev, "challenge");
+            const char *w = cli_str(g, "white"), *b = cli_str(g, "black");
+            bool done = false;
+            if (name && strcmp(name, "game_start") == 0 &&
+                ((w && strcasecmp(w, user) == 0) || (b && strcasecmp(b, user) == 0))) {
+                fprintf(c->out, "%s accepted: game %lld (qirkat play %lld)\n", user,
+                        cli_int(g, "id"), cli_int(g, "id"));
+                done = true;
+            } else if (name && strcmp(name, "challenge_declined") == 0 && cli_int(ch, "id") == id) {
+                const char *why = cli_str(ch, "reason"), *msg = cli_str(ch, "message");
+                fprintf(c->out, "%s declined%s%s%s%s\n", user, why ? ": " : "", why ? why : "",
+                        msg ? " - " : "", msg ? msg : "");
+                done = true;
+            }
+            cJSON_Delete(ev);
+            if (done)
+                return;
+        }
+        int64_t left = end - net_now_ms();
+        if (left <= 0)
+            return;
+        struct pollfd pfd = {.fd = net_fd(&c->conn), .events = POLLIN};
+        int n = poll(&pfd, 1, (int)left);
+        if (n < 0 && errno != EINTR)
+            return;
+        if (n > 0 && net_pump(&c->conn) != NET_OK)
+            return;
+    }
 }
 
 int cmd_check_challenge(cli *c, const cmd_args *a)
@@ -92,8 +178,13 @@ int cmd_challenge(cli *c, const cmd_args *a)
     int rc = cli_call(c, req, &resp);
     if (rc != CLI_EXIT_OK)
         return rc;
-    if (!cli_json(c, resp))
-        print_challenge(c, cJSON_GetObjectItemCaseSensitive(resp, "challenge"));
+    if (!cli_json(c, resp)) {
+        const cJSON *ch = cJSON_GetObjectItemCaseSensitive(resp, "challenge");
+        print_challenge(c, ch);
+        fflush(c->out);
+        if (a->npos > 0 && is_bot(c, a->pos[0]))
+            await_answer(c, a->pos[0], cli_int(ch, "id"));
+    }
     cJSON_Delete(resp);
     return CLI_EXIT_OK;
 }
@@ -112,24 +203,27 @@ int cmd_challenges(cli *c, const cmd_args *a)
         fputs("No open challenges\n", c->out);
         goto out;
     }
-    static const char *const heads[] = {"ID", "FROM", "TO", "VARIANT", "COLOR", "TIME"};
+    /* The colour is the challenger's, as in the challenge object. */
+    static const char *const heads[] = {"ID",         "FROM", "TO",   "VARIANT",
+                                        "FROM PLAYS", "TIME", "RATED"};
     table t;
-    if (table_init(&t, 6, heads) < 0) {
+    if (table_init(&t, 7, heads) < 0) {
         rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
         goto out;
     }
     const cJSON *ch;
     cJSON_ArrayForEach(ch, list)
     {
-        char id[32], tc[64];
-        const char *to = cli_str(ch, "to");
+        char id[32], tc[64], from[160], tobuf[160];
+        const char *to = user_cell(ch, "to", tobuf, sizeof tobuf);
         const char *row[] = {
             id_text(ch, "id", id, sizeof id),
-            cli_str(ch, "from"),
+            user_cell(ch, "from", from, sizeof from),
             to ? to : "(open)",
             cli_str(ch, "variant"),
             cli_str(ch, "color"),
-            timectl_format(cJSON_GetObjectItemCaseSensitive(ch, "time_control"), tc, sizeof tc)};
+            timectl_format(cJSON_GetObjectItemCaseSensitive(ch, "time_control"), tc, sizeof tc),
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ch, "rated")) ? "rated" : "-"};
         if (table_add(&t, row) < 0) {
             rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
             break;

@@ -42,8 +42,7 @@ int cmd_games(cli *c, const cmd_args *a)
         return CLI_EXIT_SERVER;
     }
     if (mine && !c->logged_in) {
-        fputs("unauthenticated: --mine and --my-turn need a login (qirkat login USER)\n",
-              c->err);
+        fputs("unauthenticated: --mine and --my-turn need a login (qirkat login USER)\n", c->err);
         return CLI_EXIT_SERVER;
     }
     const char *me = cli_me(c);
@@ -87,29 +86,35 @@ int cmd_games(cli *c, const cmd_args *a)
     const cJSON *g;
     cJSON_ArrayForEach(g, list)
     {
-        char id[32], ply[32], st[32], left[32];
+        char id[32], ply[32], st[32], left[32], wbuf[160], bbuf[160];
         snprintf(id, sizeof id, "%lld", cli_int(g, "id"));
         snprintf(ply, sizeof ply, "%lld", cli_int(g, "ply"));
         const char *white = cli_str(g, "white"), *black = cli_str(g, "black");
+        /* The names as shown: "(bot)" after bot accounts. */
+        snprintf(wbuf, sizeof wbuf, "%s%s", white ? white : "?",
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "white_bot")) ? " (bot)" : "");
+        snprintf(bbuf, sizeof bbuf, "%s%s", black ? black : "?",
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "black_bot")) ? " (bot)" : "");
         const char *turn = cli_str(g, "turn"), *gstatus = cli_str(g, "status");
         bool active = gstatus && strcmp(gstatus, "active") == 0;
         const char *row[8];
         row[0] = id;
         if (mine) {
             bool white_me = white && strcmp(white, me) == 0;
-            const char *opp = white_me ? black : white;
+            const char *opp = white_me ? bbuf : wbuf;
+            const char *opp_name = white_me ? black : white;
             const char *my_color = white_me ? "white" : "black";
             row[1] = opp;
             row[2] = my_color;
             /* Whose turn, in the viewer's terms. */
-            row[4] = !active || !turn ? "-" : strcmp(turn, my_color) == 0 ? "you" : opp;
+            row[4] = !active || !turn ? "-" : strcmp(turn, my_color) == 0 ? "you" : opp_name;
             /* Your time left: the clock of the side to move when it is you. */
             row[7] = active && turn && strcmp(turn, my_color) == 0
                          ? cmd_format_left(cli_int(g, "time_left_ms"), left, sizeof left)
                          : "-";
         } else {
-            row[1] = white;
-            row[2] = black;
+            row[1] = wbuf;
+            row[2] = bbuf;
             row[4] = active ? turn : "-";
         }
         row[3] = cli_str(g, "variant");

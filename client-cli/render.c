@@ -485,7 +485,7 @@ static void write_result(FILE *out, const cJSON *game, const char *me)
     else if (reason)
         fprintf(out, " (%s)", render_reason_text(reason));
     const char *w = str_field(game, "white"), *b = str_field(game, "black");
-    const char *mine = !me                         ? NULL
+    const char *mine = !me                       ? NULL
                        : w && strcmp(w, me) == 0 ? "white"
                        : b && strcmp(b, me) == 0 ? "black"
                                                  : NULL;

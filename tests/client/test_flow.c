@@ -329,7 +329,7 @@ static bool list_script(fake *f, int conn, const cJSON *req, char *buf, size_t n
                  "\"time_control\":{\"kind\":\"unlimited\"}},{\"id\":14,\"from\":\"carol\","
                  "\"to\":null,\"variant\":\"alquerque-brainking\",\"color\":\"white\","
                  "\"time_control\":{\"kind\":\"live\",\"initial_s\":300,"
-                 "\"increment_s\":5}}]}\n",
+                 "\"increment_s\":5},\"rated\":true}]}\n",
                  id);
     else if (is(req, "games"))
         snprintf(buf, n,
@@ -358,7 +358,7 @@ Test(flow, challenge_sends_the_options)
             "--color", "black", "--time", "corr:2", NULL);
     expect(&r, 0);
     cr_assert_str_eq(r.out, "Challenge 3: alice -> bob, alquerkonane-6x4, challenger plays "
-                            "black, corr:2\n");
+                            "black, corr:2, unrated\n");
     crun_free(&r);
     cJSON *req = fake_request(&srv, "challenge", 0);
     cr_assert_str_eq(cJSON_GetObjectItem(req, "to")->valuestring, "bob");
@@ -389,9 +389,11 @@ Test(flow, challenges_table)
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "challenges", NULL);
     expect(&r, 0);
-    cr_assert_str_eq(r.out, "ID  FROM   TO      VARIANT              COLOR   TIME\n"
-                            "3   alice  bob     alquerque            random  unlimited\n"
-                            "14  carol  (open)  alquerque-brainking  white   live:300+5\n");
+    cr_assert_str_eq(r.out,
+                     "ID  FROM   TO      VARIANT              FROM PLAYS  TIME        RATED\n"
+                     "3   alice  bob     alquerque            random      unlimited   -\n"
+                     "14  carol  (open)  alquerque-brainking  white       live:300+5  "
+                     "rated\n");
     crun_free(&r);
 }
 
@@ -403,10 +405,11 @@ Test(flow, games_mine_table)
     crun_do(&r, NULL, "--server", srv.addr, "games", "--mine", "--status", "active", "--limit", "3",
             NULL);
     expect(&r, 0);
-    cr_assert_str_eq(r.out, "GAME  OPPONENT  COLOR  VARIANT           TURN   STATUS      PLY  LEFT\n"
-                            "5     bob       white  alquerque         you    active      4    -\n"
-                            "11    carol     black  alquerkonane-8x8  carol  active      17   -\n"
-                            "12    dave      black  alquerque         -      white wins  30   -\n");
+    cr_assert_str_eq(r.out,
+                     "GAME  OPPONENT  COLOR  VARIANT           TURN   STATUS      PLY  LEFT\n"
+                     "5     bob       white  alquerque         you    active      4    -\n"
+                     "11    carol     black  alquerkonane-8x8  carol  active      17   -\n"
+                     "12    dave      black  alquerque         -      white wins  30   -\n");
     crun_free(&r);
     cJSON *req = fake_request(&srv, "games", 0);
     cr_assert_str_eq(cJSON_GetObjectItem(req, "user")->valuestring, "alice");

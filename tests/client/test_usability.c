@@ -139,18 +139,18 @@ static void game_json(char *buf, size_t n, int ply, const char *extra)
 }
 
 typedef struct prompt_ctx {
-    int ply;         /* the game's ply on the fake */
-    bool ending;     /* the game is the one-capture ending; a move ends it */
-    int wfd;         /* the test's end of the client's stdin, or -1 */
-    int ticks;       /* quiet periods seen since the first `game` */
-    const char *me;  /* login answer's username */
-    bool seen_game;  /* the first `game` was answered */
-    int push_at;     /* idle tick that pushes `push` */
+    int ply;        /* the game's ply on the fake */
+    bool ending;    /* the game is the one-capture ending; a move ends it */
+    int wfd;        /* the test's end of the client's stdin, or -1 */
+    int ticks;      /* quiet periods seen since the first `game` */
+    const char *me; /* login answer's username */
+    bool seen_game; /* the first `game` was answered */
+    int push_at;    /* idle tick that pushes `push` */
     const char *push;
     int type_at; /* idle tick that types `type` (into wfd) */
     const char *type;
-    int close_at; /* idle tick that closes wfd */
-    int games;    /* `game` requests answered */
+    int close_at;           /* idle tick that closes wfd */
+    int games;              /* `game` requests answered */
     int ply_after;          /* from the second `game` on, the game's ply (when > 0) */
     const char *type_after; /* typed on the first quiet tick after the second `game` */
 } prompt_ctx;
@@ -494,4 +494,73 @@ Test(usability, result_says_who_ran_out_and_you_lost)
     s = game_text(game, NULL);
     cr_assert(strstr(s, "\nWhite wins (Black has no pieces left)\n"), "%s", s);
     free(s);
+}
+
+/* ---- 5, 11. bots in lists; challenges; a computer's instant answer ---- */
+
+static bool bot_script(fake *f, int conn, const cJSON *req, char *buf, size_t n)
+{
+    (void)f;
+    (void)conn;
+    if (fake_basic(req, buf, n))
+        return true;
+    int id = req_id(req);
+    if (is(req, "challenge")) {
+        snprintf(buf, n,
+                 "{\"type\":\"ok\",\"id\":%d,\"challenge\":{\"id\":8,\"from\":\"alice\","
+                 "\"to\":\"computer-1\",\"variant\":\"alquerque\",\"color\":\"white\","
+                 "\"time_control\":{\"kind\":\"unlimited\"},\"position\":null,\"rated\":true}}\n",
+                 id);
+    } else if (is(req, "users")) {
+        const cJSON *u = cJSON_GetObjectItemCaseSensitive(req, "username");
+        bool bot = cJSON_IsString(u) && strncmp(u->valuestring, "computer", 8) == 0;
+        /* The bot accepts while we look it up. */
+        snprintf(buf, n,
+                 "{\"type\":\"event\",\"event\":\"challenge\",\"challenge\":{\"id\":8}}\n"
+                 "{\"type\":\"ok\",\"id\":%d,\"users\":[{\"username\":\"%s\",\"bot\":%s}]}\n"
+                 "{\"type\":\"event\",\"event\":\"game_start\",\"game\":{\"id\":21,"
+                 "\"white\":\"alice\",\"black\":\"computer-1\",\"black_bot\":true}}\n",
+                 id, cJSON_IsString(u) ? u->valuestring : "?", bot ? "true" : "false");
+    } else if (is(req, "games")) {
+        snprintf(buf, n,
+                 "{\"type\":\"ok\",\"id\":%d,\"games\":["
+                 "{\"id\":21,\"variant\":\"alquerque\",\"white\":\"alice\","
+                 "\"black\":\"computer-1\",\"white_bot\":false,\"black_bot\":true,\"ply\":0,"
+                 "\"turn\":\"white\",\"status\":\"active\"}]}\n",
+                 id);
+    }
+    return true;
+}
+
+Test(usability, challenge_to_a_computer_reports_the_game)
+{
+    fake_start(&srv, bot_script, NULL);
+    save_alice();
+    crun r;
+    crun_do(&r, NULL, "--server", srv.addr, "challenge", "computer-1", "--color", "white",
+            "--rated", NULL);
+    expect(&r, 0);
+    cr_assert_str_eq(r.out, "Challenge 8: alice -> computer-1, alquerque, challenger plays white, "
+                            "unlimited, rated\n"
+                            "computer-1 accepted: game 21 (qirkat play 21)\n");
+    crun_free(&r);
+    cJSON *u = fake_request(&srv, "users", 0);
+    cr_assert_str_eq(cJSON_GetObjectItem(u, "username")->valuestring, "computer-1");
+    cJSON_Delete(u);
+}
+
+Test(usability, bots_marked_in_game_lists)
+{
+    fake_start(&srv, bot_script, NULL);
+    save_alice();
+    crun r;
+    crun_do(&r, NULL, "--server", srv.addr, "games", NULL);
+    expect(&r, 0);
+    cr_assert_str_eq(r.out, "GAME  WHITE  BLACK             VARIANT    TURN   STATUS  PLY\n"
+                            "21    alice  computer-1 (bot)  alquerque  white  active  0\n");
+    crun_free(&r);
+    crun_do(&r, NULL, "--server", srv.addr, "games", "--mine", NULL);
+    expect(&r, 0);
+    cr_assert(strstr(r.out, "21    computer-1 (bot)  white  alquerque  you "), "%s", r.out);
+    crun_free(&r);
 }
