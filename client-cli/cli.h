@@ -44,8 +44,8 @@ typedef struct cli {
     const struct cmd_def *cmd; /* the running subcommand */
     char server[SESSION_SERVER_MAX];
     const char *server_from; /* "--server", "QIRKAT_SERVER", "the session", "the default" */
-    bool json;             /* --json: print the server's response object */
-    unsigned render_flags; /* RENDER_* for out */
+    bool json;               /* --json: print the server's response object */
+    unsigned render_flags;   /* RENDER_* for out */
     int timeout_ms;
     net_conn conn;
     session sess;
