@@ -59,6 +59,8 @@ int cmd_move(cli *c, const cmd_args *a);
 int cmd_resign(cli *c, const cmd_args *a);
 int cmd_play(cli *c, const cmd_args *a);
 int cmd_rules(cli *c, const cmd_args *a);
+/* "variants: NAME ..." and a line on alquerkonane-RxC, to out. */
+void cmd_print_variants(FILE *out);
 int cmd_perft(cli *c, const cmd_args *a);
 int cmd_help(cli *c, const cmd_args *a);
 /* cmd_bot.c: the engine as a bot account; cmd_engine.c: hint (server),

@@ -1,9 +1,10 @@
 /*
  * cmd_challenge: challenge, challenges, accept, decline, cancel
  * (PROTOCOL.md "Core ops"). Arguments the client can judge alone (colour,
- * time control) are checked before connecting and are usage errors;
- * everything else (variant names, positions, ids) is the server's call, so
- * the client never disagrees with it.
+ * time control, variant names, with the rules module the server uses too)
+ * are checked before connecting and are usage errors; everything else
+ * (positions, ids) is the server's call, so the client never disagrees
+ * with it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -127,6 +128,15 @@ static void await_answer(cli *c, const char *user, long long id)
 
 int cmd_check_challenge(cli *c, const cmd_args *a)
 {
+    /* The rules linked into the client know the variants as well as the
+     * server: a typo is a usage error before any connection. */
+    const char *variant = args_get(a, "variant");
+    qk_variant v;
+    if (variant && qk_variant_parse(variant, &v) != QK_OK) {
+        cli_usage_error(c, "unknown variant '%s'", variant);
+        cmd_print_variants(c->err);
+        return CLI_EXIT_USAGE;
+    }
     const char *color = args_get(a, "color");
     if (color && strcmp(color, "white") != 0 && strcmp(color, "black") != 0 &&
         strcmp(color, "random") != 0)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "play.h"
@@ -122,8 +123,14 @@ int cmd_vacation(cli *c, const cmd_args *a)
         return rc;
     if (!cli_json(c, resp)) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(resp, "vacation");
+        long long until = cli_int(v, "until");
+        char when[64] = "";
+        time_t secs = (time_t)(until / 1000);
+        struct tm tm;
+        if (until >= 0 && gmtime_r(&secs, &tm))
+            strftime(when, sizeof when, " until %Y-%m-%d %H:%M UTC", &tm);
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "on")))
-            fprintf(c->out, "On vacation; %lld hours of allowance left this year\n",
+            fprintf(c->out, "On vacation%s; %lld hours of allowance left this year\n", when,
                     cli_int(v, "left_h"));
         else
             fprintf(c->out, "Not on vacation; %lld hours of allowance left this year\n",

@@ -174,6 +174,11 @@ int cmd_solve(cli *c, const cmd_args *a)
         return cli_usage_error(c, "--ms must be 1..86400000");
     bool exact = qk_solve_feasible(&v, &p);
     qk_solve_limits lim = {.winner_only = !exact, .time_ms = exact ? 0 : (uint32_t)ms};
+    if (!exact) { /* may take the whole --ms: say so, so it does not look hung */
+        fprintf(c->err, "searching for the winner only (at most %llu s)...\n",
+                (unsigned long long)((ms + 999) / 1000));
+        fflush(c->err);
+    }
     qk_solver s;
     memset(&s, 0, sizeof s);
     if (qk_solver_init(&s, SOLVE_TABLE_BYTES) != QK_OK)

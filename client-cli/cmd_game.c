@@ -9,11 +9,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "play.h"
 #include "render.h"
 #include "table.h"
+#include "term.h"
 
 /* Fetch game id. On CLI_EXIT_OK *game_resp is the ok response (caller
  * frees); errors are reported. */
@@ -226,7 +229,29 @@ int cmd_resign(cli *c, const cmd_args *a)
     if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
         return CLI_EXIT_USAGE;
     cJSON *resp;
-    int rc = cli_call(c, cli_game_request("resign", id), &resp);
+    int rc;
+    /* A person at a terminal is asked; scripts (stdin not a terminal) and
+     * --yes are not. */
+    int in_fd = fileno(c->in);
+    if (!args_has(a, "yes") && in_fd >= 0 && isatty(in_fd)) {
+        rc = fetch_game(c, id, &resp);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(resp, "game");
+        const char *w = cli_str(g, "white"), *b = cli_str(g, "black"), *me = cli_me(c);
+        const char *opp = me && w && strcmp(w, me) == 0 ? b : w;
+        fprintf(c->err, "Resign game %llu against %s? [y/N] ", (unsigned long long)id,
+                opp ? opp : "?");
+        fflush(c->err);
+        cJSON_Delete(resp);
+        char answer[16];
+        if (term_read_line(c->in, answer, sizeof answer) != TERM_OK ||
+            (strcasecmp(answer, "y") != 0 && strcasecmp(answer, "yes") != 0)) {
+            fputs("Not resigned\n", c->out);
+            return CLI_EXIT_OK;
+        }
+    }
+    rc = cli_call(c, cli_game_request("resign", id), &resp);
     if (rc != CLI_EXIT_OK)
         return rc;
     if (!cli_json(c, resp)) {

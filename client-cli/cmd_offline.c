@@ -17,11 +17,16 @@ static int parse_variant(cli *c, const char *name, qk_variant *v)
     if (qk_variant_parse(name, v) == QK_OK)
         return CLI_EXIT_OK;
     cli_usage_error(c, "unknown variant '%s'", name);
-    fputs("variants:", c->err);
-    for (size_t i = 0; qk_variant_list(i); i++)
-        fprintf(c->err, " %s", qk_variant_list(i));
-    fputc('\n', c->err);
+    cmd_print_variants(c->err);
     return CLI_EXIT_USAGE;
+}
+
+void cmd_print_variants(FILE *out)
+{
+    fputs("variants:", out);
+    for (size_t i = 0; qk_variant_list(i); i++)
+        fprintf(out, " %s", qk_variant_list(i));
+    fputs("\n(alquerkonane-RxC: any board from 2x2 to 12x12, e.g. alquerkonane-5x5)\n", out);
 }
 
 /* Print a cJSON object on one line to out; frees it. */
@@ -38,6 +43,17 @@ static int print_own_json(cli *c, cJSON *obj)
 
 int cmd_rules(cli *c, const cmd_args *a)
 {
+    if (a->npos == 0) { /* which variants there are */
+        if (!c->json) {
+            cmd_print_variants(c->out);
+            fputs("qirkat rules VARIANT: the rules of one\n", c->out);
+            return CLI_EXIT_OK;
+        }
+        cJSON *o = cJSON_CreateObject(), *list = o ? cJSON_AddArrayToObject(o, "variants") : NULL;
+        for (size_t i = 0; list && qk_variant_list(i); i++)
+            cJSON_AddItemToArray(list, cJSON_CreateString(qk_variant_list(i)));
+        return print_own_json(c, list ? o : (cJSON_Delete(o), NULL));
+    }
     qk_variant v;
     int rc = parse_variant(c, a->pos[0], &v);
     if (rc != CLI_EXIT_OK)

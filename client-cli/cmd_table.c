@@ -59,8 +59,9 @@ const cmd_def cmd_table[] = {
     {"move", cmd_move, cmd_check_id, NEED_LOGIN, 2, 2,
      OPTS({OPT_UINT, "ply", "N", "the ply the move is played at (default: the current one)"}),
      "GAME MOVE [--ply N]", "play a move (b2-c3, a1xc3xe5)"},
-    {"resign", cmd_resign, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
-     "GAME", "resign a game"},
+    {"resign", cmd_resign, cmd_check_id, NEED_LOGIN, 1, 1,
+     OPTS({OPT_FLAG, "yes", NULL, "do not ask first (only a terminal is asked)"}),
+     "GAME [--yes]", "resign a game"},
     {"play", cmd_play, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
      "GAME", "play interactively; redraws on the opponent's move"},
     {"inbox", cmd_inbox, NULL, NEED_LOGIN, 0, 0,
@@ -76,8 +77,8 @@ const cmd_def cmd_table[] = {
      "offer|accept|decline GAME", "offer, accept or decline a draw"},
     {"abort", cmd_abort, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
      "GAME", "abort a game before both sides have moved"},
-    {"rules", cmd_rules, NULL, NEED_NOTHING, 1, 1, NULL,
-     "VARIANT", "the rules of a variant (offline)"},
+    {"rules", cmd_rules, NULL, NEED_NOTHING, 0, 1, NULL,
+     "[VARIANT]", "the rules of a variant, or the variants (offline)"},
     {"perft", cmd_perft, NULL, NEED_NOTHING, 2, -1, NULL,
      "VARIANT [POSITION] DEPTH", "count move sequences of 1..DEPTH plies (offline)"},
     {"hint", cmd_hint, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
@@ -133,14 +134,20 @@ void cmd_print_help(FILE *out, const cmd_def *d)
 {
     fprintf(out, "usage: qirkat %s%s%s\n\n%s\n", d->name, *d->usage ? " " : "", d->usage,
             d->summary);
-    if (!d->opts)
-        return;
-    fputs("\noptions:\n", out);
-    for (const opt_spec *o = d->opts; o->kind != OPT_END; o++) {
-        char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "",
-                 o->metavar ? o->metavar : "");
-        fprintf(out, "  %-24s %s\n", left, o->help);
+    if (d->opts) {
+        fputs("\noptions:\n", out);
+        for (const opt_spec *o = d->opts; o->kind != OPT_END; o++) {
+            char left[64];
+            snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "",
+                     o->metavar ? o->metavar : "");
+            fprintf(out, "  %-24s %s\n", left, o->help);
+        }
+    }
+    /* Where a command takes a variant, which ones there are. */
+    if (strcmp(d->name, "rules") == 0 || strcmp(d->name, "challenge") == 0 ||
+        strcmp(d->name, "perft") == 0 || strcmp(d->name, "analyse") == 0) {
+        fputc('\n', out);
+        cmd_print_variants(out);
     }
 }
 

@@ -87,7 +87,7 @@ Test(cli, usage_errors_exit_2)
     EXPECT(2, "challenge", "bob", "carol");
     EXPECT(2, "register");
     EXPECT(2, "logout", "now");
-    EXPECT(2, "rules");
+    EXPECT(2, "rules", "a", "b");
     EXPECT(2, "rules", "chess");
     EXPECT(2, "perft", "alquerque");
     EXPECT(2, "perft", "alquerque", "0");

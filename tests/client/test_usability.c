@@ -564,3 +564,116 @@ Test(usability, bots_marked_in_game_lists)
     cr_assert(strstr(r.out, "21    computer-1 (bot)  white  alquerque  you "), "%s", r.out);
     crun_free(&r);
 }
+
+/* ---- 7, 8. variants listed; the solver's long search announced -------- */
+
+Test(usability, rules_without_a_variant_lists_them)
+{
+    crun r;
+    crun_do(&r, NULL, "rules", NULL);
+    expect(&r, 0);
+    cr_assert(strncmp(r.out, "variants: alquerque alquerque-traditional ", 42) == 0, "%s", r.out);
+    cr_assert(strstr(r.out, " alquerkonane-RxC\n"), "%s", r.out);
+    crun_free(&r);
+    crun_do(&r, NULL, "rules", "--help", NULL);
+    expect(&r, 0);
+    cr_assert(strstr(r.out, "\nvariants: alquerque "), "%s", r.out);
+    crun_free(&r);
+    crun_do(&r, NULL, "help", "challenge", NULL);
+    expect(&r, 0);
+    cr_assert(strstr(r.out, "\nvariants: alquerque "), "%s", r.out);
+    crun_free(&r);
+}
+
+Test(usability, challenge_with_an_unknown_variant_is_refused_before_connecting)
+{
+    save_session("alice", "127.0.0.1:1");
+    crun r;
+    crun_do(&r, NULL, "--server", "127.0.0.1:1", "challenge", "bob", "--variant", "foo", NULL);
+    expect(&r, 2);
+    cr_assert(strncmp(r.err, "qirkat challenge: unknown variant 'foo'\n", 40) == 0, "%s", r.err);
+    cr_assert(strstr(r.err, "\nvariants: alquerque alquerque-traditional "), "%s", r.err);
+    crun_free(&r);
+}
+
+Test(usability, solve_beyond_exact_says_it_is_searching_first)
+{
+    crun r;
+    crun_do(&r, NULL, "solve", "alquerkonane-8x8", "--ms", "50", NULL);
+    cr_assert(strncmp(r.err, "searching for the winner only (at most 1 s)...\n", 47) == 0, "%s",
+              r.err);
+    crun_free(&r);
+    crun_do(&r, NULL, "solve", "alquerkonane-4x4", NULL);
+    expect(&r, 0);
+    cr_assert_str_eq(r.err, "");
+    crun_free(&r);
+}
+
+/* ---- 10, 12. resign asks at a terminal; vacation's end ---------------- */
+
+static bool resign_script(fake *f, int conn, const cJSON *req, char *buf, size_t n)
+{
+    (void)f;
+    (void)conn;
+    if (fake_basic(req, buf, n))
+        return true;
+    int id = req_id(req);
+    char game[4096];
+    if (is(req, "game") || is(req, "resign")) {
+        game_json(game, sizeof game, 0, "");
+        snprintf(buf, n, "{\"type\":\"ok\",\"id\":%d,\"game\":%s}\n", id, game);
+    } else if (is(req, "vacation")) {
+        snprintf(buf, n,
+                 "{\"type\":\"ok\",\"id\":%d,\"vacation\":{\"on\":true,\"since\":0,"
+                 "\"until\":259200000,\"left_h\":648,\"allowance_h\":720}}\n",
+                 id);
+    }
+    return true;
+}
+
+Test(usability, resign_asks_at_a_terminal_only)
+{
+    fake_start(&srv, resign_script, NULL);
+    save_alice();
+    int master, slave;
+    cr_assert_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
+    cr_assert_eq(write(master, "n\n", 2), 2);
+    FILE *in = fdopen(slave, "r");
+    crun r;
+    crun_in(&r, in, "--server", srv.addr, "resign", "5", NULL);
+    expect(&r, 0);
+    cr_assert_str_eq(r.err, "Resign game 5 against bob? [y/N] ");
+    cr_assert_str_eq(r.out, "Not resigned\n");
+    crun_free(&r);
+    cr_assert_eq(fake_count(&srv, "resign"), 0);
+    cr_assert_eq(write(master, "y\n", 2), 2);
+    crun_in(&r, in, "--server", srv.addr, "resign", "5", NULL);
+    expect(&r, 0);
+    crun_free(&r);
+    cr_assert_eq(fake_count(&srv, "resign"), 1);
+    /* --yes: no question. */
+    crun_in(&r, in, "--server", srv.addr, "resign", "5", "--yes", NULL);
+    expect(&r, 0);
+    cr_assert_str_eq(r.err, "");
+    crun_free(&r);
+    fclose(in);
+    close(master);
+    /* Not a terminal: no question either. */
+    crun_do(&r, NULL, "--server", srv.addr, "resign", "5", NULL);
+    expect(&r, 0);
+    cr_assert_str_eq(r.err, "");
+    crun_free(&r);
+    cr_assert_eq(fake_count(&srv, "resign"), 3);
+}
+
+Test(usability, vacation_on_says_when_it_ends)
+{
+    fake_start(&srv, resign_script, NULL);
+    save_alice();
+    crun r;
+    crun_do(&r, NULL, "--server", srv.addr, "vacation", "on", "--hours", "72", NULL);
+    expect(&r, 0);
+    cr_assert_str_eq(r.out, "On vacation until 1970-01-04 00:00 UTC; 648 hours of allowance "
+                            "left this year\n");
+    crun_free(&r);
+}
