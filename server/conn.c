@@ -71,6 +71,8 @@ void net_init(net *n, uv_loop_t *loop, const net_hooks *hooks, size_t line_limit
     n->line_limit = line_limit ? line_limit : QK_FRAME_DEFAULT_LIMIT;
     n->out_limit = out_limit ? out_limit : NET_DEFAULT_OUT_LIMIT;
     n->max_conns = NET_DEFAULT_MAX_CONNS;
+    n->out_soft = n->out_limit / 4;
+    n->lines_per_turn = NET_LINES_PER_TURN;
     n->next_serial = 1;
 }
 
@@ -118,6 +120,45 @@ static void dirty_link(conn *c)
     c->dirty = true;
 }
 
+static void ready_unlink(conn *c)
+{
+    if (!c->ready)
+        return;
+    if (c->ready_prev)
+        c->ready_prev->ready_next = c->ready_next;
+    else
+        c->net->ready_head = c->ready_next;
+    if (c->ready_next)
+        c->ready_next->ready_prev = c->ready_prev;
+    else
+        c->net->ready_tail = c->ready_prev;
+    c->ready_next = c->ready_prev = NULL;
+    c->ready = false;
+}
+
+/* To the back of the list: connections take turns in the order they ran
+ * out of budget, so none waits more than one pass. */
+static void ready_add(conn *c)
+{
+    if (c->ready || c->closing)
+        return;
+    net *n = c->net;
+    c->ready = true;
+    c->ready_seq = n->ready_seq;
+    c->ready_next = NULL;
+    c->ready_prev = n->ready_tail;
+    if (n->ready_tail)
+        n->ready_tail->ready_next = c;
+    else
+        n->ready_head = c;
+    n->ready_tail = c;
+}
+
+static size_t out_pending(const conn *c)
+{
+    return c->held_bytes + c->inflight_bytes;
+}
+
 /* uv_read_stop() cannot fail on a TCP handle in libuv 1.x (it returns 0);
  * the result is still checked so a future error is seen. */
 static void stop_reading(conn *c)
@@ -143,6 +184,7 @@ void conn_close(conn *c)
     net *n = c->net;
     stop_reading(c);
     dirty_unlink(c);
+    ready_unlink(c);
     msgs_free(c->held);
     c->held = NULL;
     c->held_tail = &c->held;
@@ -168,6 +210,17 @@ void net_close_all(net *n)
 }
 
 /* ---- writing ---------------------------------------------------------- */
+
+/* Output of a blocked connection drained to half the soft limit (the gap
+ * keeps it from flapping every message): its waiting lines run on the
+ * next turn, and reading resumes after them. */
+static void out_unblock(conn *c)
+{
+    if (!c->out_blocked || c->closing || out_pending(c) > c->net->out_soft / 2)
+        return;
+    c->out_blocked = false;
+    ready_add(c);
+}
 
 /* Close a connection whose input is finished once its output is out. */
 static void maybe_finish(conn *c)
@@ -238,6 +291,7 @@ static void write_cb(uv_write_t *req, int status)
         conn_close(c);
         return;
     }
+    out_unblock(c);
     maybe_finish(c);
 }
 
@@ -275,6 +329,7 @@ static void conn_write(conn *c)
         msgs_free(msgs);
         if (bufs != stackbufs)
             free(bufs);
+        out_unblock(c);
         maybe_finish(c);
         return;
     }
@@ -307,6 +362,7 @@ static void conn_write(conn *c)
         return;
     }
     c->inflight_bytes += left;
+    out_unblock(c);
     return;
 fail:
     if (bufs != stackbufs)
@@ -321,6 +377,27 @@ void net_flush(net *n)
         conn *c = n->dirty;
         dirty_unlink(c);
         conn_write(c);
+    }
+    n->turn++;
+}
+
+bool net_has_ready(const net *n)
+{
+    return n->ready_head != NULL;
+}
+
+static void conn_process(conn *c);
+
+void net_run_ready(net *n)
+{
+    /* A connection that runs out of budget again is appended with the new
+     * sequence number: the pass stops when it reaches the first of those,
+     * so each connection gets one batch per pass. */
+    uint64_t seq = ++n->ready_seq;
+    conn *c;
+    while ((c = n->ready_head) && c->ready_seq != seq) {
+        ready_unlink(c);
+        conn_process(c);
     }
 }
 
@@ -370,14 +447,41 @@ static void send_error(conn *c, qk_err e, const char *why)
     cJSON_Delete(err);
 }
 
-/* Hand buffered complete lines to the upper layer until it pauses or
- * closes us. */
 static int start_reading(conn *c);
 
+/* Read from the socket only while lines can be handled at once: not
+ * while a request is deferred, the turn's budget is spent (ready), the
+ * output is over the soft limit, or the input has ended. */
+static void update_reading(conn *c)
+{
+    if (!c->closing && !c->eof && !c->close_after_write && c->paused == 0 && !c->ready &&
+        !c->out_blocked)
+        start_reading(c);
+    else
+        stop_reading(c);
+}
+
+/* Hand buffered complete lines to the upper layer until it pauses or
+ * closes us, the turn's budget is spent or the output is over the soft
+ * limit. */
 static void conn_process(conn *c)
 {
+    net *n = c->net;
+    if (c->turn_seen != n->turn) {
+        c->turn_seen = n->turn;
+        c->turn_lines = 0;
+    }
+    bool more = false; /* the budget ran out: the rest on the next turn */
     c->processing = true;
     while (!c->closing && c->paused == 0 && !c->close_after_write) {
+        if (out_pending(c) >= n->out_soft) {
+            c->out_blocked = true;
+            break;
+        }
+        if (c->turn_lines >= n->lines_per_turn) {
+            more = true;
+            break;
+        }
         char *line;
         size_t len;
         int rc = qk_frame_next(&c->frame, &line, &len);
@@ -391,23 +495,26 @@ static void conn_process(conn *c)
             break;
         }
         if (len == 0)
-            continue; /* keepalive */
-        c->net->hooks.line_cb(c, line, len);
+            continue; /* keepalive: no work, no answer, not counted */
+        c->turn_lines++;
+        n->hooks.line_cb(c, line, len);
     }
     c->processing = false;
     if (c->closing)
         return;
+    if (more)
+        ready_add(c);
     /* After EOF or an over-long line nothing more is read: answer what
      * was complete, then close once the output is out. */
-    if ((c->eof && c->paused == 0) || c->close_after_write) {
+    if (c->eof && c->paused == 0 && !c->ready && !c->out_blocked)
         c->close_after_write = true;
+    if (c->close_after_write) {
         stop_reading(c);
         if (!c->dirty)
             maybe_finish(c);
         return;
     }
-    if (c->paused == 0 && !c->eof)
-        start_reading(c);
+    update_reading(c);
 }
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)

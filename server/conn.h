@@ -17,12 +17,29 @@
  * net_fail_txn() turns such responses into `internal` errors (same id) and
  * drops such events, so nothing uncommitted ever reaches a socket.
  *
- * Pending output (held + handed to libuv) is capped per connection: a
- * client that does not read is disconnected, never buffered without
- * bound. A single message larger than the cap is let through when nothing
- * else is pending (a login result listing many games). conn_close() is idempotent; the conn is freed only when its
- * handle's close callback has run and every conn_ref() was released, so
- * work on the thread pool may hold a reference across a close.
+ * Backpressure. Because output waits for the commit at the end of the
+ * loop turn, the work done per connection per turn must be bounded, or a
+ * fast writer (or a few of them aimed at one victim) piles up more output
+ * in one turn than any reader could take. So (Redis processes a bounded
+ * batch per client per event-loop pass for the same reason):
+ *   - at most net.lines_per_turn (NET_LINES_PER_TURN) lines of one
+ *     connection are handled per turn. The rest stays in its qk_frame,
+ *     reading from that socket stops (the kernel's buffers and then TCP
+ *     flow control hold the sender), and the connection goes on the
+ *     `ready` list; net_run_ready() (the server calls it from a uv_idle
+ *     handle, i.e. on the next turn, after the commit and the flush)
+ *     handles its next batch;
+ *   - a connection whose pending output is at or above net.out_soft
+ *     (a quarter of the cap) gets no more lines handled and is not read
+ *     until its output drains to half of that (write callbacks): a client
+ *     that pipelines requests but reads slowly is slowed down, not cut.
+ * Pending output (held + handed to libuv) is still capped per connection
+ * (out_limit): the cap now only hits a connection that does not read what
+ * other users' actions send it (events). A single message larger than the
+ * cap is let through when nothing else is pending (a login result listing
+ * many games). conn_close() is idempotent; the conn is freed only when
+ * its handle's close callback has run and every conn_ref() was released,
+ * so work on the thread pool may hold a reference across a close.
  */
 #ifndef QK_CONN_H
 #define QK_CONN_H
@@ -38,6 +55,11 @@
 
 #define NET_DEFAULT_OUT_LIMIT (1024 * 1024) /* bytes of pending output per conn */
 #define NET_DEFAULT_MAX_CONNS 4096
+/* Lines of one connection handled per loop turn (between two commits):
+ * enough that a client playing fast is never held back (the server bench
+ * sends one move at a time), small enough that a turn's output of one
+ * connection stays far below the output cap. */
+#define NET_LINES_PER_TURN 100
 
 /* Bytes of one serialized message ('\n' included), shared by every
  * connection it is sent to. */
@@ -87,7 +109,13 @@ struct conn {
     int refs;
     int paused; /* conn_pause() depth; reading is stopped while > 0 */
     bool closing, reading, eof, close_after_write;
-    bool processing; /* inside the line loop (conn_resume must not nest it) */
+    bool processing;     /* inside the line loop (conn_resume must not nest it) */
+    bool out_blocked;    /* pending output >= out_soft: no lines until it drains */
+    bool ready;          /* on net.ready: lines wait for the next turn */
+    uint64_t ready_seq;  /* net.ready_seq when put on the list */
+    uint64_t turn_seen;  /* net.turn of the last line counted */
+    unsigned turn_lines; /* lines handled in turn turn_seen */
+    conn *ready_next, *ready_prev;
     char peer[64];
     qk_frame frame;
     outmsg *held, **held_tail;
@@ -106,15 +134,20 @@ struct net {
     net_hooks hooks;
     void *data; /* the upper layer's */
     size_t line_limit, out_limit, max_conns;
+    size_t out_soft;         /* pending output that pauses a connection */
+    unsigned lines_per_turn; /* NET_LINES_PER_TURN */
+    uint64_t turn;           /* net_flush() calls so far: budgets reset */
+    uint64_t ready_seq;      /* net_run_ready() calls so far */
     size_t nconns;
     uint64_t next_serial;
     conn *all;
     conn *dirty;
+    conn *ready_head, *ready_tail; /* FIFO of connections with lines waiting */
     char readbuf[64 * 1024];
 };
 
 /* Prepare net on loop (no handle is created yet). line_limit/out_limit 0
- * mean the defaults. */
+ * mean the defaults; the soft output limit is out_limit / 4. */
 void net_init(net *n, uv_loop_t *loop, const net_hooks *hooks, size_t line_limit,
               size_t out_limit);
 
@@ -128,8 +161,19 @@ void net_stop_listening(net *n);
 /* conn_close() every connection. */
 void net_close_all(net *n);
 
-/* Write the held output of every dirty connection. */
+/* Write the held output of every dirty connection. Ends the loop turn:
+ * every connection may handle lines_per_turn more lines. */
 void net_flush(net *n);
+/* Whether some connection has lines waiting for the next turn (or output
+ * that drained and lines to go on with): the caller must then not let the
+ * loop block, and call net_run_ready() on its next turn. */
+bool net_has_ready(const net *n);
+/* Give each waiting connection its next batch of lines (up to
+ * lines_per_turn each; one that still has more goes to the back of the
+ * list for the turn after). Call once per turn, after the flush of the
+ * previous one, so every batch's answers are committed and written before
+ * the next batch runs. */
+void net_run_ready(net *n);
 /* The open transaction failed: replace held CONN_MSG_TXN responses by an
  * `internal` error with the same id and the given message; drop held
  * CONN_MSG_TXN events. Call before net_flush(). */

@@ -277,11 +277,31 @@ static const cJSON *loose_id(const cJSON *obj)
     return qk_json_is_id(id) ? id : NULL;
 }
 
+/* Answer a request the connection's rate limit refused, with the time
+ * until it may send the next one. */
+static void answer_limited(srv *s, conn *c, const cJSON *id, uint64_t retry_ms)
+{
+    cJSON *err = qk_proto_error(id, QK_ERR_RATE_LIMITED, "too many requests on this connection");
+    if (err && !cJSON_AddNumberToObject(err, "retry_after_ms", (double)retry_ms)) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    if (!err) {
+        conn_close(c);
+        return;
+    }
+    srv_reply(s, c, id, err);
+    cJSON_Delete(err);
+}
+
 void dispatch_line_cb(conn *c, char *line, size_t len)
 {
     srv *s = c->net->data;
     const char *why = NULL;
     cJSON *msg = NULL;
+    /* Every line costs a token, a malformed one too: parsing is the work. */
+    uint64_t retry_ms = 0;
+    bool limited = !rate_take(&session_of(c)->rate, &s->cfg.rate, uv_now(s->loop), &retry_ms);
     qk_err e = qk_proto_parse_line(line, len, &msg, &why);
     if (e != QK_ERR_NONE) {
         /* A well-formed object with a repeated field or too deep: answer
@@ -302,6 +322,10 @@ void dispatch_line_cb(conn *c, char *line, size_t len)
         goto done;
     }
     r.id = id;
+    if (limited) {
+        answer_limited(s, c, id, retry_ms);
+        goto done;
+    }
     if (!cJSON_IsString(type)) {
         req_error(&r, QK_ERR_BAD_REQUEST,
                   type ? "\"type\" must be a string" : "a request needs a \"type\"");

@@ -7,9 +7,10 @@
  * required. dispatch_line_cb() parses a line with qk_proto_parse_line()
  * (PROTOCOL.md "Validation rules"; a repeated field or too deep nesting is
  * bad_request, answered with the request's id when that id is readable and
- * given once), then checks, in this order: `type` is
- * a string (bad_request), `id` is present and a valid id (bad_request,
- * answered without id), the op exists (unknown_op), the session is logged
+ * given once), then checks, in this order: `id` is present and a valid id
+ * (bad_request, answered without id), the connection's request rate
+ * (rate_limited with retry_after_ms; every line takes a token, see
+ * ratelimit.h), `type` is a string (bad_request), the op exists (unknown_op), the session is logged
  * in when the op needs it (unauthenticated), then every declared field
  * (bad_request: missing, wrong type, or a non-integer / negative / > 2^53-1
  * number where an integer is due). Unknown fields are ignored; an optional

@@ -387,17 +387,33 @@ int64_t games_time_left(const game *g, int64_t now)
     return g->row.deadline > now ? g->row.deadline - now : 0;
 }
 
-int games_legal(games *gs, const game *g, const qk_move **out)
+int games_legal(games *gs, const game *g, const qk_move **out, bool *truncated)
 {
     *out = gs->scratch;
+    if (truncated)
+        *truncated = false;
     if (strcmp(g->row.status, "active") != 0)
         return 0;
     int n = qk_movegen_sorted(&g->v, &g->pos, gs->scratch, QK_MAX_MOVES);
+    if (n == QK_ENOSPC) {
+        /* The buffer holds QK_MAX_MOVES of them: say so rather than claim
+         * there are none (which reads as "the game is over"). */
+        log_warn("game %lld: more than %d legal moves, list truncated", (long long)g->row.id,
+                 QK_MAX_MOVES);
+        if (truncated)
+            *truncated = true;
+        return QK_MAX_MOVES;
+    }
     if (n < 0) {
-        log_error("game %lld: more than %d legal moves", (long long)g->row.id, QK_MAX_MOVES);
+        log_error("game %lld: move generation failed (%d)", (long long)g->row.id, n);
         return 0;
     }
     return n;
+}
+
+bool games_too_many_moves(games *gs, const qk_variant *v, const qk_pos *p)
+{
+    return qk_movegen(v, p, gs->scratch, QK_MAX_MOVES) == QK_ENOSPC;
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -489,7 +505,10 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         if (!legal)
             goto fail;
         const qk_move *lm;
-        int n = games_legal(gs, g, &lm);
+        bool truncated;
+        int n = games_legal(gs, g, &lm, &truncated);
+        if (truncated && !cJSON_AddTrueToObject(o, "legal_moves_truncated"))
+            goto fail;
         for (int i = 0; i < n; i++) {
             char text[QK_MOVE_STRLEN];
             if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0)

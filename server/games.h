@@ -100,8 +100,16 @@ int64_t games_time_left(const game *g, int64_t now);
 
 /* The legal moves of g's side to move, sorted by text, in a buffer owned by
  * gs (valid until the next games_* call). Returns the count, 0 for a game
- * that is not active. */
-int games_legal(games *gs, const game *g, const qk_move **out);
+ * that is not active. When the position has more than QK_MAX_MOVES (only
+ * a contrived position can; `challenge` refuses such a start), the count
+ * is QK_MAX_MOVES, the list holds that many of them in the generator's
+ * order (not sorted), and *truncated (may be NULL) is set true; else
+ * false. Moves are played by text (qk_move_parse), which needs no list. */
+int games_legal(games *gs, const game *g, const qk_move **out, bool *truncated);
+
+/* Whether p (a position of v) has more legal moves than QK_MAX_MOVES, so
+ * a game from it could not list them. Uses gs's move buffer. */
+bool games_too_many_moves(games *gs, const qk_variant *v, const qk_pos *p);
 
 /* The side to move's user id. */
 int64_t games_turn_user(const game *g);

@@ -74,9 +74,14 @@ static void hint_after_cb(uv_work_t *w, int status)
     atomic_fetch_sub(&hint_inflight, 1);
     cJSON *res = NULL;
     char text[QK_MOVE_STRLEN], score[32];
-    if (status != 0 || j->rc != QK_OK || !j->res.has_move ||
-        qk_move_format(&j->v, &j->res.best, text, sizeof text) < 0 ||
-        qk_engine_score_format(j->res.score, score, sizeof score) < 0) {
+    if (status == 0 && j->rc == QK_ENOSPC) {
+        /* Not a failure of ours: the position (only a contrived one gets
+         * there) has more moves than the engine's buffers hold. */
+        res = deferred_error(&j->d, QK_ERR_BAD_REQUEST,
+                             "the position has more than 4096 legal moves: no hint");
+    } else if (status != 0 || j->rc != QK_OK || !j->res.has_move ||
+               qk_move_format(&j->v, &j->res.best, text, sizeof text) < 0 ||
+               qk_engine_score_format(j->res.score, score, sizeof score) < 0) {
         log_error("hint for game %lld failed (status %d, engine %d)", (long long)j->game_id, status,
                   j->rc);
         res = deferred_error(&j->d, QK_ERR_INTERNAL, "the engine failed");

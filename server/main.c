@@ -24,7 +24,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: qirkatd [--listen HOST:PORT] [--db FILE] "
                "[--log-level error|warn|info|debug]\n"
-               "               [--ready-fd FD] [--pwhash interactive|min] [--help]\n"
+               "               [--ready-fd FD] [--pwhash interactive|min] [--rate-limit B/R|off]\n"
+               "               [--help]\n"
                "  --listen HOST:PORT  address to listen on (default 127.0.0.1:7420; port 0 "
                "picks a free one;\n"
                "                      IPv6 as [::1]:7420)\n"
@@ -34,7 +35,9 @@ static void usage(FILE *f)
                "close it\n"
                "  --pwhash min        cheapest Argon2id limits (tests and benchmarks only)\n"
                "  --test-clock MS     tests only: the clock starts at MS (UTC ms) and moves only\n"
-               "                      by the debug_clock op\n");
+               "                      by the debug_clock op\n"
+               "  --rate-limit B/R    requests per connection: bursts of B, R per second\n"
+               "                      (default 1000/200; \"off\" for none; env QK_RATE_LIMIT)\n");
 }
 
 static int parse_int(const char *s, long lo, long hi, int *out)
@@ -91,6 +94,7 @@ int main(int argc, char **argv)
     static char host[256] = "127.0.0.1";
     srv_config cfg = {.host = host, .port = 7420, .db_path = "./qirkat.db", .ready_fd = -1};
     log_level level = LOG_INFO;
+    bool rate_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -116,6 +120,10 @@ int main(int argc, char **argv)
             if (parse_ms(v, &cfg.test_clock_ms) != 0)
                 goto bad;
             cfg.test_clock = true;
+        } else if (strcmp(a, "--rate-limit") == 0) {
+            if (rate_cfg_parse(v, &cfg.rate) != 0)
+                goto bad;
+            rate_given = true;
         } else if (strcmp(a, "--pwhash") == 0) {
             if (strcmp(v, "min") == 0)
                 cfg.pwhash_min = true;
@@ -135,6 +143,11 @@ int main(int argc, char **argv)
     const char *tclock = getenv("QK_TEST_CLOCK");
     if (tclock && !cfg.test_clock && parse_ms(tclock, &cfg.test_clock_ms) == 0)
         cfg.test_clock = true;
+    /* QK_RATE_LIMIT=B/R|off is --rate-limit (the flag wins); a bad value
+     * is logged and the default kept, as for the other variables. */
+    const char *rate = getenv("QK_RATE_LIMIT");
+    if (rate && !rate_given && rate_cfg_parse(rate, &cfg.rate) != 0)
+        log_warn("QK_RATE_LIMIT=%s is not BURST/PER_S or off: using the default", rate);
     const char *beat = getenv("QK_HEARTBEAT_MS");
     if (beat && parse_int(beat, 1, INT_MAX, &cfg.heartbeat_ms) != 0)
         cfg.heartbeat_ms = 0;

@@ -49,7 +49,8 @@ void op_debug_clock(req *r);
 
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200
-#define OPS_LOGIN_GAMES_MAX 500 /* active games listed in a login result */
+#define OPS_LOGIN_GAMES_MAX 500    /* active games listed in a login result */
+#define OPS_OPEN_CHALLENGES_MAX 50 /* open challenges one user may have made */
 
 /* {"username": name, "bot": bot}; NULL on allocation failure. */
 cJSON *ops_user_json(const char *name, bool bot);

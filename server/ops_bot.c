@@ -37,14 +37,18 @@ void op_users(req *r)
         req_error(r, QK_ERR_BAD_REQUEST, "limit must be from 1 to 200");
         return;
     }
+    if (name && !auth_username_valid(name)) {
+        req_error(r, QK_ERR_BAD_REQUEST,
+                  "\"username\" is not a username (1-32 of A-Z a-z 0-9 _ -)");
+        return;
+    }
     cJSON *res = req_ok(r), *list = res ? cJSON_AddArrayToObject(res, "users") : NULL;
     if (!list)
         goto fail;
     if (name) {
         /* One account, any letter case: not_found when there is none. */
         store_user u;
-        int rc =
-            auth_username_valid(name) ? store_user_by_name(s->store, name, &u) : STORE_NOTFOUND;
+        int rc = store_user_by_name(s->store, name, &u);
         if (rc == STORE_NOTFOUND) {
             cJSON_Delete(res);
             req_error(r, QK_ERR_NOT_FOUND, "no such user");

@@ -8,6 +8,13 @@
  * and `challenge_canceled` to both sides (everyone for an open seek);
  * `game_start` to both players. Events are queued before the answer, so
  * a client that has the answer has seen the events it caused.
+ *
+ * A challenge's start (the custom position or the variant's own) must be
+ * playable: not already over (alquerkonane-2xC starts with Black, to
+ * move, blocked) and with at most QK_MAX_MOVES legal moves, so the game
+ * object can list them. A user has at most OPS_OPEN_CHALLENGES_MAX open
+ * challenges: each one is an event to its target (or to everyone), so an
+ * unbounded number would let one user flood another's connection.
  */
 #include <sodium.h>
 #include <stdio.h>
@@ -151,18 +158,32 @@ void op_challenge(req *r)
             req_error(r, QK_ERR_BAD_REQUEST, "the position is already over");
             return;
         }
+        if (games_too_many_moves(s->games, &v, &p)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "the position has more than 4096 legal moves");
+            return;
+        }
         if (qk_pos_format(&v, &p, c.position, sizeof c.position) < 0) {
             req_error(r, QK_ERR_INTERNAL, NULL);
+            return;
+        }
+    } else {
+        qk_variant_start(&v, &p);
+        if (qk_pos_status(&v, &p, NULL, NULL)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "the start position of this variant is already over");
             return;
         }
     }
     if (to) {
         store_user u;
+        if (!auth_username_valid(to)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "\"to\" is not a username (1-32 of A-Z a-z 0-9 _ -)");
+            return;
+        }
         if (strcasecmp(to, r->sess->username) == 0) {
             req_error(r, QK_ERR_BAD_REQUEST, "you cannot challenge yourself");
             return;
         }
-        int rc = auth_username_valid(to) ? store_user_by_name(s->store, to, &u) : STORE_NOTFOUND;
+        int rc = store_user_by_name(s->store, to, &u);
         if (rc == STORE_NOTFOUND) {
             req_error(r, QK_ERR_NOT_FOUND, "no such user");
             return;
@@ -173,6 +194,17 @@ void op_challenge(req *r)
         }
         c.to_id = u.id;
         snprintf(c.to, sizeof c.to, "%s", u.username);
+    }
+    int64_t open = 0;
+    if (store_challenges_open_from(s->store, r->sess->user_id, &open) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    if (open >= OPS_OPEN_CHALLENGES_MAX) {
+        snprintf(buf, sizeof buf, "you have %d open challenges: cancel one or wait for an answer",
+                 OPS_OPEN_CHALLENGES_MAX);
+        req_error(r, QK_ERR_CONFLICT, buf);
+        return;
     }
     c.from_id = r->sess->user_id;
     c.rated = req_bool(r, "rated", false);
@@ -252,6 +284,12 @@ void op_accept(req *r)
         snprintf(row.start, sizeof row.start, "%s", c.position);
     } else {
         qk_variant_start(&v, &p);
+        /* A challenge made before `challenge` checked the variant's start
+         * (alquerkonane-2xC) must not become a game that is over at once. */
+        if (qk_pos_status(&v, &p, NULL, NULL)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "the start position of this variant is already over");
+            return;
+        }
         if (qk_pos_format(&v, &p, row.start, sizeof row.start) < 0) {
             req_error(r, QK_ERR_INTERNAL, NULL);
             return;

@@ -9,10 +9,15 @@
  * the current "ply"), not_your_turn, illegal_move (with "legal_moves").
  * A move text that is not even move syntax for the board is an
  * illegal_move too: only the rules, after the game is known, can tell.
+ *
+ * The path form is turned into text and parsed like a text move, never
+ * matched against the list of legal moves: qk_move_parse() works in any
+ * position, the list stops at QK_MAX_MOVES.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "auth.h"
 #include "games.h"
 #include "log.h"
 #include "notify.h"
@@ -126,6 +131,13 @@ void op_games(req *r)
     }
     req_uint(r, "before", &before);
     const char *opponent = req_str(r, "opponent");
+    if ((user && !auth_username_valid(user)) || (opponent && !auth_username_valid(opponent))) {
+        req_error(r, QK_ERR_BAD_REQUEST,
+                  user && !auth_username_valid(user)
+                      ? "\"user\" is not a username (1-32 of A-Z a-z 0-9 _ -)"
+                      : "\"opponent\" is not a username (1-32 of A-Z a-z 0-9 _ -)");
+        return;
+    }
     if (opponent) {
         store_user u;
         int rc = store_user_by_name(s->store, opponent, &u);
@@ -231,13 +243,46 @@ static bool path_points(const game *g, move_in *in)
     return true;
 }
 
+/* Find the legal move whose landing points are in->path. A path is
+ * written with '-' when it is a step or a (long-Sultan) slide and with 'x'
+ * when it is a capture; the two are never both legal for one pair of
+ * points (a slide needs the points between empty, a capture an enemy on
+ * them), so the first text that parses is the move. */
+static bool path_move(const game *g, const move_in *in, qk_move *m)
+{
+    static const char seps[] = {'-', 'x'};
+    for (size_t k = 0; k < sizeof seps; k++) {
+        char text[QK_MOVE_STRLEN];
+        size_t len = 0;
+        for (int i = 0; i < in->npath; i++) {
+            /* Re-format each resolved point: names given in another spelling
+             * the parser accepts still join into one clean text. */
+            char name[8];
+            int w = qk_point_format(&g->v, in->path[i], name, sizeof name);
+            if (w < 0 || len + (size_t)w + 2 > sizeof text)
+                return false;
+            if (i > 0)
+                text[len++] = seps[k];
+            memcpy(text + len, name, (size_t)w);
+            len += (size_t)w;
+        }
+        text[len] = '\0';
+        if (qk_move_parse(&g->v, &g->pos, text, m) == QK_OK)
+            return true;
+    }
+    return false;
+}
+
 static void illegal(req *r, game *g, const char *why)
 {
     games *gs = r->srv->games;
     cJSON *err = req_error_new(r, QK_ERR_ILLEGAL_MOVE, why);
     cJSON *legal = err ? cJSON_AddArrayToObject(err, "legal_moves") : NULL;
     const qk_move *lm;
-    int n = games_legal(gs, g, &lm);
+    bool truncated;
+    int n = games_legal(gs, g, &lm, &truncated);
+    if (truncated && !cJSON_AddTrueToObject(err, "legal_moves_truncated"))
+        legal = NULL;
     for (int i = 0; legal && i < n; i++) {
         char text[QK_MOVE_STRLEN];
         cJSON *m = NULL;
@@ -360,13 +405,7 @@ void op_move(req *r)
     if (in.text) {
         found = qk_move_parse(&g->v, &g->pos, in.text, &m) == QK_OK;
     } else if (points_ok) {
-        const qk_move *lm;
-        int n = games_legal(s->games, g, &lm);
-        for (int i = 0; i < n && !found; i++)
-            if (path_equal(&in, &lm[i])) {
-                m = lm[i];
-                found = true;
-            }
+        found = path_move(g, &in, &m);
     }
     if (!found) {
         illegal(r, g, NULL);

@@ -51,7 +51,15 @@ void op_hello(req *r)
         !cJSON_AddNumberToObject(limits, "password_bytes", AUTH_PASSWORD_MAX) ||
         !cJSON_AddNumberToObject(limits, "games_limit", OPS_GAMES_LIMIT_MAX) ||
         !cJSON_AddNumberToObject(limits, "subscriptions", SESSION_MAX_SUBS) ||
-        !cJSON_AddNumberToObject(limits, "nesting", QK_PROTO_MAX_DEPTH))
+        !cJSON_AddNumberToObject(limits, "nesting", QK_PROTO_MAX_DEPTH) ||
+        !cJSON_AddNumberToObject(limits, "open_challenges", OPS_OPEN_CHALLENGES_MAX) ||
+        !cJSON_AddNumberToObject(limits, "lines_per_turn", (double)s->net.lines_per_turn))
+        goto fail;
+    /* The request rate (ratelimit.h): null when the server runs without. */
+    if (s->cfg.rate.off ? !cJSON_AddNullToObject(limits, "requests_burst") ||
+                              !cJSON_AddNullToObject(limits, "requests_per_s")
+                        : !cJSON_AddNumberToObject(limits, "requests_burst", s->cfg.rate.burst) ||
+                              !cJSON_AddNumberToObject(limits, "requests_per_s", s->cfg.rate.per_s))
         goto fail;
     req_reply(r, res);
     return;

@@ -61,6 +61,14 @@ static void undo_run(srv *s)
     }
 }
 
+/* The next batch of every connection with lines waiting; the prepare
+ * handle, which runs right after, commits and writes it. */
+static void idle_cb(uv_idle_t *h)
+{
+    srv *s = h->data;
+    net_run_ready(&s->net);
+}
+
 void srv_flush(srv *s)
 {
     if (store_in_txn(s->store)) {
@@ -79,6 +87,13 @@ void srv_flush(srv *s)
     corr_after_flush(s);
     net_flush(&s->net);
     games_trim(s->games);
+    /* Lines left for the next turn: the idle handle keeps the loop from
+     * blocking in poll until they have been handled. */
+    if (s->handles_open && !s->stopping) {
+        int rc = net_has_ready(&s->net) ? uv_idle_start(&s->idle, idle_cb) : uv_idle_stop(&s->idle);
+        if (rc < 0)
+            log_error("idle handle: %s", uv_strerror(rc));
+    }
 }
 
 static void prepare_cb(uv_prepare_t *h)
@@ -216,6 +231,10 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     memset(s, 0, sizeof *s);
     s->loop = loop;
     s->cfg = *cfg;
+    if (!s->cfg.rate.off && s->cfg.rate.burst == 0) {
+        s->cfg.rate.burst = RATE_DEFAULT_BURST;
+        s->cfg.rate.per_s = RATE_DEFAULT_PER_S;
+    }
     s->clock = default_clock;
     reg_init(&s->users);
     reg_init(&s->subs);
@@ -249,6 +268,13 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
         goto fail_uv;
     }
     s->check.data = s;
+    rc = uv_idle_init(loop, &s->idle);
+    if (rc < 0) {
+        uv_close((uv_handle_t *)&s->prep, NULL);
+        uv_close((uv_handle_t *)&s->check, NULL);
+        goto fail_uv;
+    }
+    s->idle.data = s;
     s->handles_open = true;
     if ((rc = uv_prepare_start(&s->prep, prepare_cb)) < 0 ||
         (rc = uv_check_start(&s->check, check_cb)) < 0)
@@ -261,6 +287,7 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
 fail_handles:
     uv_close((uv_handle_t *)&s->prep, NULL);
     uv_close((uv_handle_t *)&s->check, NULL);
+    uv_close((uv_handle_t *)&s->idle, NULL);
     s->handles_open = false;
 fail_uv:
     log_error("libuv: %s", uv_strerror(rc));
@@ -341,6 +368,7 @@ void srv_stop(srv *s)
         s->handles_open = false;
         uv_close((uv_handle_t *)&s->prep, NULL);
         uv_close((uv_handle_t *)&s->check, NULL);
+        uv_close((uv_handle_t *)&s->idle, NULL);
     }
     if (s->signals_open) {
         s->signals_open = false;

@@ -10,7 +10,15 @@
  * iteration: commit first, then write. The prepare handle covers output
  * made by timers and deferred callbacks before the loop blocks; the check
  * handle covers everything read in the poll phase (store.h, "Group
- * commit").
+ * commit"). A connection handles a bounded batch of lines per iteration
+ * (conn.h, "Backpressure"); while some have lines waiting, a uv_idle
+ * handle runs and keeps the loop from blocking, and its callback hands
+ * each of them its next batch, which the prepare handle then commits and
+ * writes.
+ *
+ * Requests are rate-limited per connection (ratelimit.h): a token bucket
+ * of cfg.rate, one token per request line; a request without a token is
+ * answered `rate_limited` with `retry_after_ms` and not run.
  *
  * Events go to connections through two registries: user id -> the
  * connections logged in as that user, game id -> the connections
@@ -30,6 +38,7 @@
 #include <uv.h>
 
 #include "conn.h"
+#include "ratelimit.h"
 #include "registry.h"
 #include "store.h"
 
@@ -48,6 +57,7 @@ typedef struct session {
     reg_node *subs[SESSION_MAX_SUBS];
     int nsubs;
     uint64_t event_stamp; /* last event queued here (dedup) */
+    rate_bucket rate;     /* requests of this connection (srv.cfg.rate) */
 } session;
 
 typedef struct srv_config {
@@ -62,6 +72,7 @@ typedef struct srv_config {
     bool test_clock;      /* time is test_clock_ms, moved only by debug_clock (corr.h) */
     int64_t test_clock_ms;
     int heartbeat_ms;     /* empty line after this much output silence; 0 = 20000 */
+    rate_cfg rate;        /* per-connection request limit; all zero = the defaults */
 } srv_config;
 
 /* A change to undo in memory if the iteration's transaction is lost. */
@@ -83,6 +94,7 @@ typedef struct srv {
     registry subs;  /* game id -> conn */
     uv_prepare_t prep;
     uv_check_t check;
+    uv_idle_t idle; /* runs while connections have lines waiting (net_run_ready) */
     uv_signal_t sigint, sigterm;
     bool handles_open, signals_open, stopping, poisoned;
     bool undo_overflow; /* an undo could not be recorded: reload all games */

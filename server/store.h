@@ -150,6 +150,9 @@ int store_challenge_close(store *s, int64_t id, const char *status, const char *
  * value is returned). cb must not call store_challenges_for() again. */
 int store_challenges_for(store *s, int64_t user_id,
                          int (*cb)(void *arg, const store_challenge *c), void *arg);
+/* *n = the number of open challenges user_id has made (seeks included);
+ * index challenges_from. STORE_OK or STORE_EIO. */
+int store_challenges_open_from(store *s, int64_t user_id, int64_t *n);
 
 /* ---- games and moves ------------------------------------------------- */
 

@@ -35,6 +35,8 @@
     X(CHALLENGES_FOR,                                                                         \
       CHALLENGE_SELECT "WHERE c.status = 'open' AND (c.from_user = ?1 OR c.to_user = ?1 OR "  \
                        "c.to_user IS NULL) ORDER BY c.id")                                    \
+    X(CHALLENGES_OPEN_FROM,                                                                   \
+      "SELECT count(*) FROM challenges WHERE from_user = ? AND status = 'open'")              \
     X(GAME_INSERT,                                                                            \
       "INSERT INTO games (variant, white_id, black_id, start, position, ply, turn, status, "  \
       "result, reason, time_control, deadline, white_ms, black_ms, created, updated, rated) " \

@@ -195,6 +195,22 @@ int store_challenges_for(store *s, int64_t user_id,
     return rc == SQLITE_DONE ? STORE_OK : store_fail(s, ST_CHALLENGES_FOR, rc);
 }
 
+int store_challenges_open_from(store *s, int64_t user_id, int64_t *n)
+{
+    int rc = store_bind(s, ST_CHALLENGES_OPEN_FROM, "i", user_id);
+    if (rc)
+        return rc;
+    sqlite3_stmt *st = s->st[ST_CHALLENGES_OPEN_FROM];
+    rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        (void)sqlite3_reset(st);
+        return store_fail(s, ST_CHALLENGES_OPEN_FROM, rc);
+    }
+    *n = sqlite3_column_int64(st, 0);
+    (void)sqlite3_reset(st);
+    return STORE_OK;
+}
+
 /* ---- games and moves ------------------------------------------------- */
 
 static void read_game(sqlite3_stmt *st, store_game *g)

@@ -56,6 +56,10 @@ Test(cmdline, bad_flags_exit_2)
         {"--pwhash", "fast", NULL},
         {"--ready-fd", "x", NULL},
         {"--db", NULL},
+        {"--rate-limit", "5", NULL},
+        {"--rate-limit", "0/1", NULL},
+        {"--rate-limit", "5/", NULL},
+        {"--rate-limit", "5/x", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         cr_assert_eq(run(cases[i]), 2, "qirkatd %s %s", cases[i][0],

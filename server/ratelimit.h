@@ -1,0 +1,53 @@
+/*
+ * ratelimit: a token bucket, for the request rate of one connection.
+ *
+ * Design. The bucket holds up to `burst` tokens and gains `per_s` tokens
+ * per second; a request takes one. A client that sends steadily faster
+ * than per_s is refused the excess (`rate_limited` with `retry_after_ms`,
+ * the time until one token is back), one that pauses may then burst
+ * again. Tokens are kept in thousandths so the integer arithmetic loses
+ * nothing at per_s up to 10^6 and times in whole milliseconds. Time comes
+ * from the caller (the loop's monotonic uv_now(), never the server's
+ * replaceable clock, which a test may freeze).
+ *
+ * Defaults (docs/protocol.md, "Limits"): burst 1,000 and 200 per second.
+ * Honest clients stay far below: a person sends a request every few
+ * seconds; the server bench, the busiest client we have, sends at most
+ * ~150 moves/s per connection, and the correspondence bench 800 requests
+ * back to back. The limit bounds what one connection can make the server
+ * do over time; the per-turn line budget (conn.h) bounds what it can do
+ * in one loop turn.
+ */
+#ifndef QK_RATELIMIT_H
+#define QK_RATELIMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RATE_DEFAULT_BURST 1000
+#define RATE_DEFAULT_PER_S 200
+#define RATE_MAX 1000000 /* burst and per_s */
+
+typedef struct rate_cfg {
+    uint32_t burst; /* tokens when full, 1..RATE_MAX */
+    uint32_t per_s; /* tokens gained per second, 1..RATE_MAX */
+    bool off;       /* no limit */
+} rate_cfg;
+
+typedef struct rate_bucket {
+    int64_t milli;  /* tokens x 1000 */
+    uint64_t at_ms; /* when milli was last brought up to date */
+    bool started;   /* a new bucket starts full */
+} rate_bucket;
+
+/* Take one token from b at time now_ms (monotonic ms). Returns true when
+ * there was one (or cfg->off). Otherwise false, b unchanged but for the
+ * refill, and *retry_ms (may be NULL) set to the milliseconds until a
+ * token is back (>= 1). */
+bool rate_take(rate_bucket *b, const rate_cfg *cfg, uint64_t now_ms, uint64_t *retry_ms);
+
+/* Parse "BURST/PER_S" (two integers 1..RATE_MAX) or "off" into *out.
+ * Returns 0, or -1 leaving *out untouched. */
+int rate_cfg_parse(const char *s, rate_cfg *out);
+
+#endif
