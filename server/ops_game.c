@@ -9,12 +9,17 @@
  * the current "ply"), not_your_turn, illegal_move (with "legal_moves").
  * A move text that is not even move syntax for the board is an
  * illegal_move too: only the rules, after the game is known, can tell.
+ * The message says which: "not move text for this board: ..." (or a
+ * path point off the board), "capture is compulsory in this variant
+ * (RULES.md section N)" for a step when every legal move is a capture in
+ * a variant that makes capture compulsory, else "not a legal move here".
  *
  * The path form is turned into text and parsed like a text move, never
  * matched against the list of legal moves: qk_move_parse() works in any
  * position, the list stops at QK_MAX_MOVES.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "auth.h"
@@ -234,13 +239,14 @@ static bool path_equal(const move_in *in, const qk_move *m)
     return true;
 }
 
-/* Resolve the path's point names on g's board; false if one is off it. */
-static bool path_points(const game *g, move_in *in)
+/* Resolve the path's point names on g's board; the first name that is
+ * off it, or NULL. */
+static const char *path_points(const game *g, move_in *in)
 {
     for (int i = 0; i < in->npath; i++)
         if (qk_point_parse(&g->v, in->names[i], &in->path[i]) != QK_OK)
-            return false;
-    return true;
+            return in->names[i];
+    return NULL;
 }
 
 /* Find the legal move whose landing points are in->path. A path is
@@ -273,14 +279,89 @@ static bool path_move(const game *g, const move_in *in, qk_move *m)
     return false;
 }
 
-static void illegal(req *r, game *g, const char *why)
+/* The RULES.md section of a variant where capture is compulsory, else 0
+ * (sections 3 and 5; every other variant's capture is optional). */
+static int compulsory_section(const qk_variant *v)
+{
+    if (strcmp(v->name, "alquerque") == 0)
+        return 3;
+    if (strcmp(v->name, "alquerque-brainking") == 0)
+        return 5;
+    return 0;
+}
+
+/* Whether points a and b of g's board are neighbours (one file and/or one
+ * rank apart): a move between them written with '-' is a step. */
+static bool neighbours(const game *g, int a, int b)
+{
+    char na[8], nb[8];
+    if (qk_point_format(&g->v, a, na, sizeof na) < 0 ||
+        qk_point_format(&g->v, b, nb, sizeof nb) < 0)
+        return false;
+    int df = abs(na[0] - nb[0]), dr = abs(atoi(na + 1) - atoi(nb + 1));
+    return (df | dr) != 0 && df <= 1 && dr <= 1;
+}
+
+/* Whether the refused move is a step: text "P-Q" or a path of two
+ * points, P and Q neighbours. */
+static bool is_step(const game *g, const move_in *in)
+{
+    if (!in->text)
+        return in->npath == 2 && neighbours(g, in->path[0], in->path[1]);
+    const char *dash = strchr(in->text, '-');
+    char left[8];
+    int a, b;
+    size_t n = dash ? (size_t)(dash - in->text) : 0;
+    if (!dash || n >= sizeof left)
+        return false;
+    memcpy(left, in->text, n);
+    left[n] = '\0';
+    return qk_point_parse(&g->v, left, &a) == QK_OK &&
+           qk_point_parse(&g->v, dash + 1, &b) == QK_OK && neighbours(g, a, b);
+}
+
+/* "not move text for this board: "TEXT"", TEXT cut at a UTF-8 boundary. */
+static void not_move_text(char *buf, size_t n, const char *what, const char *tail)
+{
+    char clip[72];
+    size_t len = strlen(what);
+    if (len >= sizeof clip - 4) {
+        len = sizeof clip - 4;
+        while (len > 0 && ((unsigned char)what[len] & 0xC0) == 0x80)
+            len--; /* do not split a character */
+        memcpy(clip, what, len);
+        memcpy(clip + len, "...", 4);
+    } else {
+        memcpy(clip, what, len + 1);
+    }
+    snprintf(buf, n, "not move text for this board: \"%s\"%s", clip, tail);
+}
+
+/* Answer illegal_move with the reason (rc: qk_move_parse's QK_EINVAL or
+ * QK_EILLEGAL; bad_point: the path's name that is off the board) and the
+ * legal moves. */
+static void illegal(req *r, game *g, const move_in *in, int rc, const char *bad_point)
 {
     games *gs = r->srv->games;
-    cJSON *err = req_error_new(r, QK_ERR_ILLEGAL_MOVE, why);
-    cJSON *legal = err ? cJSON_AddArrayToObject(err, "legal_moves") : NULL;
     const qk_move *lm;
     bool truncated;
     int n = games_legal(gs, g, &lm, &truncated);
+    char why[160];
+    int section = compulsory_section(&g->v);
+    bool all_captures = n > 0 && !truncated;
+    for (int i = 0; all_captures && i < n; i++)
+        all_captures = lm[i].ncap > 0;
+    if (bad_point)
+        not_move_text(why, sizeof why, bad_point, " is not a point");
+    else if (rc == QK_EINVAL)
+        not_move_text(why, sizeof why, in->text, "");
+    else if (section && all_captures && is_step(g, in))
+        snprintf(why, sizeof why, "capture is compulsory in this variant (RULES.md section %d)",
+                 section);
+    else
+        snprintf(why, sizeof why, "not a legal move here");
+    cJSON *err = req_error_new(r, QK_ERR_ILLEGAL_MOVE, why);
+    cJSON *legal = err ? cJSON_AddArrayToObject(err, "legal_moves") : NULL;
     if (truncated && !cJSON_AddTrueToObject(err, "legal_moves_truncated"))
         legal = NULL;
     for (int i = 0; legal && i < n; i++) {
@@ -380,7 +461,8 @@ void op_move(req *r)
         req_error(r, QK_ERR_GAME_OVER, NULL);
         return;
     }
-    bool points_ok = in.text || path_points(g, &in);
+    const char *bad_point = in.text ? NULL : path_points(g, &in);
+    bool points_ok = !bad_point;
     if (has_ply && (int64_t)ply != g->row.ply) {
         if ((int64_t)ply + 1 == g->row.ply && g->last_mover == me &&
             (in.text ? strcmp(in.text, g->moves[ply]) == 0
@@ -401,14 +483,15 @@ void op_move(req *r)
         return;
     }
     qk_move m;
-    bool found = false;
-    if (in.text) {
-        found = qk_move_parse(&g->v, &g->pos, in.text, &m) == QK_OK;
-    } else if (points_ok) {
-        found = path_move(g, &in, &m);
-    }
-    if (!found) {
-        illegal(r, g, NULL);
+    /* A path of points on the board joins into well-formed text: only
+     * its legality is in question. */
+    int prc = QK_EINVAL;
+    if (in.text)
+        prc = qk_move_parse(&g->v, &g->pos, in.text, &m);
+    else if (points_ok)
+        prc = path_move(g, &in, &m) ? QK_OK : QK_EILLEGAL;
+    if (prc != QK_OK) {
+        illegal(r, g, &in, prc, bad_point);
         return;
     }
     if (srv_write_begin(s) != 0 || games_play(s->games, g, &m, me) != STORE_OK) {

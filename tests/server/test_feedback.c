@@ -1,0 +1,121 @@
+/*
+ * Items from user testing: illegal_move says why (not move text, capture
+ * compulsory, not legal here); declined challenges and draw offers reach
+ * the other side as notifications; challenge objects mark bots; an idle
+ * connection that never logs in is closed. Refused input changes no row.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helper.h"
+
+static tsrv S;
+static tconn *A, *B; /* alice, bob: logged in */
+
+static void setup(void)
+{
+    tsrv_start(&S, NULL);
+    A = tc_open(S.port);
+    B = tc_open(S.port);
+    t_register(A, "alice");
+    t_register(B, "bob");
+}
+
+static void teardown(void)
+{
+    if (A)
+        tc_close(A);
+    if (B)
+        tc_close(B);
+    A = B = NULL;
+    tsrv_stop(&S);
+    tsrv_cleanup(&S);
+}
+
+TestSuite(feedback, .init = setup, .fini = teardown, .timeout = 60);
+
+/* alice (white) v bob from position pos; the game id. */
+static long long game_from(const char *variant, const char *pos)
+{
+    cJSON *r = tc_rpc(A,
+                      "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"%s\","
+                      "\"color\":\"white\",\"position\":\"%s\"}",
+                      variant, pos);
+    t_ok(r, "challenge");
+    long long cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    r = tc_rpc(B, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    t_ok(r, "accept");
+    long long gid = t_int(t_obj(r, "game"), "id");
+    cJSON_Delete(r);
+    tc_sync(A);
+    tc_sync(B);
+    return gid;
+}
+
+/* Play move (a JSON value) in gid as alice: illegal_move with message
+ * want and legal moves nlegal; the database is unchanged. */
+static void refused(long long gid, const char *move, const char *want, int nlegal)
+{
+    char *before = t_db_dump(S.db);
+    cJSON *r = tc_rpc(A, "{\"type\":\"move\",\"game\":%lld,\"ply\":0,\"move\":%s}", gid, move);
+    t_err(r, "illegal_move", move);
+    cr_assert_str_eq(t_str(r, "message"), want, "%s: %s", move, t_text(r));
+    cr_assert_eq(cJSON_GetArraySize(t_obj(r, "legal_moves")), nlegal, "%s", t_text(r));
+    cJSON_Delete(r);
+    char *after = t_db_dump(S.db);
+    cr_assert_str_eq(after, before, "a refused move changed the database");
+    free(before);
+    free(after);
+}
+
+/* White c3 facing black c4 with c5 empty: c3xc5 is the only capture;
+ * a1 and e1 can step. */
+#define CAPTURE_POS "...../..b../..w../...../w...w w 0 -"
+
+Test(feedback, illegal_move_says_why)
+{
+    long long g = game_from("alquerque", CAPTURE_POS);
+    const char *comp = "capture is compulsory in this variant (RULES.md section 3)";
+    refused(g, "\"a1-a2\"", comp, 1);
+    refused(g, "{\"path\":[\"e1\",\"d2\"]}", comp, 1);
+    refused(g, "\"c3-c4\"", comp, 1); /* any step: c4 being taken does not matter */
+    refused(g, "\"a1-a3\"", "not a legal move here", 1); /* two points apart: no step */
+    refused(g, "\"c3xe5\"", "not a legal move here", 1);
+    refused(g, "\"zz\"", "not move text for this board: \"zz\"", 1);
+    refused(g, "\"\"", "not move text for this board: \"\"", 1);
+    refused(g, "\"a1-a2-a3\"", "not move text for this board: \"a1-a2-a3\"", 1);
+    refused(g, "{\"path\":[\"z9\",\"c4\"]}", "not move text for this board: \"z9\" is not a point",
+            1);
+    /* A long text is cut, never split inside a character. */
+    char longtext[300], want[200];
+    memset(longtext, 0, sizeof longtext);
+    strcpy(longtext, "\"");
+    for (int i = 0; i < 40; i++)
+        strcat(longtext, "\xc3\xa9"); /* é */
+    strcat(longtext, "\"");
+    snprintf(want, sizeof want, "not move text for this board: \"");
+    for (int i = 0; i < 34; i++)
+        strcat(want, "\xc3\xa9");
+    strcat(want, "...\"");
+    refused(g, longtext, want, 1);
+
+    /* BrainKing: compulsory too, section 5. */
+    long long gb = game_from("alquerque-brainking", CAPTURE_POS);
+    refused(gb, "\"a1-a2\"", "capture is compulsory in this variant (RULES.md section 5)", 1);
+
+    /* Traditional: capture is optional, so the same step is legal; an
+     * impossible step is just not legal. */
+    long long gt = game_from("alquerque-traditional", CAPTURE_POS);
+    refused(gt, "\"a2-a3\"", "not a legal move here", 14); /* no piece on a2 */
+    cJSON *r = tc_rpc(A, "{\"type\":\"move\",\"game\":%lld,\"ply\":0,\"move\":\"a1-a2\"}", gt);
+    t_ok(r, "a step where capture is optional");
+    cJSON_Delete(r);
+
+    /* Kawu start: no capture at all, so a wrong step is not legal here. */
+    long long gk = t_new_game(A, B, "bob", "alquerque");
+    tc_sync(A);
+    refused(gk, "\"c3-c4\"", "not a legal move here", 4);
+}
