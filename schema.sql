@@ -146,3 +146,25 @@ CREATE TABLE server_state (
 -- keeps it. Bot accounts need nothing new: users.bot exists since 1.
 ALTER TABLE challenges ADD COLUMN rated INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1));
 ALTER TABLE games ADD COLUMN rated INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1));
+
+-- migration 4
+-- Declines reach the other side (user testing): a declined challenge
+-- notifies its challenger, a declined draw offer the player who offered.
+-- SQLite cannot change a CHECK, so notifications is copied into a new
+-- table with the wider list of kinds.
+CREATE TABLE notifications_4 (
+    id      INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    kind    TEXT    NOT NULL
+                    CHECK (kind IN ('your_turn', 'challenge', 'draw_offer', 'game_end',
+                                    'deadline_soon', 'challenge_declined', 'draw_declined')),
+    game_id INTEGER REFERENCES games (id),
+    data    TEXT    NOT NULL, -- JSON object: the kind's fields
+    read    INTEGER NOT NULL DEFAULT 0 CHECK (read IN (0, 1)),
+    created INTEGER NOT NULL
+);
+INSERT INTO notifications_4 (id, user_id, kind, game_id, data, read, created)
+    SELECT id, user_id, kind, game_id, data, read, created FROM notifications;
+DROP TABLE notifications;
+ALTER TABLE notifications_4 RENAME TO notifications;
+CREATE INDEX notifications_user ON notifications (user_id, read, id);

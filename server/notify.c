@@ -108,9 +108,9 @@ int notify_your_turn(srv *s, const game *g)
     int64_t to = games_turn_user(g);
     cJSON *d = with_opponent(g, to);
     const char *last = g->row.ply > 0 ? g->moves[g->row.ply - 1] : NULL;
-    if (!d || !(last ? cJSON_AddStringToObject(d, "move", last) : cJSON_AddNullToObject(d, "move")) ||
-        !cJSON_AddNumberToObject(d, "ply", (double)g->row.ply) ||
-        !add_deadline(d, g->row.deadline))
+    if (!d ||
+        !(last ? cJSON_AddStringToObject(d, "move", last) : cJSON_AddNullToObject(d, "move")) ||
+        !cJSON_AddNumberToObject(d, "ply", (double)g->row.ply) || !add_deadline(d, g->row.deadline))
         return oom(s, d);
     return notify_push(s, to, "your_turn", g->row.id, d);
 }
@@ -162,4 +162,24 @@ int notify_challenge(srv *s, const store_challenge *c)
         return oom(s, d);
     }
     return notify_push(s, c->to_id, "challenge", 0, d);
+}
+
+int notify_challenge_declined(srv *s, const store_challenge *c, const char *message)
+{
+    cJSON *d = cJSON_CreateObject();
+    if (!d || !cJSON_AddNumberToObject(d, "challenge", (double)c->id) ||
+        !cJSON_AddStringToObject(d, "by", c->to) ||
+        !cJSON_AddStringToObject(d, "reason", c->decline_reason) ||
+        (message && !cJSON_AddStringToObject(d, "message", message)))
+        return oom(s, d);
+    return notify_push(s, c->from_id, "challenge_declined", 0, d);
+}
+
+int notify_draw_declined(srv *s, const game *g, int64_t decliner_id)
+{
+    int64_t to = g->row.white_id == decliner_id ? g->row.black_id : g->row.white_id;
+    cJSON *d = with_opponent(g, to);
+    if (!d)
+        return oom(s, d);
+    return notify_push(s, to, "draw_declined", g->row.id, d);
 }

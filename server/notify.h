@@ -13,6 +13,8 @@
  *   draw_offer     opponent
  *   game_end       opponent, result, reason
  *   deadline_soon  opponent, deadline
+ *   challenge_declined  challenge (id), by (the decliner), reason, message (when given)
+ *   draw_declined  opponent (who declined)
  * Every function needs srv_write_begin() done; on a store error it
  * poisons the batch (srv_poison) and returns -1, else 0.
  */
@@ -44,5 +46,10 @@ int notify_deadline_soon(srv *s, const struct game *g);
 /* To the opponent of from_id, who offered a draw in g. */
 int notify_draw_offer(srv *s, const struct game *g, int64_t from_id);
 int notify_challenge(srv *s, const store_challenge *c);
+/* To the challenger of c, just declined by its target (c->to) with
+ * c->decline_reason and the free message (NULL = none). */
+int notify_challenge_declined(srv *s, const store_challenge *c, const char *message);
+/* To the opponent of decliner_id, whose draw offer in g was declined. */
+int notify_draw_declined(srv *s, const struct game *g, int64_t decliner_id);
 
 #endif

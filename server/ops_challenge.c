@@ -38,7 +38,9 @@ static cJSON *challenge_json(const store_challenge *c)
         goto fail;
     if (!cJSON_AddNumberToObject(o, "id", (double)c->id) ||
         !cJSON_AddStringToObject(o, "from", c->from) ||
+        !cJSON_AddBoolToObject(o, "from_bot", c->from_bot) ||
         !(c->to_id ? cJSON_AddStringToObject(o, "to", c->to) : cJSON_AddNullToObject(o, "to")) ||
+        !cJSON_AddBoolToObject(o, "to_bot", c->to_bot) ||
         !cJSON_AddStringToObject(o, "variant", c->variant) ||
         !cJSON_AddStringToObject(o, "color", c->color) ||
         !cJSON_AddItemToObject(o, "time_control", tcj))
@@ -90,8 +92,7 @@ void op_challenges(req *r)
 
 /* Queue event `name` {"challenge": c} to both sides of c; message (NULL:
  * none) is a decline's free text, added to the challenge object. */
-static void challenge_event(srv *s, const char *name, const store_challenge *c,
-                            const char *message)
+static void challenge_event(srv *s, const char *name, const store_challenge *c, const char *message)
 {
     cJSON *ev = qk_proto_event(name);
     cJSON *cj = challenge_json(c);
@@ -193,6 +194,7 @@ void op_challenge(req *r)
             return;
         }
         c.to_id = u.id;
+        c.to_bot = u.bot;
         snprintf(c.to, sizeof c.to, "%s", u.username);
     }
     int64_t open = 0;
@@ -207,6 +209,7 @@ void op_challenge(req *r)
         return;
     }
     c.from_id = r->sess->user_id;
+    c.from_bot = r->sess->bot;
     c.rated = req_bool(r, "rated", false);
     snprintf(c.from, sizeof c.from, "%s", r->sess->username);
     snprintf(c.variant, sizeof c.variant, "%s", v.name);
@@ -328,7 +331,7 @@ void op_accept(req *r)
         return;
     }
     log_debug("game %lld: %s (white) vs %s (black), %s", (long long)g->row.id, g->row.white,
-             g->row.black, g->row.variant);
+              g->row.black, g->row.variant);
     cJSON *res = req_ok(r), *gj = games_json(s->games, g, true);
     cJSON *ev = qk_proto_event("game_start");
     cJSON *gj2 = gj ? cJSON_Duplicate(gj, true) : NULL;
@@ -357,8 +360,7 @@ void op_accept(req *r)
 
 /* The machine-readable decline reasons (docs/protocol.md, `decline`):
  * a bot or a person says why, a program acts on it. */
-static const char *const decline_reasons[] = {"variant", "time_control", "later", "generic",
-                                              NULL};
+static const char *const decline_reasons[] = {"variant", "time_control", "later", "generic", NULL};
 
 static bool decline_reason_ok(const char *reason)
 {
@@ -379,8 +381,7 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
     const char *reason = decline ? req_str(r, "reason") : NULL;
     const char *message = decline ? req_str(r, "message") : NULL;
     if (decline && reason && !decline_reason_ok(reason)) {
-        req_error(r, QK_ERR_BAD_REQUEST,
-                  "reason must be variant, time_control, later or generic");
+        req_error(r, QK_ERR_BAD_REQUEST, "reason must be variant, time_control, later or generic");
         return;
     }
     if (decline && !reason)
@@ -401,6 +402,12 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
     snprintf(c.status, sizeof c.status, "%s", status);
     snprintf(c.decline_reason, sizeof c.decline_reason, "%s", reason ? reason : "");
     c.updated = now;
+    /* The challenger may be offline (correspondence): a notification
+     * waits for the next login. notify_push poisoned the batch on error. */
+    if (decline && notify_challenge_declined(s, &c, message) != 0) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
     cJSON *res = req_ok(r), *cj = challenge_json(&c);
     if (cj && decline && message && !cJSON_AddStringToObject(cj, "message", message)) {
         cJSON_Delete(cj);

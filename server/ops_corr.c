@@ -79,7 +79,8 @@ void op_read(req *r)
     int n = 0;
     char buf[96];
     if (all == (list != NULL)) {
-        req_error(r, QK_ERR_BAD_REQUEST, "give \"ids\" (a list of notification ids) or \"all\": true");
+        req_error(r, QK_ERR_BAD_REQUEST,
+                  "give \"ids\" (a list of notification ids) or \"all\": true");
         return;
     }
     if (list) {
@@ -127,7 +128,8 @@ void op_read(req *r)
         return;
     }
     cJSON *res = req_ok(r);
-    if (res && (!cJSON_AddNumberToObject(res, "count", (double)changed) || !add_unread(s, res, me))) {
+    if (res &&
+        (!cJSON_AddNumberToObject(res, "count", (double)changed) || !add_unread(s, res, me))) {
         cJSON_Delete(res);
         res = NULL;
     }
@@ -321,6 +323,8 @@ void op_draw(req *r)
         rc = games_put_x(s->games, g);
         if (rc == STORE_OK && strcmp(action, "offer") == 0)
             rc = notify_draw_offer(s, g, me);
+        else if (rc == STORE_OK)
+            rc = notify_draw_declined(s, g, me);
         if (rc == STORE_OK)
             draw_event(s, g, action, mine);
     }

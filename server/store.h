@@ -42,11 +42,11 @@ enum {
     STORE_EIO = -3,      /* any other SQLite failure (logged) */
 };
 
-#define STORE_NAME_MAX 32   /* username characters */
+#define STORE_NAME_MAX 32    /* username characters */
 #define STORE_PWHASH_MAX 128 /* >= crypto_pwhash_STRBYTES */
-#define STORE_TC_MAX 128    /* normalized time_control JSON text */
+#define STORE_TC_MAX 128     /* normalized time_control JSON text */
 #define STORE_REASON_MAX 200 /* decline reason bytes */
-#define STORE_TOKEN_HASH 32 /* BLAKE2b-256 */
+#define STORE_TOKEN_HASH 32  /* BLAKE2b-256 */
 
 /* The text of schema.sql (schema.c). */
 extern const char store_schema_sql[];
@@ -113,8 +113,7 @@ int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t u
                        int64_t now);
 /* The user of a token hash (and mark it used at now): STORE_NOTFOUND when
  * unknown. */
-int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now,
-                     int64_t *user_id);
+int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now, int64_t *user_id);
 /* Delete a token (absent is not an error). */
 int store_token_delete(store *s, const uint8_t hash[STORE_TOKEN_HASH]);
 
@@ -122,17 +121,18 @@ int store_token_delete(store *s, const uint8_t hash[STORE_TOKEN_HASH]);
 
 typedef struct store_challenge {
     int64_t id;
-    int64_t from_id, to_id; /* to_id 0: an open seek */
+    int64_t from_id, to_id;                                /* to_id 0: an open seek */
     char from[STORE_NAME_MAX + 1], to[STORE_NAME_MAX + 1]; /* usernames ("" if open) */
     char variant[QK_VARIANT_NAMELEN];
-    char color[8];                       /* white, black, random */
-    char time_control[STORE_TC_MAX];     /* JSON text */
-    char position[QK_POS_STRLEN];        /* "" = the variant's start */
-    char status[12];                     /* open, accepted, declined, canceled */
+    char color[8];                   /* white, black, random */
+    char time_control[STORE_TC_MAX]; /* JSON text */
+    char position[QK_POS_STRLEN];    /* "" = the variant's start */
+    char status[12];                 /* open, accepted, declined, canceled */
     char decline_reason[STORE_REASON_MAX + 1];
     int64_t game_id; /* 0 = none */
     int64_t created, updated;
-    bool rated; /* the game will be rated (no hints) */
+    bool rated;            /* the game will be rated (no hints) */
+    bool from_bot, to_bot; /* the accounts' bot flags (to_bot false for a seek) */
 } store_challenge;
 
 /* Insert c (status "open"; id, from, to, status, game_id, created/updated
@@ -148,8 +148,8 @@ int store_challenge_close(store *s, int64_t id, const char *status, const char *
 /* Call cb for every open challenge from user, to user, or open seek by
  * anyone else, oldest first. cb returns 0 to go on, non-zero to stop (that
  * value is returned). cb must not call store_challenges_for() again. */
-int store_challenges_for(store *s, int64_t user_id,
-                         int (*cb)(void *arg, const store_challenge *c), void *arg);
+int store_challenges_for(store *s, int64_t user_id, int (*cb)(void *arg, const store_challenge *c),
+                         void *arg);
 /* *n = the number of open challenges user_id has made (seeks included);
  * index challenges_from. STORE_OK or STORE_EIO. */
 int store_challenges_open_from(store *s, int64_t user_id, int64_t *n);

@@ -69,8 +69,9 @@ int store_challenge_x_get(store *s, int64_t id, bool *vacation, bool *priv);
 /* One notification row. */
 typedef struct store_note {
     int64_t id, user_id;
-    char kind[16];  /* your_turn, challenge, draw_offer, game_end, deadline_soon */
-    int64_t game_id; /* 0 = none */
+    char kind[24];                  /* your_turn, challenge, draw_offer, game_end, deadline_soon,
+                                       challenge_declined, draw_declined */
+    int64_t game_id;                /* 0 = none */
     char data[STORE_NOTE_DATA_MAX]; /* JSON object text */
     bool read;
     int64_t created;

@@ -59,7 +59,8 @@
 #define CHALLENGE_SELECT                                                                      \
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), " \
     "c.variant, c.color, c.time_control, coalesce(c.position, ''), c.status, "               \
-    "coalesce(c.decline_reason, ''), coalesce(c.game_id, 0), c.created, c.updated, c.rated " \
+    "coalesce(c.decline_reason, ''), coalesce(c.game_id, 0), c.created, c.updated, c.rated, " \
+    "f.bot, coalesce(t.bot, 0) "                                                             \
     "FROM challenges c JOIN users f ON f.id = c.from_user LEFT JOIN users t ON t.id = c.to_user "
 
 #define GAME_SELECT                                                                           \

@@ -95,15 +95,13 @@ int store_users_list(store *s, int bot, const char *after, int64_t limit,
     return rc == SQLITE_DONE ? STORE_OK : store_fail(s, ST_USERS_LIST, rc);
 }
 
-int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id,
-                       int64_t now)
+int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id, int64_t now)
 {
     int rc = store_bind(s, ST_TOKEN_INSERT, "hiii", hash, user_id, now, now);
     return rc ? rc : run(s, ST_TOKEN_INSERT);
 }
 
-int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now,
-                     int64_t *user_id)
+int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now, int64_t *user_id)
 {
     int rc = store_bind(s, ST_TOKEN_USE, "hi", hash, now);
     if (rc || (rc = one_row(s, ST_TOKEN_USE)))
@@ -140,6 +138,8 @@ static void read_challenge(sqlite3_stmt *st, store_challenge *c)
     c->created = sqlite3_column_int64(st, 12);
     c->updated = sqlite3_column_int64(st, 13);
     c->rated = sqlite3_column_int(st, 14) != 0;
+    c->from_bot = sqlite3_column_int(st, 15) != 0;
+    c->to_bot = sqlite3_column_int(st, 16) != 0;
 }
 
 int store_challenge_insert(store *s, store_challenge *c, int64_t now)
@@ -175,8 +175,8 @@ int store_challenge_close(store *s, int64_t id, const char *status, const char *
     return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_CONFLICT;
 }
 
-int store_challenges_for(store *s, int64_t user_id,
-                         int (*cb)(void *arg, const store_challenge *c), void *arg)
+int store_challenges_for(store *s, int64_t user_id, int (*cb)(void *arg, const store_challenge *c),
+                         void *arg)
 {
     int rc = store_bind(s, ST_CHALLENGES_FOR, "i", user_id);
     if (rc)
@@ -242,9 +242,9 @@ static void read_game(sqlite3_stmt *st, store_game *g)
 int store_game_insert(store *s, store_game *g)
 {
     int rc = store_bind(s, ST_GAME_INSERT, "tiittittTTtOOOiii", g->variant, g->white_id,
-                        g->black_id, g->start, g->position, g->ply, g->turn, g->status,
-                        g->result, g->reason, g->time_control, g->deadline, g->white_ms,
-                        g->black_ms, g->created, g->updated, (int64_t)g->rated);
+                        g->black_id, g->start, g->position, g->ply, g->turn, g->status, g->result,
+                        g->reason, g->time_control, g->deadline, g->white_ms, g->black_ms,
+                        g->created, g->updated, (int64_t)g->rated);
     if (rc || (rc = run(s, ST_GAME_INSERT)))
         return rc;
     g->id = sqlite3_last_insert_rowid(s->db);
@@ -263,9 +263,9 @@ int store_game_get(store *s, int64_t id, store_game *out)
 
 int store_game_update(store *s, const store_game *g)
 {
-    int rc = store_bind(s, ST_GAME_UPDATE, "itittTTOOOi", g->id, g->position, g->ply, g->turn,
-                        g->status, g->result, g->reason, g->deadline, g->white_ms, g->black_ms,
-                        g->updated);
+    int rc =
+        store_bind(s, ST_GAME_UPDATE, "itittTTOOOi", g->id, g->position, g->ply, g->turn, g->status,
+                   g->result, g->reason, g->deadline, g->white_ms, g->black_ms, g->updated);
     if (rc || (rc = run(s, ST_GAME_UPDATE)))
         return rc;
     return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
@@ -309,8 +309,8 @@ int store_games_query(store *s, const store_game_filter *f,
     int rc;
     if (f->turn_user_id) {
         which = ST_GAMES_MINE;
-        rc = store_bind(s, which, "iToooi", f->turn_user_id, f->variant, f->opponent_id,
-                        f->before, f->user_id, f->limit);
+        rc = store_bind(s, which, "iToooi", f->turn_user_id, f->variant, f->opponent_id, f->before,
+                        f->user_id, f->limit);
         if (f->status && strcmp(f->status, "active") != 0)
             return STORE_OK; /* only active games have a turn */
     } else if (f->opponent_id) {

@@ -119,3 +119,181 @@ Test(feedback, illegal_move_says_why)
     tc_sync(A);
     refused(gk, "\"c3-c4\"", "not a legal move here", 4);
 }
+
+/* The notification of kind in an object's "notifications" list, or NULL. */
+static const cJSON *note_of(const cJSON *res, const char *kind)
+{
+    const cJSON *n;
+    cJSON_ArrayForEach(n, t_obj(res, "notifications"))
+    {
+        if (strcmp(t_str(n, "kind"), kind) == 0)
+            return n;
+    }
+    return NULL;
+}
+
+Test(feedback, a_declined_challenge_notifies_the_challenger_also_offline)
+{
+    cJSON *r = tc_rpc(A, "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\"}");
+    t_ok(r, "challenge");
+    long long cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    /* Online: pushed at once. */
+    r = tc_rpc(B, "{\"type\":\"decline\",\"challenge\":%lld}", cid);
+    t_ok(r, "decline");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(A, "notification", T_TIMEOUT_MS);
+    cr_assert_not_null(ev);
+    const cJSON *n = t_obj(ev, "notification");
+    cr_assert_str_eq(t_str(n, "kind"), "challenge_declined", "%s", t_text(ev));
+    cr_assert_eq(t_int(n, "challenge"), cid);
+    cr_assert_str_eq(t_str(n, "by"), "bob");
+    cr_assert_str_eq(t_str(n, "reason"), "generic");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(n, "game")));
+    cr_assert_null(cJSON_GetObjectItem(n, "message"));
+    cJSON_Delete(ev);
+
+    /* Offline: waits for the next login, with the reason and message. */
+    r = tc_rpc(A, "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\"}");
+    t_ok(r, "challenge");
+    cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    tc_close(A);
+    A = NULL;
+    r = tc_rpc(B,
+               "{\"type\":\"decline\",\"challenge\":%lld,\"reason\":\"variant\","
+               "\"message\":\"kawu only\"}",
+               cid);
+    t_ok(r, "decline");
+    cJSON_Delete(r);
+    /* Nothing of the decline goes to bob as a notification. */
+    r = tc_rpc(B, "{\"type\":\"notifications\",\"unread\":true}");
+    t_ok(r, "bob's notifications");
+    cr_assert_null(note_of(r, "challenge_declined"), "%s", t_text(r));
+    cJSON_Delete(r);
+    A = tc_open(S.port);
+    r = tc_rpc(A, "{\"type\":\"login\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
+    t_ok(r, "login");
+    n = note_of(r, "challenge_declined");
+    cr_assert_not_null(n, "%s", t_text(r));
+    /* The online one was pushed but not read: both are listed, the newer last. */
+    const cJSON *last = NULL, *k;
+    int count = 0;
+    cJSON_ArrayForEach(k, t_obj(r, "notifications"))
+    {
+        if (strcmp(t_str(k, "kind"), "challenge_declined") == 0) {
+            last = k;
+            count++;
+        }
+    }
+    cr_assert_eq(count, 2, "%s", t_text(r));
+    cr_assert_eq(t_int(last, "challenge"), cid);
+    cr_assert_str_eq(t_str(last, "by"), "bob");
+    cr_assert_str_eq(t_str(last, "reason"), "variant");
+    cr_assert_str_eq(t_str(last, "message"), "kawu only");
+    cJSON_Delete(r);
+
+    /* A cancel notifies nobody; a refused decline stores nothing. */
+    r = tc_rpc(A, "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\"}");
+    t_ok(r, "challenge");
+    cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    long long notes = t_db_count(S.db, "notifications");
+    char *before = t_db_dump(S.db);
+    r = tc_rpc(B, "{\"type\":\"decline\",\"challenge\":%lld,\"reason\":\"nope\"}", cid);
+    t_err(r, "bad_request", "unknown reason");
+    cJSON_Delete(r);
+    r = tc_rpc(A, "{\"type\":\"decline\",\"challenge\":%lld}", cid);
+    t_err(r, "forbidden", "declining one's own challenge");
+    cJSON_Delete(r);
+    char *after = t_db_dump(S.db);
+    cr_assert_str_eq(after, before, "a refused decline changed the database");
+    free(before);
+    free(after);
+    cr_assert_eq(t_db_count(S.db, "notifications"), notes);
+    r = tc_rpc(A, "{\"type\":\"cancel\",\"challenge\":%lld}", cid);
+    t_ok(r, "cancel");
+    cJSON_Delete(r);
+    cr_assert_eq(t_db_count(S.db, "notifications"), notes);
+}
+
+Test(feedback, a_declined_draw_offer_notifies_the_offerer)
+{
+    long long gid = t_new_game(A, B, "bob", "alquerque");
+    tc_sync(A);
+    cJSON *r = tc_rpc(A, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", gid);
+    t_ok(r, "offer");
+    cJSON_Delete(r);
+    tc_sync(A);
+    r = tc_rpc(B, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"decline\"}", gid);
+    t_ok(r, "decline");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(A, "notification", T_TIMEOUT_MS);
+    cr_assert_not_null(ev);
+    const cJSON *n = t_obj(ev, "notification");
+    cr_assert_str_eq(t_str(n, "kind"), "draw_declined", "%s", t_text(ev));
+    cr_assert_eq(t_int(n, "game"), gid);
+    cr_assert_str_eq(t_str(n, "opponent"), "bob");
+    cJSON_Delete(ev);
+    /* Stored for alice only. */
+    r = tc_rpc(B, "{\"type\":\"notifications\"}");
+    t_ok(r, "bob's notifications");
+    cr_assert_null(note_of(r, "draw_declined"));
+    cJSON_Delete(r);
+    r = tc_rpc(A, "{\"type\":\"notifications\",\"unread\":true}");
+    t_ok(r, "alice's notifications");
+    cr_assert_not_null(note_of(r, "draw_declined"), "%s", t_text(r));
+    cJSON_Delete(r);
+    /* A decline with no offer standing is refused and stores nothing. */
+    long long notes = t_db_count(S.db, "notifications");
+    char *before = t_db_dump(S.db);
+    r = tc_rpc(A, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"decline\"}", gid);
+    t_err(r, "conflict", "no offer");
+    cJSON_Delete(r);
+    char *after = t_db_dump(S.db);
+    cr_assert_str_eq(after, before, "a refused decline changed the database");
+    cr_assert_eq(t_db_count(S.db, "notifications"), notes);
+    free(before);
+    free(after);
+}
+
+Test(feedback, challenge_objects_mark_bots)
+{
+    tconn *bot = tc_open(S.port);
+    cJSON *r = tc_rpc(bot, "{\"type\":\"register\",\"username\":\"robo\",\"password\":\"" T_PW
+                           "\",\"bot\":true}");
+    t_ok(r, "register bot");
+    cJSON_Delete(r);
+    r = tc_rpc(A, "{\"type\":\"challenge\",\"to\":\"robo\"}");
+    t_ok(r, "challenge to a bot");
+    const cJSON *c = t_obj(r, "challenge");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(c, "from_bot")), "%s", t_text(r));
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "to_bot")), "%s", t_text(r));
+    cJSON_Delete(r);
+    r = tc_rpc(bot, "{\"type\":\"challenge\",\"to\":\"bob\"}");
+    t_ok(r, "challenge from a bot");
+    c = t_obj(r, "challenge");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "from_bot")), "%s", t_text(r));
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(c, "to_bot")), "%s", t_text(r));
+    cJSON_Delete(r);
+    r = tc_rpc(bot, "{\"type\":\"challenge\"}");
+    t_ok(r, "open seek from a bot");
+    c = t_obj(r, "challenge");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "from_bot")), "%s", t_text(r));
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(c, "to_bot")), "%s", t_text(r));
+    cJSON_Delete(r);
+    /* Read back from the database: the listing says the same. */
+    r = tc_rpc(B, "{\"type\":\"challenges\"}");
+    t_ok(r, "challenges");
+    int bots = 0;
+    const cJSON *k;
+    cJSON_ArrayForEach(k, t_obj(r, "challenges"))
+    {
+        cr_assert_not_null(cJSON_GetObjectItem(k, "from_bot"), "%s", t_text(r));
+        cr_assert_not_null(cJSON_GetObjectItem(k, "to_bot"), "%s", t_text(r));
+        bots += cJSON_IsTrue(cJSON_GetObjectItem(k, "from_bot"));
+    }
+    cr_assert_eq(bots, 2, "%s", t_text(r));
+    cJSON_Delete(r);
+    tc_close(bot);
+}
