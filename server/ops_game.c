@@ -82,8 +82,12 @@ static int collect_cb(void *arg, const store_game *g)
     return l->n == OPS_LOGIN_GAMES_MAX;
 }
 
-/* Add "games": the games matching f (newest first), as objects. */
-static bool add_games(srv *s, cJSON *res, const store_game_filter *f, bool legal)
+/* Add "games": the games matching f (newest first), as objects, leaving
+ * out private games that viewer does not play (a listing must not show
+ * what `game` and `subscribe` refuse). A page may then hold fewer than
+ * f->limit games; `before` paging still works from the last id shown. */
+static bool add_games(srv *s, cJSON *res, const store_game_filter *f, bool legal,
+                      int64_t viewer)
 {
     id_list l;
     cJSON *list = cJSON_AddArrayToObject(res, "games");
@@ -94,6 +98,8 @@ static bool add_games(srv *s, cJSON *res, const store_game_filter *f, bool legal
         game *g;
         if (games_get(s->games, l.ids[i], &g) != STORE_OK)
             return false;
+        if (g->x.priv && !is_player(g, viewer))
+            continue;
         cJSON *gj = games_json(s->games, g, legal);
         if (!gj || !cJSON_AddItemToArray(list, gj)) {
             cJSON_Delete(gj);
@@ -106,7 +112,7 @@ static bool add_games(srv *s, cJSON *res, const store_game_filter *f, bool legal
 bool ops_add_active_games(srv *s, cJSON *res, int64_t user_id)
 {
     store_game_filter f = {.user_id = user_id, .status = "active", .limit = OPS_LOGIN_GAMES_MAX};
-    return add_games(s, res, &f, true);
+    return add_games(s, res, &f, true, user_id);
 }
 
 void op_games(req *r)
@@ -172,7 +178,7 @@ void op_games(req *r)
     f.before = (int64_t)before;
     f.limit = (int64_t)limit;
     cJSON *res = req_ok(r);
-    if (res && !add_games(s, res, &f, false)) {
+    if (res && !add_games(s, res, &f, false, r->sess->user_id)) {
         cJSON_Delete(res);
         res = NULL;
     }

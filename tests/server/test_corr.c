@@ -495,6 +495,25 @@ Test(corr, bad_input_is_refused_and_changes_nothing)
     r = tc_rpc(c, "{\"type\":\"subscribe\",\"game\":%lld}", pub);
     t_ok(r, "watching a public game");
     cJSON_Delete(r);
+    r = tc_rpc(c, "{\"type\":\"game\",\"game\":%lld}", priv);
+    t_err(r, "forbidden", "reading a private game");
+    cJSON_Delete(r);
+    /* A listing shows no more than `game` does: the private game is left
+     * out for carol, listed for its players. */
+    for (int who = 0; who < 2; who++) {
+        r = tc_rpc(who ? A : c, "{\"type\":\"games\",\"user\":\"alice\",\"limit\":200}");
+        t_ok(r, "games of alice");
+        bool seen_pub = false, seen_priv = false;
+        const cJSON *g;
+        cJSON_ArrayForEach(g, t_obj(r, "games"))
+        {
+            seen_pub |= t_int(g, "id") == pub;
+            seen_priv |= t_int(g, "id") == priv;
+        }
+        cr_assert(seen_pub, "the public game is listed");
+        cr_assert_eq(seen_priv, who == 1, "private game listed for %s", who ? "alice" : "carol");
+        cJSON_Delete(r);
+    }
     char *after = t_db_dump(S.db);
     cr_assert_str_eq(before, after, "bad input changed the database");
     free(before);
