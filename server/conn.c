@@ -62,8 +62,7 @@ static void msgs_free(outmsg *m)
     }
 }
 
-void net_init(net *n, uv_loop_t *loop, const net_hooks *hooks, size_t line_limit,
-              size_t out_limit)
+void net_init(net *n, uv_loop_t *loop, const net_hooks *hooks, size_t line_limit, size_t out_limit)
 {
     memset(n, 0, sizeof *n);
     n->loop = loop;
@@ -515,6 +514,16 @@ static void conn_process(conn *c)
         return;
     }
     update_reading(c);
+}
+
+void conn_close_after_write(conn *c)
+{
+    if (c->closing)
+        return;
+    c->close_after_write = true;
+    stop_reading(c);
+    if (!c->dirty)
+        maybe_finish(c);
 }
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)

@@ -148,8 +148,7 @@ struct net {
 
 /* Prepare net on loop (no handle is created yet). line_limit/out_limit 0
  * mean the defaults; the soft output limit is out_limit / 4. */
-void net_init(net *n, uv_loop_t *loop, const net_hooks *hooks, size_t line_limit,
-              size_t out_limit);
+void net_init(net *n, uv_loop_t *loop, const net_hooks *hooks, size_t line_limit, size_t out_limit);
 
 /* Bind host:port (numeric or resolvable host; port 0 = ephemeral) and
  * listen. On success returns 0 and sets *bound_port. Returns a negative
@@ -191,6 +190,9 @@ int conn_send_json(conn *c, const cJSON *msg, unsigned flags, const cJSON *id);
 /* Start closing (idempotent): stop reading, drop held output, call
  * hooks.close_cb, uv_close the handle. */
 void conn_close(conn *c);
+/* Read no more from c and close it once its queued output is written
+ * (an error sent just before, e.g. the login timeout). */
+void conn_close_after_write(conn *c);
 
 /* Stop taking lines from c (and reading from its socket) until the
  * matching conn_resume(). Nested calls count. Lines already buffered are

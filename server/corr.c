@@ -21,7 +21,7 @@ struct corr {
     int64_t test_now;
     bool wake_dirty, timers_open, started;
     uv_timer_t deadline, alive, beat;
-    int heartbeat_ms;
+    int heartbeat_ms, login_timeout_ms;
     outbuf *empty_line;
 };
 
@@ -36,6 +36,8 @@ int corr_new(srv *s)
     if (!c)
         return -1;
     c->heartbeat_ms = s->cfg.heartbeat_ms > 0 ? s->cfg.heartbeat_ms : CORR_HEARTBEAT_MS;
+    c->login_timeout_ms =
+        s->cfg.login_timeout_ms > 0 ? s->cfg.login_timeout_ms : CORR_LOGIN_TIMEOUT_MS;
     c->empty_line = malloc(sizeof *c->empty_line + 1);
     if (!c->empty_line) {
         free(c);
@@ -249,6 +251,23 @@ static void alive_cb(uv_timer_t *t)
         srv_poison(s);
 }
 
+/* Send the login-timeout error to k and close it once written. */
+static void login_timeout(struct corr *c, conn *k)
+{
+    char msg[48];
+    if (c->login_timeout_ms % 1000 == 0)
+        snprintf(msg, sizeof msg, "log in within %d s", c->login_timeout_ms / 1000);
+    else
+        snprintf(msg, sizeof msg, "log in within %d ms", c->login_timeout_ms);
+    cJSON *err = qk_proto_error(NULL, QK_ERR_UNAUTHENTICATED, msg);
+    log_info("conn %llu (%s): no login in %d ms, closing", (unsigned long long)k->serial, k->peer,
+             c->login_timeout_ms);
+    if (err)
+        conn_send_json(k, err, 0, NULL);
+    cJSON_Delete(err);
+    conn_close_after_write(k);
+}
+
 static void beat_cb(uv_timer_t *t)
 {
     srv *s = t->data;
@@ -257,6 +276,12 @@ static void beat_cb(uv_timer_t *t)
     conn *next;
     for (conn *k = s->net.all; k; k = next) {
         next = k->next; /* conn_send may close k */
+        session *se = session_of(k);
+        if (!k->closing && !k->close_after_write && se && !se->logged_in_once && k->paused == 0 &&
+            now - se->opened_at >= (uint64_t)c->login_timeout_ms) {
+            login_timeout(c, k);
+            continue;
+        }
         if (k->closing || k->held_count || k->inflight_bytes ||
             now - k->last_out < (uint64_t)c->heartbeat_ms)
             continue;
@@ -287,9 +312,9 @@ int corr_start(srv *s)
     }
     c->started = true;
     rearm(s);
-    int beat = c->heartbeat_ms / 4 > 0 ? c->heartbeat_ms / 4 : 1;
-    if ((rc = uv_timer_start(&c->alive, alive_cb, CORR_ALIVE_EVERY_MS, CORR_ALIVE_EVERY_MS)) <
-            0 ||
+    int shorter = c->heartbeat_ms < c->login_timeout_ms ? c->heartbeat_ms : c->login_timeout_ms;
+    int beat = shorter / 4 > 0 ? shorter / 4 : 1;
+    if ((rc = uv_timer_start(&c->alive, alive_cb, CORR_ALIVE_EVERY_MS, CORR_ALIVE_EVERY_MS)) < 0 ||
         (rc = uv_timer_start(&c->beat, beat_cb, (uint64_t)beat, (uint64_t)beat)) < 0) {
         log_error("libuv timers: %s", uv_strerror(rc));
         return -1;

@@ -22,7 +22,12 @@
  * (store_extend_downtime), before the port is reported.
  *
  * Heartbeat. A second timer sends an empty line to every connection that
- * had no output for heartbeat_ms (20 s by default).
+ * had no output for heartbeat_ms (20 s by default). The same sweep closes
+ * every connection that has not logged in login_timeout_ms (60 s by
+ * default) after it was accepted, after an `unauthenticated` error
+ * without id ("log in within 60 s"); one with a request deferred (a
+ * login being hashed) is left alone. The sweep runs every quarter of the
+ * shorter of the two.
  *
  * Vacation accounting: each user has a yearly allowance of
  * CORR_VACATION_H hours (reset on the first use in a new UTC year). A
@@ -38,11 +43,12 @@
 #include "srv.h"
 #include "store_corr.h"
 
-#define CORR_WARN_MS (24LL * 3600 * 1000)       /* deadline_soon this long before */
-#define CORR_DOWNTIME_MS (3600LL * 1000)        /* longer stops extend deadlines */
-#define CORR_ALIVE_EVERY_MS 60000               /* last_alive heartbeat row */
-#define CORR_HEARTBEAT_MS 20000                 /* empty line after this silence */
-#define CORR_VACATION_H 720                     /* yearly allowance: 30 days */
+#define CORR_WARN_MS (24LL * 3600 * 1000) /* deadline_soon this long before */
+#define CORR_DOWNTIME_MS (3600LL * 1000)  /* longer stops extend deadlines */
+#define CORR_ALIVE_EVERY_MS 60000         /* last_alive heartbeat row */
+#define CORR_HEARTBEAT_MS 20000           /* empty line after this silence */
+#define CORR_LOGIN_TIMEOUT_MS 60000       /* anonymous connections closed after */
+#define CORR_VACATION_H 720               /* yearly allowance: 30 days */
 #define CORR_HOUR_MS (3600LL * 1000)
 
 struct game;

@@ -151,6 +151,10 @@ int main(int argc, char **argv)
     const char *beat = getenv("QK_HEARTBEAT_MS");
     if (beat && parse_int(beat, 1, INT_MAX, &cfg.heartbeat_ms) != 0)
         cfg.heartbeat_ms = 0;
+    /* QK_LOGIN_TIMEOUT_MS shortens the 60 s given to log in (tests). */
+    const char *login_to = getenv("QK_LOGIN_TIMEOUT_MS");
+    if (login_to && parse_int(login_to, 1, INT_MAX, &cfg.login_timeout_ms) != 0)
+        cfg.login_timeout_ms = 0;
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
         log_error("cannot ignore SIGPIPE");
         return 1;

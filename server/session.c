@@ -14,15 +14,19 @@ session *session_of(conn *c)
     return c->data;
 }
 
-int session_open_cb(conn *c)
-{
-    c->data = calloc(1, sizeof(session));
-    return c->data ? 0 : -1;
-}
-
 static srv *srv_of(conn *c)
 {
     return c->net->data;
+}
+
+int session_open_cb(conn *c)
+{
+    session *se = calloc(1, sizeof(session));
+    c->data = se;
+    if (!se)
+        return -1;
+    se->opened_at = uv_now(srv_of(c)->loop);
+    return 0;
 }
 
 int session_login(srv *s, conn *c, int64_t user_id, const char *username, bool bot,
@@ -39,6 +43,7 @@ int session_login(srv *s, conn *c, int64_t user_id, const char *username, bool b
         se->user_node = n;
     }
     se->user_id = user_id;
+    se->logged_in_once = true;
     snprintf(se->username, sizeof se->username, "%s", username);
     se->bot = bot;
     se->has_token = token_hash != NULL;

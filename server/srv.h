@@ -58,20 +58,23 @@ typedef struct session {
     int nsubs;
     uint64_t event_stamp; /* last event queued here (dedup) */
     rate_bucket rate;     /* requests of this connection (srv.cfg.rate) */
+    uint64_t opened_at;   /* uv_now() at accept: the login deadline counts from it */
+    bool logged_in_once;  /* a login succeeded: never closed for idling anonymously */
 } session;
 
 typedef struct srv_config {
-    const char *host;     /* listen address */
-    int port;             /* 0 = ephemeral */
-    const char *db_path;  /* SQLite file */
-    int ready_fd;         /* -1 = none */
-    bool pwhash_min;      /* libsodium MIN limits instead of INTERACTIVE */
-    size_t line_limit;    /* 0 = QK_FRAME_DEFAULT_LIMIT */
-    size_t out_limit;     /* 0 = NET_DEFAULT_OUT_LIMIT */
-    int fail_commit_at;   /* fault injection (store_fail_commit_at), 0 = off */
-    bool test_clock;      /* time is test_clock_ms, moved only by debug_clock (corr.h) */
+    const char *host;    /* listen address */
+    int port;            /* 0 = ephemeral */
+    const char *db_path; /* SQLite file */
+    int ready_fd;        /* -1 = none */
+    bool pwhash_min;     /* libsodium MIN limits instead of INTERACTIVE */
+    size_t line_limit;   /* 0 = QK_FRAME_DEFAULT_LIMIT */
+    size_t out_limit;    /* 0 = NET_DEFAULT_OUT_LIMIT */
+    int fail_commit_at;  /* fault injection (store_fail_commit_at), 0 = off */
+    bool test_clock;     /* time is test_clock_ms, moved only by debug_clock (corr.h) */
     int64_t test_clock_ms;
     int heartbeat_ms;     /* empty line after this much output silence; 0 = 20000 */
+    int login_timeout_ms; /* close a connection not logged in by then; 0 = 60000 */
     rate_cfg rate;        /* per-connection request limit; all zero = the defaults */
 } srv_config;
 
@@ -90,8 +93,8 @@ typedef struct srv {
     store *store;
     struct games *games;
     struct corr *corr; /* deadlines, heartbeats (corr.h) */
-    registry users; /* user id -> conn */
-    registry subs;  /* game id -> conn */
+    registry users;    /* user id -> conn */
+    registry subs;     /* game id -> conn */
     uv_prepare_t prep;
     uv_check_t check;
     uv_idle_t idle; /* runs while connections have lines waiting (net_run_ready) */
@@ -104,7 +107,7 @@ typedef struct srv {
     void *clock_arg;
     uint64_t event_seq;
     uint64_t commits, commit_failures; /* batches, for the log at stop */
-    unsigned long long opslimit; /* Argon2id */
+    unsigned long long opslimit;       /* Argon2id */
     size_t memlimit;
     char dummy_hash[STORE_PWHASH_MAX]; /* verified against for unknown users */
     int port;                          /* bound */

@@ -297,3 +297,29 @@ Test(feedback, challenge_objects_mark_bots)
     cJSON_Delete(r);
     tc_close(bot);
 }
+
+Test(feedback, a_connection_that_does_not_log_in_is_closed)
+{
+    tsrv lt;
+    tsrv_start(&lt, "QK_LOGIN_TIMEOUT_MS=300");
+    tconn *idle = tc_open(lt.port), *user = tc_open(lt.port);
+    t_register(user, "carol");
+    cJSON *r = tc_read(idle, 3000);
+    cr_assert_not_null(r, "an error before the close");
+    cr_assert_str_eq(t_text(r), "{\"type\":\"error\",\"code\":\"unauthenticated\","
+                                "\"message\":\"log in within 300 ms\"}");
+    cJSON_Delete(r);
+    cr_assert(tc_wait_eof(idle, 3000), "closed");
+    /* The one that logged in stays, also after logging out. */
+    r = tc_rpc(user, "{\"type\":\"logout\"}");
+    t_ok(r, "logout");
+    cJSON_Delete(r);
+    cr_assert_null(tc_read(user, 800), "nothing but heartbeats");
+    r = tc_rpc(user, "{\"type\":\"ping\"}");
+    t_ok(r, "still open");
+    cJSON_Delete(r);
+    tc_close(idle);
+    tc_close(user);
+    tsrv_stop(&lt);
+    tsrv_cleanup(&lt);
+}
