@@ -25,6 +25,7 @@ static const struct qk_rules rows[] = {
     [ROW_KAWU] =
         {
             .name = "alquerque",
+            .section = 3,
             .mid_rank = "ww.bb",
             .bottom = QK_WHITE,
             .dirs = {DIRS_ALL, DIRS_ALL, DIRS_ALL, DIRS_ALL, DIRS_ALL, 0, 0},
@@ -44,6 +45,7 @@ static const struct qk_rules rows[] = {
     [ROW_TRAD] =
         {
             .name = "alquerque-traditional",
+            .section = 4,
             .mid_rank = "bb.ww",
             .bottom = QK_WHITE,
             .dirs = {DIRS_ALL, DIRS_ALL, DIRS_ALL, DIRS_ALL, DIRS_ALL, 0, 0},
@@ -64,6 +66,7 @@ static const struct qk_rules rows[] = {
     [ROW_BRAINKING] =
         {
             .name = "alquerque-brainking",
+            .section = 5,
             .mid_rank = "bb.ww",
             .bottom = QK_WHITE,
             .dirs = {MAN_FWD_SIDE, 0, MAN_FWD_SIDE, DIRS_SIDE, DIRS_ALL, 0, 0},
@@ -86,6 +89,7 @@ static const struct qk_rules rows[] = {
     [ROW_STOEP_SHORT] =
         {
             .name = "alquerque-stoep-short",
+            .section = 6,
             .mid_rank = "bb.ww",
             .bottom = QK_WHITE,
             .dirs = {MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, DIRS_ALL,
@@ -112,6 +116,7 @@ static const struct qk_rules rows[] = {
     [ROW_STOEP_LONG] =
         {
             .name = "alquerque-stoep-long",
+            .section = 6,
             .mid_rank = "bb.ww",
             .bottom = QK_WHITE,
             .dirs = {MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, MAN_FWD_SIDE, DIRS_ALL,
@@ -140,6 +145,7 @@ static const struct qk_rules rows[] = {
     [ROW_KONANE] =
         {
             .name = NULL,
+            .section = 7,
             .konane = 1,
             .bottom = QK_BLACK,
             .dirs = {DIRS_DIAG_FWD, DIRS_DIAG_FWD, DIRS_ORTH, DIRS_ORTH, 0, 0, 0},
@@ -305,6 +311,36 @@ void qk_variant_start(const qk_variant *v, qk_pos *out)
         out->sq[p] = c == 'w' ? QK_WMAN : c == 'b' ? QK_BMAN : QK_EMPTY;
     }
     out->side = QK_WHITE;
+}
+
+int qk_variant_capture_section(const qk_variant *v)
+{
+    return v->rules->capture == CAPTURE_COMPULSORY ? v->rules->section : 0;
+}
+
+bool qk_points_linked(const qk_variant *v, int a, int b)
+{
+    int n = v->ranks * v->files;
+    if (a < 0 || b < 0 || a >= n || b >= n)
+        return false;
+    for (int d = 0; d < 8; d++)
+        if (a + v->geom.delta[d] == b && bb_test(&v->geom.step1[d], a))
+            return true;
+    return false;
+}
+
+bool qk_pos_must_capture(const qk_variant *v, const qk_pos *p)
+{
+    if (v->rules->capture != CAPTURE_COMPULSORY)
+        return false;
+    /* Under compulsory capture either every move captures or none does, so
+     * the first move generated tells; the generator stores up to cap moves
+     * and counts on, so a buffer of one is enough. */
+    qk_st st;
+    qk_move m;
+    qk_st_load(v, p, &st);
+    long n = qk_gen(v, &st, p->side & 1, p->from, &m, 1, NULL);
+    return n != 0 && m.ncap > 0;
 }
 
 bool qk_variant_has_draws(const qk_variant *v)

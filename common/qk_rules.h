@@ -175,6 +175,20 @@ const char *qk_variant_list(size_t i);
  * 1-2, White on the light squares of the top two, Black to move). */
 void qk_variant_start(const qk_variant *v, qk_pos *out);
 
+/* The RULES.md section that makes capture compulsory in v (3 for kawu, 5
+ * for BrainKing), or 0 where capture is optional (sections 4, 6, 7). For
+ * messages that tell a player why a move was refused. */
+int qk_variant_capture_section(const qk_variant *v);
+/* Whether the side to move must capture now: capture is compulsory in v
+ * and a capture exists (sections 3 and 5). Cheap: looks at the first move
+ * generated only. */
+bool qk_pos_must_capture(const qk_variant *v, const qk_pos *p);
+/* Whether points a and b are joined by one line of v's board: orthogonal
+ * neighbours, or diagonal ones where the point carries an X (section 2;
+ * every diagonal on an Alquerkonane board, section 7). False off the
+ * board. A move between linked points written "a-b" is a step. */
+bool qk_points_linked(const qk_variant *v, int a, int b);
+
 /* Whether a game of v can be drawn (draw offers make sense): true for
  * alquerque, -traditional and both Stoep variants; false for BrainKing and
  * Alquerkonane, which have no draws (sections 3-7). */

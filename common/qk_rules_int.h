@@ -51,6 +51,7 @@ enum { LIMIT_NONE, LIMIT_DRAW, LIMIT_COUNT };
 /* One variant family: everything a rule of RULES.md varies, as data. */
 struct qk_rules {
     const char *name;          /* canonical name; NULL for the RxC pattern row */
+    uint8_t section;           /* the RULES.md section of the variant */
     uint8_t konane;            /* chequered board: all diagonals, no Alquerque X lines */
     uint8_t bottom;            /* qk_side that sits at rank 1 */
     uint8_t dirs[QK_DIRSET_N]; /* for the side at rank 1; mirrored for the other */

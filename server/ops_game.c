@@ -285,35 +285,13 @@ static bool path_move(const game *g, const move_in *in, qk_move *m)
     return false;
 }
 
-/* The RULES.md section of a variant where capture is compulsory, else 0
- * (sections 3 and 5; every other variant's capture is optional). */
-static int compulsory_section(const qk_variant *v)
-{
-    if (strcmp(v->name, "alquerque") == 0)
-        return 3;
-    if (strcmp(v->name, "alquerque-brainking") == 0)
-        return 5;
-    return 0;
-}
-
-/* Whether points a and b of g's board are neighbours (one file and/or one
- * rank apart): a move between them written with '-' is a step. */
-static bool neighbours(const game *g, int a, int b)
-{
-    char na[8], nb[8];
-    if (qk_point_format(&g->v, a, na, sizeof na) < 0 ||
-        qk_point_format(&g->v, b, nb, sizeof nb) < 0)
-        return false;
-    int df = abs(na[0] - nb[0]), dr = abs(atoi(na + 1) - atoi(nb + 1));
-    return (df | dr) != 0 && df <= 1 && dr <= 1;
-}
-
-/* Whether the refused move is a step: text "P-Q" or a path of two
- * points, P and Q neighbours. */
+/* Whether the refused move is a step: text "P-Q" or a path of two points,
+ * P and Q joined by a line of the board. Then "capture is compulsory" is
+ * the reason worth giving; the geometry is the rules module's. */
 static bool is_step(const game *g, const move_in *in)
 {
     if (!in->text)
-        return in->npath == 2 && neighbours(g, in->path[0], in->path[1]);
+        return in->npath == 2 && qk_points_linked(&g->v, in->path[0], in->path[1]);
     const char *dash = strchr(in->text, '-');
     char left[8];
     int a, b;
@@ -323,7 +301,7 @@ static bool is_step(const game *g, const move_in *in)
     memcpy(left, in->text, n);
     left[n] = '\0';
     return qk_point_parse(&g->v, left, &a) == QK_OK &&
-           qk_point_parse(&g->v, dash + 1, &b) == QK_OK && neighbours(g, a, b);
+           qk_point_parse(&g->v, dash + 1, &b) == QK_OK && qk_points_linked(&g->v, a, b);
 }
 
 /* "not move text for this board: "TEXT"", TEXT cut at a UTF-8 boundary. */
@@ -353,15 +331,12 @@ static void illegal(req *r, game *g, const move_in *in, int rc, const char *bad_
     bool truncated;
     int n = games_legal(gs, g, &lm, &truncated);
     char why[160];
-    int section = compulsory_section(&g->v);
-    bool all_captures = n > 0 && !truncated;
-    for (int i = 0; all_captures && i < n; i++)
-        all_captures = lm[i].ncap > 0;
+    int section = qk_variant_capture_section(&g->v);
     if (bad_point)
         not_move_text(why, sizeof why, bad_point, " is not a point");
     else if (rc == QK_EINVAL)
         not_move_text(why, sizeof why, in->text, "");
-    else if (section && all_captures && is_step(g, in))
+    else if (section && is_step(g, in) && qk_pos_must_capture(&g->v, &g->pos))
         snprintf(why, sizeof why, "capture is compulsory in this variant (RULES.md section %d)",
                  section);
     else
