@@ -159,12 +159,20 @@ static int load(games *gs, int64_t id, game **out)
                   (long long)g->row.ply, (long long)want_ply);
         goto fail;
     }
+    /* The rules decide: a stored position or turn that disagrees with the
+     * replay is replaced by the replay's (the row is rewritten with the
+     * next change of the game). */
     char pos[QK_POS_STRLEN];
-    if (qk_pos_format(&g->v, &g->pos, pos, sizeof pos) < 0 || strcmp(pos, g->row.position) != 0)
-        log_warn("game %lld: stored position differs from the replay; using the replay",
+    if (qk_pos_format(&g->v, &g->pos, pos, sizeof pos) < 0) {
+        log_warn("game %lld: the replayed position cannot be formatted; keeping the stored one",
                  (long long)id);
-    else
+    } else {
+        if (strcmp(pos, g->row.position) != 0 || strcmp(side_name(&g->pos), g->row.turn) != 0)
+            log_warn("game %lld: stored position or turn differs from the replay; using the replay",
+                     (long long)id);
         memcpy(g->row.position, pos, sizeof pos);
+        snprintf(g->row.turn, sizeof g->row.turn, "%s", side_name(&g->pos));
+    }
     if (!reg_add(&gs->cache, id, g))
         goto fail;
     if (strcmp(g->row.status, "active") != 0)

@@ -20,8 +20,8 @@
  * (or the start) plus days_per_move days. A live game keeps each side's
  * remaining time (white_ms, black_ms) as of the last move, charges the
  * mover the time since then and adds the increment; its deadline is when
- * the side to move runs out. Nothing enforces deadlines yet (a later
- * milestone adds the timer); a clock never goes below 0.
+ * the side to move runs out. corr.h's deadline timer enforces both (the
+ * game ends `timeout`); a clock never goes below 0.
  */
 #ifndef QK_GAMES_H
 #define QK_GAMES_H

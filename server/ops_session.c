@@ -108,8 +108,27 @@ fail:
     return NULL;
 }
 
+/* Log c in as u with token (hex text, hash its hash; already stored or
+ * used in the iteration's transaction) and build the answer. The answer,
+ * or an error object (caller owns either). Any failure poisons the batch
+ * (srv_poison): the token write and the session change are undone at
+ * flush, so a client answered `internal` is never left logged in. */
+static cJSON *new_login(srv *s, conn *c, const cJSON *id, const store_user *u, const char *token,
+                        const uint8_t *hash)
+{
+    cJSON *res = NULL;
+    srv_touch_session(s, c);
+    if (session_login(s, c, u->id, u->username, u->bot, hash) == 0)
+        res = login_result(s, qk_proto_ok(id), u, token);
+    if (!res) {
+        srv_poison(s);
+        return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
+    }
+    return res;
+}
+
 /* Log c in as u with a new token; the answer, or an error object. */
-static cJSON *new_login(srv *s, conn *c, const cJSON *id, const store_user *u)
+static cJSON *login_new_token(srv *s, conn *c, const cJSON *id, const store_user *u)
 {
     char hex[AUTH_TOKEN_HEX + 1];
     uint8_t hash[STORE_TOKEN_HASH];
@@ -117,15 +136,11 @@ static cJSON *new_login(srv *s, conn *c, const cJSON *id, const store_user *u)
         return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
     auth_token_new(hex, hash);
     if (store_token_insert(s->store, hash, u->id, srv_now(s)) != STORE_OK) {
+        sodium_memzero(hex, sizeof hex);
         srv_poison(s);
         return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
     }
-    srv_touch_session(s, c);
-    if (session_login(s, c, u->id, u->username, u->bot, hash) != 0) {
-        srv_poison(s);
-        return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
-    }
-    cJSON *res = login_result(s, qk_proto_ok(id), u, hex);
+    cJSON *res = new_login(s, c, id, u, hex, hash);
     sodium_memzero(hex, sizeof hex);
     return res;
 }
@@ -164,7 +179,7 @@ static void register_done(void *arg, int rc, const char *hash)
     snprintf(u.username, sizeof u.username, "%s", j->name);
     u.bot = j->bot;
     log_info("registered %s%s", u.username, u.bot ? " (bot)" : "");
-    res = new_login(s, j->d.conn, j->d.id, &u);
+    res = login_new_token(s, j->d.conn, j->d.id, &u);
 out:
     deferred_reply(&j->d, res);
     free(j);
@@ -227,7 +242,7 @@ static void login_done(void *arg, bool ok)
         res = deferred_error(&j->d, QK_ERR_UNAUTHENTICATED, WRONG_LOGIN);
         goto out;
     }
-    res = new_login(j->d.srv, j->d.conn, j->d.id, &j->u);
+    res = login_new_token(j->d.srv, j->d.conn, j->d.id, &j->u);
 out:
     deferred_reply(&j->d, res);
     sodium_memzero(&j->u, sizeof j->u);
@@ -258,12 +273,7 @@ static void login_token(req *r, const char *token)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    srv_touch_session(s, r->conn);
-    if (session_login(s, r->conn, u.id, u.username, u.bot, hash) != 0) {
-        req_error(r, QK_ERR_INTERNAL, NULL);
-        return;
-    }
-    req_reply(r, login_result(s, req_ok(r), &u, token));
+    req_reply(r, new_login(s, r->conn, r->id, &u, token, hash));
 }
 
 void op_login(req *r)
