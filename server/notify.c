@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "games.h"
 #include "log.h"
 #include "qk_proto.h"
@@ -31,7 +32,11 @@ cJSON *notify_json(const store_note *n)
     }
     while (o->child) {
         cJSON *item = cJSON_DetachItemViaPointer(o, o->child);
-        cJSON_AddItemToObject(fixed, item->string, item);
+        if (!cJSON_AddItemToObject(fixed, item->string, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(fixed);
+            goto fail;
+        }
     }
     cJSON_Delete(o);
     return fixed;
@@ -56,21 +61,15 @@ int notify_push(srv *s, int64_t user_id, const char *kind, int64_t game_id, cJSO
     text = NULL;
     if (store_note_insert(s->store, &n) != STORE_OK)
         goto fail;
+    /* Dropped on allocation failure: it stays stored, and the login
+     * result brings it. */
     cJSON *ev = qk_proto_event("notification"), *nj = notify_json(&n);
-    outbuf *ob = NULL;
-    if (ev && nj && cJSON_AddItemToObject(ev, "notification", nj)) {
-        nj = NULL;
-        ob = outbuf_from_json(ev);
+    if (!ev || !nj || !cJSON_AddItemToObject(ev, "notification", nj)) {
+        cJSON_Delete(nj);
+        cJSON_Delete(ev);
+        ev = NULL;
     }
-    cJSON_Delete(nj);
-    cJSON_Delete(ev);
-    if (!ob) {
-        log_error("out of memory: notification event dropped (it stays stored)");
-        return 0;
-    }
-    srv_event_begin(s);
-    srv_event_user(s, ob, user_id);
-    outbuf_unref(ob);
+    events_to_user(s, user_id, "notification", ev);
     return 0;
 fail:
     free(text);

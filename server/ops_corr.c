@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "corr.h"
+#include "events.h"
 #include "games.h"
 #include "log.h"
 #include "notify.h"
@@ -258,20 +259,13 @@ static void reply_game(req *r, const game *g)
 static void draw_event(srv *s, const game *g, const char *action, const char *side)
 {
     cJSON *ev = qk_proto_event("draw_offer");
-    outbuf *ob = NULL;
-    if (ev && cJSON_AddNumberToObject(ev, "game", (double)g->row.id) &&
-        cJSON_AddStringToObject(ev, "action", action) && cJSON_AddStringToObject(ev, "by", side))
-        ob = outbuf_from_json(ev);
-    cJSON_Delete(ev);
-    if (!ob) {
-        log_error("out of memory: draw_offer event dropped");
-        return;
+    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->row.id) ||
+        !cJSON_AddStringToObject(ev, "action", action) ||
+        !cJSON_AddStringToObject(ev, "by", side)) {
+        cJSON_Delete(ev);
+        ev = NULL;
     }
-    srv_event_begin(s);
-    srv_event_user(s, ob, g->row.white_id);
-    srv_event_user(s, ob, g->row.black_id);
-    srv_event_game(s, ob, g->row.id);
-    outbuf_unref(ob);
+    events_to_game(s, g, "draw_offer", ev);
 }
 
 void op_draw(req *r)
@@ -357,12 +351,21 @@ void op_abort(req *r)
 
 /* ---- debug_clock ------------------------------------------------------ */
 
+#define DEBUG_CLOCK_MAX ((int64_t)9007199254740991) /* 2^53 - 1 */
+
 void op_debug_clock(req *r)
 {
     srv *s = r->srv;
     if (!s->cfg.test_clock) {
         /* Exactly what the dispatcher says for an op it does not know. */
         req_error(r, QK_ERR_UNKNOWN_OP, "unknown op \"debug_clock\"");
+        return;
+    }
+    /* The op table (dispatch.c) lets it through anonymously so that the
+     * answer without the flag stays unknown_op; with it, only a logged-in
+     * connection may move the one clock every game runs on. */
+    if (!r->sess->user_id) {
+        req_error(r, QK_ERR_UNAUTHENTICATED, NULL);
         return;
     }
     uint64_t set = 0, adv = 0;
@@ -372,7 +375,15 @@ void op_debug_clock(req *r)
         req_error(r, QK_ERR_BAD_REQUEST, "give set_ms or advance_ms (an integer of ms)");
         return;
     }
-    corr_clock_set(s, has_set ? (int64_t)set : srv_now(s) + (int64_t)adv);
+    /* The clock stays within 0..2^53-1 (exact in a JSON number); checked
+     * before adding, so repeated advances can never overflow int64_t. */
+    int64_t now = srv_now(s);
+    if (has_set ? set > (uint64_t)DEBUG_CLOCK_MAX
+                : now < 0 || now > DEBUG_CLOCK_MAX || adv > (uint64_t)(DEBUG_CLOCK_MAX - now)) {
+        req_error(r, QK_ERR_BAD_REQUEST, "the clock must stay from 0 to 2^53-1 ms");
+        return;
+    }
+    corr_clock_set(s, has_set ? (int64_t)set : now + (int64_t)adv);
     /* Deadlines now due are handled before the answer, so a test that
      * reads the answer has seen their events. */
     corr_sweep(s);

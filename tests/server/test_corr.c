@@ -521,6 +521,31 @@ Test(corr, bad_input_is_refused_and_changes_nothing)
     tc_close(c);
 }
 
+Test(corr, debug_clock_needs_a_login_and_stays_in_range)
+{
+    tconn *c = tc_open(S.port);
+    cJSON *r = tc_rpc(c, "{\"type\":\"debug_clock\",\"advance_ms\":1000}");
+    t_err(r, "unauthenticated", "debug_clock anonymously");
+    cJSON_Delete(r);
+    tc_close(c);
+    /* 2^53 - 1 is the last ms; nothing passes it, however it is reached. */
+    r = tc_rpc(A, "{\"type\":\"debug_clock\",\"set_ms\":9007199254740992}");
+    t_err(r, "bad_request", "set_ms past 2^53-1");
+    cJSON_Delete(r);
+    r = tc_rpc(A, "{\"type\":\"debug_clock\",\"set_ms\":9007199254740000}");
+    t_ok(r, "set_ms near the end");
+    cJSON_Delete(r);
+    r = tc_rpc(A, "{\"type\":\"debug_clock\",\"advance_ms\":991}");
+    t_ok(r, "advance to exactly 2^53-1");
+    cr_assert_eq(t_int(r, "now"), 9007199254740991LL);
+    cJSON_Delete(r);
+    for (int i = 0; i < 3; i++) {
+        r = tc_rpc(A, "{\"type\":\"debug_clock\",\"advance_ms\":1}");
+        t_err(r, "bad_request", "advance past 2^53-1");
+        cJSON_Delete(r);
+    }
+}
+
 Test(corr, debug_clock_is_unknown_without_the_test_clock)
 {
     tsrv plain;
