@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "auth.h"
+#include "events.h"
 #include "games.h"
 #include "log.h"
 #include "notify.h"
@@ -96,29 +97,17 @@ static void challenge_event(srv *s, const char *name, const store_challenge *c, 
 {
     cJSON *ev = qk_proto_event(name);
     cJSON *cj = challenge_json(c);
-    outbuf *ob = NULL;
     if (cj && message && !cJSON_AddStringToObject(cj, "message", message)) {
         cJSON_Delete(cj);
         cj = NULL;
     }
     if (!ev || !cj || !cJSON_AddItemToObject(ev, "challenge", cj)) {
         cJSON_Delete(cj);
-        goto out;
+        cJSON_Delete(ev);
+        ev = NULL;
     }
-    ob = outbuf_from_json(ev);
-    if (!ob)
-        goto out;
-    srv_event_begin(s);
-    srv_event_user(s, ob, c->from_id);
-    if (c->to_id)
-        srv_event_user(s, ob, c->to_id);
-    else
-        srv_event_all(s, ob);
-out:
-    if (!ob)
-        log_error("out of memory: event %s dropped", name);
-    outbuf_unref(ob);
-    cJSON_Delete(ev);
+    /* An open seek (no target) goes to every logged-in connection. */
+    events_send(s, name, ev, (events_to){{c->from_id, c->to_id}, 0, c->to_id == 0});
 }
 
 void op_challenge(req *r)
@@ -340,21 +329,12 @@ void op_accept(req *r)
         cJSON_Delete(res);
         res = NULL;
     }
-    outbuf *ob = NULL;
-    if (ev && gj2 && cJSON_AddItemToObject(ev, "game", gj2)) {
-        gj2 = NULL;
-        ob = outbuf_from_json(ev);
+    if (!ev || !gj2 || !cJSON_AddItemToObject(ev, "game", gj2)) {
+        cJSON_Delete(gj2);
+        cJSON_Delete(ev);
+        ev = NULL;
     }
-    if (ob) {
-        srv_event_begin(s);
-        srv_event_user(s, ob, g->row.white_id);
-        srv_event_user(s, ob, g->row.black_id);
-    } else {
-        log_error("out of memory: event game_start dropped");
-    }
-    outbuf_unref(ob);
-    cJSON_Delete(gj2);
-    cJSON_Delete(ev);
+    events_to_players(s, g, "game_start", ev);
     req_reply(r, res);
 }
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "events.h"
 #include "games.h"
 #include "log.h"
 #include "notify.h"
@@ -366,26 +367,18 @@ static void move_events(srv *s, const game *g)
 {
     const store_game *row = &g->row;
     cJSON *ev = qk_proto_event("move");
-    outbuf *ob = NULL;
-    if (ev && cJSON_AddNumberToObject(ev, "game", (double)row->id) &&
-        cJSON_AddNumberToObject(ev, "ply", (double)(row->ply - 1)) &&
-        cJSON_AddStringToObject(ev, "move", g->moves[row->ply - 1]) &&
-        cJSON_AddStringToObject(ev, "position", row->position) &&
-        cJSON_AddStringToObject(ev, "turn", row->turn) &&
-        (row->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)row->deadline)
-                            : cJSON_AddNullToObject(ev, "deadline")) &&
-        cJSON_AddStringToObject(ev, "status", row->status))
-        ob = outbuf_from_json(ev);
-    cJSON_Delete(ev);
-    if (!ob) {
-        log_error("out of memory: move event dropped");
-        return;
+    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)row->id) ||
+        !cJSON_AddNumberToObject(ev, "ply", (double)(row->ply - 1)) ||
+        !cJSON_AddStringToObject(ev, "move", g->moves[row->ply - 1]) ||
+        !cJSON_AddStringToObject(ev, "position", row->position) ||
+        !cJSON_AddStringToObject(ev, "turn", row->turn) ||
+        !(row->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)row->deadline)
+                             : cJSON_AddNullToObject(ev, "deadline")) ||
+        !cJSON_AddStringToObject(ev, "status", row->status)) {
+        cJSON_Delete(ev);
+        ev = NULL;
     }
-    srv_event_begin(s);
-    srv_event_user(s, ob, row->white_id);
-    srv_event_user(s, ob, row->black_id);
-    srv_event_game(s, ob, row->id);
-    outbuf_unref(ob);
+    events_to_game(s, g, "move", ev);
 }
 
 void ops_end_event(srv *s, const game *g)
@@ -393,22 +386,14 @@ void ops_end_event(srv *s, const game *g)
     notify_game_end(s, g);
     const store_game *row = &g->row;
     cJSON *ev = qk_proto_event("game_end");
-    outbuf *ob = NULL;
-    if (ev && cJSON_AddNumberToObject(ev, "game", (double)row->id) &&
-        (row->result[0] ? cJSON_AddStringToObject(ev, "result", row->result)
-                        : cJSON_AddNullToObject(ev, "result")) &&
-        cJSON_AddStringToObject(ev, "reason", row->reason))
-        ob = outbuf_from_json(ev);
-    cJSON_Delete(ev);
-    if (!ob) {
-        log_error("out of memory: game_end event dropped");
-        return;
+    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)row->id) ||
+        !(row->result[0] ? cJSON_AddStringToObject(ev, "result", row->result)
+                         : cJSON_AddNullToObject(ev, "result")) ||
+        !cJSON_AddStringToObject(ev, "reason", row->reason)) {
+        cJSON_Delete(ev);
+        ev = NULL;
     }
-    srv_event_begin(s);
-    srv_event_user(s, ob, row->white_id);
-    srv_event_user(s, ob, row->black_id);
-    srv_event_game(s, ob, row->id);
-    outbuf_unref(ob);
+    events_to_game(s, g, "game_end", ev);
 }
 
 static void reply_game(req *r, const game *g, bool duplicate)

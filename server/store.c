@@ -84,6 +84,28 @@ int store_bind(store *s, store_stmt which, const char *fmt, ...)
     return rc == SQLITE_OK ? STORE_OK : store_fail(s, which, rc);
 }
 
+int store_run(store *s, store_stmt which)
+{
+    sqlite3_stmt *st = s->st[which];
+    int rc = sqlite3_step(st);
+    (void)sqlite3_reset(st);
+    if (rc == SQLITE_DONE)
+        return STORE_OK;
+    if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+        return STORE_CONFLICT;
+    /* Any other constraint (CHECK, FOREIGN KEY) is a bug of ours: logged. */
+    return store_fail(s, which, rc);
+}
+
+int store_one_row(store *s, store_stmt which)
+{
+    int rc = sqlite3_step(s->st[which]);
+    if (rc == SQLITE_ROW)
+        return STORE_OK;
+    (void)sqlite3_reset(s->st[which]);
+    return rc == SQLITE_DONE ? STORE_NOTFOUND : store_fail(s, which, rc);
+}
+
 void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t n)
 {
     const unsigned char *t = sqlite3_column_text(st, i);

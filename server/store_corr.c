@@ -10,29 +10,10 @@
 
 #include "store_int.h"
 
-static int run(store *s, store_stmt which)
-{
-    sqlite3_stmt *st = s->st[which];
-    int rc = sqlite3_step(st);
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : store_fail(s, which, rc);
-}
-
-/* Step a one-row statement: STORE_OK with the row current (caller reads,
- * then resets), STORE_NOTFOUND or STORE_EIO. */
-static int one_row(store *s, store_stmt which)
-{
-    int rc = sqlite3_step(s->st[which]);
-    if (rc == SQLITE_ROW)
-        return STORE_OK;
-    (void)sqlite3_reset(s->st[which]);
-    return rc == SQLITE_DONE ? STORE_NOTFOUND : store_fail(s, which, rc);
-}
-
 int store_game_x_get(store *s, int64_t id, store_game_x *out)
 {
     int rc = store_bind(s, ST_GX_GET, "i", id);
-    if (rc || (rc = one_row(s, ST_GX_GET)))
+    if (rc || (rc = store_one_row(s, ST_GX_GET)))
         return rc;
     sqlite3_stmt *st = s->st[ST_GX_GET];
     out->extended_ms = sqlite3_column_int64(st, 0);
@@ -49,7 +30,7 @@ int store_game_x_put(store *s, int64_t id, const store_game_x *x)
 {
     int rc = store_bind(s, ST_GX_PUT, "iiiiTOO", id, x->extended_ms, (int64_t)x->vacation,
                         (int64_t)x->priv, x->draw_offer, x->warned_deadline, x->wake_at);
-    if (rc || (rc = run(s, ST_GX_PUT)))
+    if (rc || (rc = store_run(s, ST_GX_PUT)))
         return rc;
     return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
 }
@@ -57,7 +38,7 @@ int store_game_x_put(store *s, int64_t id, const store_game_x *x)
 int store_wake_next(store *s, int64_t *at)
 {
     int rc = store_bind(s, ST_WAKE_NEXT, "");
-    if (rc || (rc = one_row(s, ST_WAKE_NEXT)))
+    if (rc || (rc = store_one_row(s, ST_WAKE_NEXT)))
         return rc;
     sqlite3_stmt *st = s->st[ST_WAKE_NEXT];
     rc = sqlite3_column_type(st, 0) == SQLITE_NULL ? STORE_NOTFOUND : STORE_OK;
@@ -82,9 +63,9 @@ int store_wake_due(store *s, int64_t now, int64_t *ids, int max, int *n)
 int store_extend_downtime(store *s, int64_t ms, int64_t now, int64_t *games)
 {
     int rc = store_bind(s, ST_DOWNTIME_LOG, "ii", ms, now);
-    if (rc || (rc = run(s, ST_DOWNTIME_LOG)))
+    if (rc || (rc = store_run(s, ST_DOWNTIME_LOG)))
         return rc;
-    if ((rc = store_bind(s, ST_DOWNTIME_MOVE, "i", ms)) || (rc = run(s, ST_DOWNTIME_MOVE)))
+    if ((rc = store_bind(s, ST_DOWNTIME_MOVE, "i", ms)) || (rc = store_run(s, ST_DOWNTIME_MOVE)))
         return rc;
     *games = sqlite3_changes(s->db);
     return STORE_OK;
@@ -93,7 +74,7 @@ int store_extend_downtime(store *s, int64_t ms, int64_t now, int64_t *games)
 int store_extension_insert(store *s, int64_t game, const char *kind, int64_t ms, int64_t now)
 {
     int rc = store_bind(s, ST_EXT_INSERT, "itii", game, kind, ms, now);
-    return rc ? rc : run(s, ST_EXT_INSERT);
+    return rc ? rc : store_run(s, ST_EXT_INSERT);
 }
 
 int store_extensions_each(store *s, int64_t game,
@@ -120,7 +101,7 @@ int store_extensions_each(store *s, int64_t game,
 int store_state_get(store *s, const char *key, int64_t *value)
 {
     int rc = store_bind(s, ST_STATE_GET, "t", key);
-    if (rc || (rc = one_row(s, ST_STATE_GET)))
+    if (rc || (rc = store_one_row(s, ST_STATE_GET)))
         return rc;
     *value = sqlite3_column_int64(s->st[ST_STATE_GET], 0);
     (void)sqlite3_reset(s->st[ST_STATE_GET]);
@@ -130,13 +111,13 @@ int store_state_get(store *s, const char *key, int64_t *value)
 int store_state_set(store *s, const char *key, int64_t value)
 {
     int rc = store_bind(s, ST_STATE_SET, "ti", key, value);
-    return rc ? rc : run(s, ST_STATE_SET);
+    return rc ? rc : store_run(s, ST_STATE_SET);
 }
 
 int store_vacation_get(store *s, int64_t user_id, store_vacation *out)
 {
     int rc = store_bind(s, ST_VAC_GET, "i", user_id);
-    if (rc || (rc = one_row(s, ST_VAC_GET)))
+    if (rc || (rc = store_one_row(s, ST_VAC_GET)))
         return rc;
     sqlite3_stmt *st = s->st[ST_VAC_GET];
     out->left_h = sqlite3_column_int64(st, 0);
@@ -150,19 +131,19 @@ int store_vacation_get(store *s, int64_t user_id, store_vacation *out)
 int store_vacation_put(store *s, int64_t user_id, const store_vacation *v)
 {
     int rc = store_bind(s, ST_VAC_PUT, "iiiOO", user_id, v->left_h, v->year, v->start, v->until);
-    return rc ? rc : run(s, ST_VAC_PUT);
+    return rc ? rc : store_run(s, ST_VAC_PUT);
 }
 
 int store_challenge_x_put(store *s, int64_t id, bool vacation, bool priv)
 {
     int rc = store_bind(s, ST_CX_PUT, "iii", id, (int64_t)vacation, (int64_t)priv);
-    return rc ? rc : run(s, ST_CX_PUT);
+    return rc ? rc : store_run(s, ST_CX_PUT);
 }
 
 int store_challenge_x_get(store *s, int64_t id, bool *vacation, bool *priv)
 {
     int rc = store_bind(s, ST_CX_GET, "i", id);
-    if (rc || (rc = one_row(s, ST_CX_GET)))
+    if (rc || (rc = store_one_row(s, ST_CX_GET)))
         return rc;
     *vacation = sqlite3_column_int(s->st[ST_CX_GET], 0) != 0;
     *priv = sqlite3_column_int(s->st[ST_CX_GET], 1) != 0;
@@ -174,7 +155,7 @@ int store_note_insert(store *s, store_note *n)
 {
     int rc = store_bind(s, ST_NOTE_INSERT, "itoti", n->user_id, n->kind, n->game_id, n->data,
                         n->created);
-    if (rc || (rc = run(s, ST_NOTE_INSERT)))
+    if (rc || (rc = store_run(s, ST_NOTE_INSERT)))
         return rc;
     n->id = sqlite3_last_insert_rowid(s->db);
     n->read = false;
@@ -226,7 +207,7 @@ int store_notes_list(store *s, int64_t user_id, bool unread_only, int64_t limit,
 int store_note_owner(store *s, int64_t id, int64_t *user_id)
 {
     int rc = store_bind(s, ST_NOTE_OWNER, "i", id);
-    if (rc || (rc = one_row(s, ST_NOTE_OWNER)))
+    if (rc || (rc = store_one_row(s, ST_NOTE_OWNER)))
         return rc;
     *user_id = sqlite3_column_int64(s->st[ST_NOTE_OWNER], 0);
     (void)sqlite3_reset(s->st[ST_NOTE_OWNER]);
@@ -236,7 +217,7 @@ int store_note_owner(store *s, int64_t id, int64_t *user_id)
 int store_note_mark(store *s, int64_t user_id, int64_t id, int64_t *n)
 {
     int rc = store_bind(s, ST_NOTE_MARK, "ii", id, user_id);
-    if (rc || (rc = run(s, ST_NOTE_MARK)))
+    if (rc || (rc = store_run(s, ST_NOTE_MARK)))
         return rc;
     *n += sqlite3_changes(s->db);
     return STORE_OK;
@@ -245,7 +226,7 @@ int store_note_mark(store *s, int64_t user_id, int64_t id, int64_t *n)
 int store_note_mark_all(store *s, int64_t user_id, int64_t *n)
 {
     int rc = store_bind(s, ST_NOTE_MARK_ALL, "i", user_id);
-    if (rc || (rc = run(s, ST_NOTE_MARK_ALL)))
+    if (rc || (rc = store_run(s, ST_NOTE_MARK_ALL)))
         return rc;
     *n = sqlite3_changes(s->db);
     return STORE_OK;
@@ -254,7 +235,7 @@ int store_note_mark_all(store *s, int64_t user_id, int64_t *n)
 int store_note_unread(store *s, int64_t user_id, int64_t *n)
 {
     int rc = store_bind(s, ST_NOTE_UNREAD, "i", user_id);
-    if (rc || (rc = one_row(s, ST_NOTE_UNREAD)))
+    if (rc || (rc = store_one_row(s, ST_NOTE_UNREAD)))
         return rc;
     *n = sqlite3_column_int64(s->st[ST_NOTE_UNREAD], 0);
     (void)sqlite3_reset(s->st[ST_NOTE_UNREAD]);

@@ -94,6 +94,15 @@ sqlite3_stmt *store_stmt_get(store *s, store_stmt which);
 int store_bind(store *s, store_stmt which, const char *fmt, ...);
 /* Log the statement's failure and return STORE_EIO. */
 int store_fail(store *s, store_stmt which, int rc);
+/* Step a statement that returns no row, and reset it: STORE_OK; a UNIQUE
+ * or PRIMARY KEY violation is STORE_CONFLICT (not logged: callers such as
+ * register expect it); any other failure, including other constraints
+ * (a bug of ours), is logged and STORE_EIO. */
+int store_run(store *s, store_stmt which);
+/* Step a statement expected to return at most one row: STORE_OK with the
+ * row current (the caller reads it, then resets), STORE_NOTFOUND or
+ * STORE_EIO (logged), both after a reset. */
+int store_one_row(store *s, store_stmt which);
 /* Copy text column i of st into buf (size n), truncating; NULL -> "". */
 void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t n);
 

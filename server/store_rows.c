@@ -9,31 +9,6 @@
 
 #include "store_int.h"
 
-/* Run a statement that returns no row. */
-static int run(store *s, store_stmt which)
-{
-    sqlite3_stmt *st = s->st[which];
-    int rc = sqlite3_step(st);
-    (void)sqlite3_reset(st);
-    if (rc == SQLITE_DONE)
-        return STORE_OK;
-    if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-        return STORE_CONFLICT;
-    /* Any other constraint (CHECK, FOREIGN KEY) is a bug of ours: logged. */
-    return store_fail(s, which, rc);
-}
-
-/* Step a statement expected to return at most one row: STORE_OK with the
- * row current (caller reads, then resets), STORE_NOTFOUND or STORE_EIO. */
-static int one_row(store *s, store_stmt which)
-{
-    int rc = sqlite3_step(s->st[which]);
-    if (rc == SQLITE_ROW)
-        return STORE_OK;
-    (void)sqlite3_reset(s->st[which]);
-    return rc == SQLITE_DONE ? STORE_NOTFOUND : store_fail(s, which, rc);
-}
-
 /* ---- users and tokens ------------------------------------------------ */
 
 static void read_user(sqlite3_stmt *st, store_user *u)
@@ -48,7 +23,7 @@ static void read_user(sqlite3_stmt *st, store_user *u)
 int store_user_by_name(store *s, const char *name, store_user *out)
 {
     int rc = store_bind(s, ST_USER_BY_NAME, "t", name);
-    if (rc || (rc = one_row(s, ST_USER_BY_NAME)))
+    if (rc || (rc = store_one_row(s, ST_USER_BY_NAME)))
         return rc;
     read_user(s->st[ST_USER_BY_NAME], out);
     (void)sqlite3_reset(s->st[ST_USER_BY_NAME]);
@@ -58,7 +33,7 @@ int store_user_by_name(store *s, const char *name, store_user *out)
 int store_user_by_id(store *s, int64_t id, store_user *out)
 {
     int rc = store_bind(s, ST_USER_BY_ID, "i", id);
-    if (rc || (rc = one_row(s, ST_USER_BY_ID)))
+    if (rc || (rc = store_one_row(s, ST_USER_BY_ID)))
         return rc;
     read_user(s->st[ST_USER_BY_ID], out);
     (void)sqlite3_reset(s->st[ST_USER_BY_ID]);
@@ -69,7 +44,7 @@ int store_user_insert(store *s, const char *name, bool bot, const char *pwhash, 
                       int64_t *id)
 {
     int rc = store_bind(s, ST_USER_INSERT, "titi", name, (int64_t)bot, pwhash, now);
-    if (rc || (rc = run(s, ST_USER_INSERT)))
+    if (rc || (rc = store_run(s, ST_USER_INSERT)))
         return rc;
     *id = sqlite3_last_insert_rowid(s->db);
     return STORE_OK;
@@ -98,13 +73,13 @@ int store_users_list(store *s, int bot, const char *after, int64_t limit,
 int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id, int64_t now)
 {
     int rc = store_bind(s, ST_TOKEN_INSERT, "hiii", hash, user_id, now, now);
-    return rc ? rc : run(s, ST_TOKEN_INSERT);
+    return rc ? rc : store_run(s, ST_TOKEN_INSERT);
 }
 
 int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now, int64_t *user_id)
 {
     int rc = store_bind(s, ST_TOKEN_USE, "hi", hash, now);
-    if (rc || (rc = one_row(s, ST_TOKEN_USE)))
+    if (rc || (rc = store_one_row(s, ST_TOKEN_USE)))
         return rc;
     *user_id = sqlite3_column_int64(s->st[ST_TOKEN_USE], 0);
     /* RETURNING: the update is complete only once stepped to the end. */
@@ -116,7 +91,7 @@ int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now
 int store_token_delete(store *s, const uint8_t hash[STORE_TOKEN_HASH])
 {
     int rc = store_bind(s, ST_TOKEN_DELETE, "h", hash);
-    return rc ? rc : run(s, ST_TOKEN_DELETE);
+    return rc ? rc : store_run(s, ST_TOKEN_DELETE);
 }
 
 /* ---- challenges ------------------------------------------------------ */
@@ -146,7 +121,7 @@ int store_challenge_insert(store *s, store_challenge *c, int64_t now)
 {
     int rc = store_bind(s, ST_CHALLENGE_INSERT, "iotttTiii", c->from_id, c->to_id, c->variant,
                         c->color, c->time_control, c->position, now, now, (int64_t)c->rated);
-    if (rc || (rc = run(s, ST_CHALLENGE_INSERT)))
+    if (rc || (rc = store_run(s, ST_CHALLENGE_INSERT)))
         return rc;
     c->id = sqlite3_last_insert_rowid(s->db);
     snprintf(c->status, sizeof c->status, "open");
@@ -159,7 +134,7 @@ int store_challenge_insert(store *s, store_challenge *c, int64_t now)
 int store_challenge_get(store *s, int64_t id, store_challenge *out)
 {
     int rc = store_bind(s, ST_CHALLENGE_GET, "i", id);
-    if (rc || (rc = one_row(s, ST_CHALLENGE_GET)))
+    if (rc || (rc = store_one_row(s, ST_CHALLENGE_GET)))
         return rc;
     read_challenge(s->st[ST_CHALLENGE_GET], out);
     (void)sqlite3_reset(s->st[ST_CHALLENGE_GET]);
@@ -170,7 +145,7 @@ int store_challenge_close(store *s, int64_t id, const char *status, const char *
                           int64_t game_id, int64_t now)
 {
     int rc = store_bind(s, ST_CHALLENGE_CLOSE, "ittoi", id, status, reason, game_id, now);
-    if (rc || (rc = run(s, ST_CHALLENGE_CLOSE)))
+    if (rc || (rc = store_run(s, ST_CHALLENGE_CLOSE)))
         return rc;
     return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_CONFLICT;
 }
@@ -245,7 +220,7 @@ int store_game_insert(store *s, store_game *g)
                         g->black_id, g->start, g->position, g->ply, g->turn, g->status, g->result,
                         g->reason, g->time_control, g->deadline, g->white_ms, g->black_ms,
                         g->created, g->updated, (int64_t)g->rated);
-    if (rc || (rc = run(s, ST_GAME_INSERT)))
+    if (rc || (rc = store_run(s, ST_GAME_INSERT)))
         return rc;
     g->id = sqlite3_last_insert_rowid(s->db);
     return STORE_OK;
@@ -254,7 +229,7 @@ int store_game_insert(store *s, store_game *g)
 int store_game_get(store *s, int64_t id, store_game *out)
 {
     int rc = store_bind(s, ST_GAME_GET, "i", id);
-    if (rc || (rc = one_row(s, ST_GAME_GET)))
+    if (rc || (rc = store_one_row(s, ST_GAME_GET)))
         return rc;
     read_game(s->st[ST_GAME_GET], out);
     (void)sqlite3_reset(s->st[ST_GAME_GET]);
@@ -266,7 +241,7 @@ int store_game_update(store *s, const store_game *g)
     int rc =
         store_bind(s, ST_GAME_UPDATE, "itittTTOOOi", g->id, g->position, g->ply, g->turn, g->status,
                    g->result, g->reason, g->deadline, g->white_ms, g->black_ms, g->updated);
-    if (rc || (rc = run(s, ST_GAME_UPDATE)))
+    if (rc || (rc = store_run(s, ST_GAME_UPDATE)))
         return rc;
     return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
 }
@@ -275,7 +250,7 @@ int store_move_insert(store *s, int64_t game_id, int64_t ply, const char *move, 
                       int64_t now)
 {
     int rc = store_bind(s, ST_MOVE_INSERT, "iitii", game_id, ply, move, user_id, now);
-    return rc ? rc : run(s, ST_MOVE_INSERT);
+    return rc ? rc : store_run(s, ST_MOVE_INSERT);
 }
 
 int store_moves_each(store *s, int64_t game_id,
