@@ -388,29 +388,76 @@ Test(flow_fault, failed_commit_answers_internal_and_reloads)
 
 /* Many clients' moves in one batch: every answer and event after one
  * commit, every game consistent. */
+/* The "N batches committed" count qirkatd logs at a clean stop (srv.c),
+ * from t's log; t must be stopped. */
+static long long batches_committed(const tsrv *t)
+{
+    FILE *f = fopen(t->log, "r");
+    cr_assert_not_null(f, "open %s", t->log);
+    char line[1024];
+    long long n = -1;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, " batches committed");
+        if (!p)
+            continue;
+        while (p > line && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        n = strtoll(p, NULL, 10);
+    }
+    fclose(f);
+    cr_assert_geq(n, 0, "no \"batches committed\" line in %s", t->log);
+    return n;
+}
+
+/* One white ("w") against N blacks; the game ids into gid. */
+static void concurrent_setup(int port, int n, tconn **w, tconn **b, long long *gid)
+{
+    char name[32];
+    *w = tc_open(port);
+    t_register(*w, "w");
+    for (int i = 0; i < n; i++) {
+        b[i] = tc_open(port);
+        snprintf(name, sizeof name, "b%d", i);
+        t_register(b[i], name);
+        gid[i] = t_new_game(*w, b[i], name, "alquerque");
+    }
+}
+
+/* Moves in N games that arrive together are handled in one loop
+ * iteration and share ONE commit (store.h "Group commit"). The moves are
+ * pipelined in one write so they arrive together; a control server runs
+ * the same set-up without the moves, and the batch counts both log at
+ * stop differ by exactly the moves' one batch. */
 Test(flow, concurrent_games_in_one_batch)
 {
     enum { N = 8 };
-    tconn *w[N], *b[N];
+    tconn *w, *b[N];
     long long gid[N];
-    char name[32];
-    for (int i = 0; i < N; i++) {
-        w[i] = tc_open(S.port);
-        b[i] = tc_open(S.port);
-        snprintf(name, sizeof name, "w%d", i);
-        t_register(w[i], name);
-        snprintf(name, sizeof name, "b%d", i);
-        t_register(b[i], name);
-        gid[i] = t_new_game(w[i], b[i], name, "alquerque");
-    }
-    /* Send every White's first move before reading any answer. */
+
+    tsrv ctl;
+    tsrv_start(&ctl, NULL);
+    concurrent_setup(ctl.port, N, &w, b, gid);
+    tc_close(w);
     for (int i = 0; i < N; i++)
-        cr_assert(tc_sendf(w[i], "{\"type\":\"move\",\"id\":\"m\",\"game\":%lld,\"ply\":0,"
-                                 "\"move\":\"d2-c3\"}\n",
-                           gid[i]));
+        tc_close(b[i]);
+    tsrv_stop(&ctl);
+    long long setup_batches = batches_committed(&ctl);
+    tsrv_cleanup(&ctl);
+
+    concurrent_setup(S.port, N, &w, b, gid);
+    /* Every game's first move in one write, before reading any answer. */
+    char buf[N * 128];
+    size_t len = 0;
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len,
+                                "{\"type\":\"move\",\"id\":%d,\"game\":%lld,\"ply\":0,"
+                                "\"move\":\"d2-c3\"}\n",
+                                i, gid[i]);
+    cr_assert(tc_send(w, buf, len));
     for (int i = 0; i < N; i++) {
-        cJSON *r = tc_reply(w[i], T_TIMEOUT_MS);
+        cJSON *r = tc_reply(w, T_TIMEOUT_MS);
         t_ok(r, "batched move");
+        cr_assert_eq(t_int(r, "id"), i);
         cr_assert_eq(t_int(t_obj(r, "game"), "id"), gid[i]);
         cJSON_Delete(r);
         cJSON *ev = tc_event(b[i], "move", T_TIMEOUT_MS);
@@ -419,10 +466,14 @@ Test(flow, concurrent_games_in_one_batch)
         cJSON_Delete(ev);
     }
     cr_assert_eq(t_db_count(S.db, "moves"), N);
-    for (int i = 0; i < N; i++) {
-        tc_close(w[i]);
+    tc_close(w);
+    for (int i = 0; i < N; i++)
         tc_close(b[i]);
-    }
+    tsrv_stop(&S);
+    long long batches = batches_committed(&S);
+    cr_assert_eq(batches - setup_batches, 1,
+                 "%d moves took %lld commits (%lld in all, %lld for the set-up); see %s", N,
+                 batches - setup_batches, batches, setup_batches, S.log);
 }
 
 Test(flow, a_new_account_sees_open_seeks)
