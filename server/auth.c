@@ -5,9 +5,11 @@
  */
 #include "auth.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sodium.h>
 
@@ -22,6 +24,8 @@ typedef struct auth_job {
     size_t len;
     char hash[STORE_PWHASH_MAX];
     int rc;
+    int delay_ms; /* tests only (srv_config.hash_delay_ms) */
+    srv *srv;     /* its hash_jobs count; not touched by the worker */
     auth_hash_cb hash_done;
     auth_verify_cb verify_done;
     void *arg;
@@ -40,6 +44,11 @@ static void job_free(auth_job *j)
 static void work_cb(uv_work_t *w)
 {
     auth_job *j = w->data;
+    if (j->delay_ms > 0) {
+        struct timespec ts = {j->delay_ms / 1000, (long)(j->delay_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
     if (j->verify)
         j->rc = crypto_pwhash_str_verify(j->hash, j->password, j->len);
     else
@@ -50,6 +59,7 @@ static void after_cb(uv_work_t *w, int status)
 {
     auth_job *j = w->data;
     int rc = status == 0 ? j->rc : -1;
+    j->srv->hash_jobs--;
     if (j->verify)
         j->verify_done(j->arg, rc == 0);
     else
@@ -57,8 +67,21 @@ static void after_cb(uv_work_t *w, int status)
     job_free(j);
 }
 
+bool auth_busy(const srv *s)
+{
+    return s->hash_jobs >= s->cfg.max_hash_jobs;
+}
+
 static int queue(srv *s, auth_job *j, const char *password, size_t len)
 {
+    if (auth_busy(s)) {
+        /* dispatch.c answers server_busy before this can happen. */
+        log_error("password hash refused: %d jobs already", s->hash_jobs);
+        job_free(j);
+        return -1;
+    }
+    j->srv = s;
+    j->delay_ms = s->cfg.hash_delay_ms;
     j->opslimit = s->opslimit;
     j->memlimit = s->memlimit;
     j->password = malloc(len + 1);
@@ -76,6 +99,7 @@ static int queue(srv *s, auth_job *j, const char *password, size_t len)
         job_free(j);
         return -1;
     }
+    s->hash_jobs++;
     return 0;
 }
 

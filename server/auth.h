@@ -10,6 +10,13 @@
  * hash is in flight (dispatch.h req_defer), which keeps its requests in
  * order, and hold a reference on it (it may close meanwhile).
  *
+ * At most s->cfg.max_hash_jobs hashes are queued or running at once
+ * (s->hash_jobs, loop thread only): libuv's pool has 4 threads shared with
+ * hints, and Argon2id at 64 MiB each must not pile up behind a flood of
+ * logins. dispatch.c asks auth_busy() before running an op that hashes and
+ * answers `server_busy` with `retry_after_ms`; auth_hash/auth_verify
+ * refuse (-1) past the cap as a backstop.
+ *
  * Tokens are 32 bytes from randombytes_buf(), sent as 64 lower-case hex
  * characters; only their BLAKE2b-256 hash (crypto_generichash) is stored.
  */
@@ -32,8 +39,12 @@ typedef void (*auth_hash_cb)(void *arg, int rc, const char *hash);
 /* done(arg, ok): whether password matches hash. */
 typedef void (*auth_verify_cb)(void *arg, bool ok);
 
+/* Whether the cap on hash jobs is reached (a new one would be refused). */
+bool auth_busy(const srv *s);
+
 /* Queue the hashing of password (len bytes, copied) with s's limits.
- * Returns 0 (done will be called exactly once) or -1 (not queued). */
+ * Returns 0 (done will be called exactly once) or -1 (not queued: out of
+ * memory, the pool refused, or auth_busy()). */
 int auth_hash(srv *s, const char *password, size_t len, auth_hash_cb done, void *arg);
 /* Queue the verification of password against hash (both copied). */
 int auth_verify(srv *s, const char *hash, const char *password, size_t len, auth_verify_cb done,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "log.h"
 #include "qk_proto.h"
@@ -208,6 +209,62 @@ void net_close_all(net *n)
         conn_close(n->all);
 }
 
+/* ---- ending connections on stop --------------------------------------- */
+
+static void shutdown_cb(uv_shutdown_t *req, int status)
+{
+    conn *c = req->data;
+    if (status < 0 && status != UV_ECANCELED)
+        log_debug("conn %llu: shutdown: %s", (unsigned long long)c->serial, uv_strerror(status));
+    conn_close(c);
+    conn_unref(c);
+}
+
+/* Bytes the kernel holds for c that were not read yet (0 when unknown). */
+static int unread_bytes(conn *c)
+{
+    uv_os_fd_t fd;
+    int n = 0;
+    if (uv_fileno((uv_handle_t *)&c->tcp, &fd) != 0 || ioctl(fd, FIONREAD, &n) != 0)
+        return 0;
+    return n;
+}
+
+/* While stopping: end c once it is quiet (net_shutdown). Unread input
+ * keeps it open: it is read, and answered, first. */
+static void drain_check(conn *c)
+{
+    if (!c->net->stopping || c->closing || c->shutting || c->processing || c->paused > 0 ||
+        c->ready || c->out_blocked || c->dirty || c->held_count > 0 || c->inflight_bytes > 0)
+        return;
+    if (!c->eof && c->reading && unread_bytes(c) > 0)
+        return;
+    c->shutting = true;
+    stop_reading(c);
+    c->shut.data = c;
+    conn_ref(c);
+    int rc = uv_shutdown(&c->shut, (uv_stream_t *)&c->tcp, shutdown_cb);
+    if (rc < 0) {
+        log_debug("conn %llu: shutdown: %s", (unsigned long long)c->serial, uv_strerror(rc));
+        conn_close(c);
+        conn_unref(c);
+    }
+}
+
+void net_shutdown(net *n)
+{
+    if (n->stopping)
+        return;
+    n->stopping = true;
+    conn *c = n->all;
+    while (c) {
+        /* drain_check() may close c, which unlinks it. */
+        conn *next = c->next;
+        drain_check(c);
+        c = next;
+    }
+}
+
 /* ---- writing ---------------------------------------------------------- */
 
 /* Output of a blocked connection drained to half the soft limit (the gap
@@ -230,7 +287,7 @@ static void maybe_finish(conn *c)
 
 int conn_send(conn *c, outbuf *ob, unsigned flags, const cJSON *id)
 {
-    if (c->closing)
+    if (c->closing || c->shutting)
         return -1;
     /* One message bigger than the cap (a long login result) may go out
      * alone; anything queued behind others counts against the cap. */
@@ -292,6 +349,7 @@ static void write_cb(uv_write_t *req, int status)
     }
     out_unblock(c);
     maybe_finish(c);
+    drain_check(c);
 }
 
 /* Hand c's held queue to the socket. */
@@ -304,6 +362,7 @@ static void conn_write(conn *c)
     c->held_count = c->held_bytes = 0;
     if (count == 0) {
         maybe_finish(c);
+        drain_check(c);
         return;
     }
     c->last_out = uv_now(c->net->loop);
@@ -330,6 +389,7 @@ static void conn_write(conn *c)
             free(bufs);
         out_unblock(c);
         maybe_finish(c);
+        drain_check(c);
         return;
     }
     /* Trim what the try wrote; uv_write copies the iovec array. */
@@ -453,8 +513,8 @@ static int start_reading(conn *c);
  * output is over the soft limit, or the input has ended. */
 static void update_reading(conn *c)
 {
-    if (!c->closing && !c->eof && !c->close_after_write && c->paused == 0 && !c->ready &&
-        !c->out_blocked)
+    if (!c->closing && !c->shutting && !c->eof && !c->close_after_write && c->paused == 0 &&
+        !c->ready && !c->out_blocked)
         start_reading(c);
     else
         stop_reading(c);
@@ -514,6 +574,7 @@ static void conn_process(conn *c)
         return;
     }
     update_reading(c);
+    drain_check(c);
 }
 
 void conn_close_after_write(conn *c)

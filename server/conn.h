@@ -109,6 +109,8 @@ struct conn {
     int refs;
     int paused; /* conn_pause() depth; reading is stopped while > 0 */
     bool closing, reading, eof, close_after_write;
+    bool shutting; /* uv_shutdown() sent after the stop drained it */
+    uv_shutdown_t shut;
     bool processing;     /* inside the line loop (conn_resume must not nest it) */
     bool out_blocked;    /* pending output >= out_soft: no lines until it drains */
     bool ready;          /* on net.ready: lines wait for the next turn */
@@ -131,6 +133,7 @@ struct net {
     uv_loop_t *loop;
     uv_tcp_t listener;
     bool listening;
+    bool stopping; /* net_shutdown() was called */
     net_hooks hooks;
     void *data; /* the upper layer's */
     size_t line_limit, out_limit, max_conns;
@@ -159,6 +162,17 @@ int net_listen(net *n, const char *host, int port, int *bound_port);
 void net_stop_listening(net *n);
 /* conn_close() every connection. */
 void net_close_all(net *n);
+/* The server is stopping (call after net_stop_listening): connections go
+ * on being read and their lines handed to line_cb as before (the upper
+ * layer answers them `server_shutdown`), and each one is ended as soon as
+ * it is quiet: no request deferred (paused), no complete line buffered,
+ * nothing unread in the kernel (FIONREAD), and all of its output written.
+ * Then uv_shutdown() sends FIN after the last byte and its callback closes
+ * the connection, so no answer is cut and no unread input turns the close
+ * into a reset. A connection that never gets quiet (a client that does not
+ * read, or never stops sending) is the caller's to net_close_all() after a
+ * grace period. Idempotent. */
+void net_shutdown(net *n);
 
 /* Write the held output of every dirty connection. Ends the loop turn:
  * every connection may handle lines_per_turn more lines. */
@@ -180,7 +194,7 @@ void net_fail_txn(net *n, const char *message);
 
 /* Queue ob (a reference is taken) for c. flags: CONN_MSG_TXN; id: the
  * request id when ob is a response (copied when CONN_MSG_TXN), else NULL.
- * Returns 0; -1 when c is closing (dropped) or when the pending-output cap
+ * Returns 0; -1 when c is closing or shut down for writing (dropped) or when the pending-output cap
  * is exceeded (c is closed) or on allocation failure (c is closed). */
 int conn_send(conn *c, outbuf *ob, unsigned flags, const cJSON *id);
 

@@ -6,11 +6,18 @@
 
 #include <string.h>
 
+#include "auth.h"
 #include "log.h"
 #include "ops.h"
 
-#define REQ(n, t) {n, t, true}
-#define OPT(n, t) {n, t, false}
+#define REQ(n, t)                                                                                  \
+    {                                                                                              \
+        n, t, true                                                                                 \
+    }
+#define OPT(n, t)                                                                                  \
+    {                                                                                              \
+        n, t, false                                                                                \
+    }
 
 static const op_def ops[] = {
     {"hello", op_hello, false, {OPT("version", FT_UINT), OPT("client", FT_STR)}},
@@ -18,18 +25,20 @@ static const op_def ops[] = {
     {"register",
      op_register,
      false,
-     {REQ("username", FT_STR), REQ("password", FT_STR), OPT("bot", FT_BOOL)}},
+     {REQ("username", FT_STR), REQ("password", FT_STR), OPT("bot", FT_BOOL)},
+     "password"},
     {"login",
      op_login,
      false,
-     {OPT("username", FT_STR), OPT("password", FT_STR), OPT("token", FT_STR)}},
+     {OPT("username", FT_STR), OPT("password", FT_STR), OPT("token", FT_STR)},
+     "password"},
     {"logout", op_logout, true, {{0}}},
     {"challenge",
      op_challenge,
      true,
-     {OPT("to", FT_STR), OPT("variant", FT_STR), OPT("color", FT_STR),
-      OPT("time_control", FT_OBJ), OPT("position", FT_STR), OPT("rated", FT_BOOL),
-      OPT("vacation", FT_BOOL), OPT("private", FT_BOOL)}},
+     {OPT("to", FT_STR), OPT("variant", FT_STR), OPT("color", FT_STR), OPT("time_control", FT_OBJ),
+      OPT("position", FT_STR), OPT("rated", FT_BOOL), OPT("vacation", FT_BOOL),
+      OPT("private", FT_BOOL)}},
     {"accept", op_accept, true, {REQ("challenge", FT_ID)}},
     {"decline",
      op_decline,
@@ -214,7 +223,7 @@ int req_defer(req *r, deferred *d)
 
 bool deferred_alive(const deferred *d)
 {
-    return !d->conn->closing && !d->srv->stopping;
+    return !d->conn->closing;
 }
 
 cJSON *deferred_ok(deferred *d)
@@ -294,11 +303,41 @@ static void answer_limited(srv *s, conn *c, const cJSON *id, uint64_t retry_ms)
     cJSON_Delete(err);
 }
 
+/* The server is stopping: the line is not run, only answered. */
+static void answer_shutdown(srv *s, conn *c, const char *line, size_t len)
+{
+    cJSON *msg = NULL;
+    const char *why = NULL;
+    const cJSON *id = NULL;
+    if (qk_proto_parse_line(line, len, &msg, &why) == QK_ERR_NONE) {
+        id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+        if (!qk_json_is_id(id))
+            id = NULL;
+    }
+    answer_bare(s, c, id, QK_ERR_SERVER_SHUTDOWN, NULL);
+    cJSON_Delete(msg);
+}
+
+/* Answer server_busy: the cap on password hashes is reached. */
+static void answer_busy(req *r)
+{
+    cJSON *err = req_error_new(r, QK_ERR_SERVER_BUSY, "too many password checks at once");
+    if (err && !cJSON_AddNumberToObject(err, "retry_after_ms", SRV_BUSY_RETRY_MS)) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    req_reply_error(r, err);
+}
+
 void dispatch_line_cb(conn *c, char *line, size_t len)
 {
     srv *s = c->net->data;
     const char *why = NULL;
     cJSON *msg = NULL;
+    if (s->stopping) {
+        answer_shutdown(s, c, line, len);
+        return;
+    }
     /* Every line costs a token, a malformed one too: parsing is the work. */
     uint64_t retry_ms = 0;
     bool limited = !rate_take(&session_of(c)->rate, &s->cfg.rate, uv_now(s->loop), &retry_ms);
@@ -356,6 +395,10 @@ void dispatch_line_cb(conn *c, char *line, size_t len)
             req_error(&r, QK_ERR_BAD_REQUEST, buf);
             goto done;
         }
+    }
+    if (r.op->pwhash_field && req_str(&r, r.op->pwhash_field) && auth_busy(s)) {
+        answer_busy(&r);
+        goto done;
     }
     log_debug("conn %llu: %s", (unsigned long long)c->serial, r.op->name);
     r.op->handler(&r);

@@ -4,7 +4,9 @@
  *
  * Design. One row per op (dispatch.c, `ops[]`): its name, handler, the
  * session it needs, and its fields with their types and whether each is
- * required. dispatch_line_cb() parses a line with qk_proto_parse_line()
+ * required. While the server is stopping (srv.h "Stopping") every line is
+ * answered `server_shutdown` instead, with the request's id when the line
+ * parses and its id is valid. Otherwise dispatch_line_cb() parses a line with qk_proto_parse_line()
  * (PROTOCOL.md "Validation rules"; a repeated field or too deep nesting is
  * bad_request, answered with the request's id when that id is readable and
  * given once), then checks, in this order: `id` is present and a valid id
@@ -13,7 +15,9 @@
  * ratelimit.h), `type` is a string (bad_request), the op exists (unknown_op), the session is logged
  * in when the op needs it (unauthenticated), then every declared field
  * (bad_request: missing, wrong type, or a non-integer / negative / > 2^53-1
- * number where an integer is due). Unknown fields are ignored; an optional
+ * number where an integer is due), then, for an op that hashes a password
+ * (register, login with a password), the server-wide cap on hash jobs
+ * (server_busy with retry_after_ms, auth.h). Unknown fields are ignored; an optional
  * field given as null counts as absent. Handlers therefore get checked
  * input and only check meaning (a username's syntax, a game's state).
  *
@@ -60,6 +64,8 @@ typedef struct op_def {
     void (*handler)(req *r);
     bool login; /* needs a logged-in session */
     field_spec fields[OP_MAX_FIELDS];
+    /* Hashes a password when this field is given (auth.h cap), or NULL. */
+    const char *pwhash_field;
 } op_def;
 
 /* One request being handled (stack-allocated by the dispatcher). */
@@ -112,7 +118,8 @@ typedef struct deferred {
 int req_defer(req *r, deferred *d);
 /* Answer a deferred request (msg owned; NULL -> internal), resume the
  * connection and release d. Does nothing but the release when the
- * connection closed or the server is stopping. */
+ * connection closed. A stopping server still answers it normally (srv.h
+ * "Stopping"): work that was accepted is finished and committed. */
 void deferred_reply(deferred *d, cJSON *msg);
 /* The ok / error objects for a deferred request's id. */
 cJSON *deferred_ok(deferred *d);

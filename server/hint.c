@@ -16,8 +16,9 @@
  * Alquerkonane boards). At most HINT_MAX_INFLIGHT jobs run at once for the
  * whole server (the pool also hashes passwords); beyond that the answer is
  * `rate_limited` with `retry_after_ms`. One connection has at most one hint
- * in flight, because a deferred request pauses its connection. On stop the
- * server waits for running jobs (uv_run drains the pool), at most HINT_MS.
+ * in flight, because a deferred request pauses its connection. On stop a
+ * running job is finished and answered normally before its connection is
+ * closed (srv.h "Stopping"), at most HINT_MS later.
  *
  * The answer describes the position the hint was computed for (`ply`); a
  * move played meanwhile makes it stale, which the client sees by `ply`.

@@ -3,8 +3,11 @@
  *
  * main() parses the flags, initialises libsodium, ignores SIGPIPE (a peer
  * that went away must cost an EPIPE, not the process), builds the srv on
- * the default loop and runs it until SIGINT/SIGTERM (srv_stop). Exit
- * status: 0 after a clean stop, 1 when start-up fails, 2 for bad flags.
+ * the default loop and runs it until SIGINT/SIGTERM (srv_stop: requests
+ * still coming are answered server_shutdown, work in flight is finished
+ * and every answer written before each connection closes, at most
+ * SRV_STOP_GRACE_MS; srv.h "Stopping"). Exit status: 0 after a clean stop,
+ * 1 when start-up fails, 2 for bad flags.
  */
 #include <errno.h>
 #include <limits.h>
@@ -155,6 +158,17 @@ int main(int argc, char **argv)
     const char *login_to = getenv("QK_LOGIN_TIMEOUT_MS");
     if (login_to && parse_int(login_to, 1, INT_MAX, &cfg.login_timeout_ms) != 0)
         cfg.login_timeout_ms = 0;
+    /* QK_MAX_HASH_JOBS caps password hashes at once (default 16, srv.h);
+     * QK_TEST_HASH_DELAY_MS (tests only) makes each hash take that much
+     * longer, so a test can stop the server while one is in flight. */
+    const char *hash_jobs = getenv("QK_MAX_HASH_JOBS");
+    if (hash_jobs && parse_int(hash_jobs, 1, 1 << 20, &cfg.max_hash_jobs) != 0) {
+        log_warn("QK_MAX_HASH_JOBS=%s is not a positive integer: using the default", hash_jobs);
+        cfg.max_hash_jobs = 0;
+    }
+    const char *hash_delay = getenv("QK_TEST_HASH_DELAY_MS");
+    if (hash_delay && parse_int(hash_delay, 0, 60000, &cfg.hash_delay_ms) != 0)
+        cfg.hash_delay_ms = 0;
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
         log_error("cannot ignore SIGPIPE");
         return 1;

@@ -69,6 +69,8 @@ static void idle_cb(uv_idle_t *h)
     net_run_ready(&s->net);
 }
 
+static void stop_finish(srv *s);
+
 void srv_flush(srv *s)
 {
     if (store_in_txn(s->store)) {
@@ -88,12 +90,15 @@ void srv_flush(srv *s)
     net_flush(&s->net);
     games_trim(s->games);
     /* Lines left for the next turn: the idle handle keeps the loop from
-     * blocking in poll until they have been handled. */
-    if (s->handles_open && !s->stopping) {
+     * blocking in poll until they have been handled (while stopping too:
+     * they are answered server_shutdown). */
+    if (s->handles_open) {
         int rc = net_has_ready(&s->net) ? uv_idle_start(&s->idle, idle_cb) : uv_idle_stop(&s->idle);
         if (rc < 0)
             log_error("idle handle: %s", uv_strerror(rc));
     }
+    if (s->stopping && !s->net.all)
+        stop_finish(s);
 }
 
 static void prepare_cb(uv_prepare_t *h)
@@ -231,6 +236,8 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     memset(s, 0, sizeof *s);
     s->loop = loop;
     s->cfg = *cfg;
+    if (s->cfg.max_hash_jobs <= 0)
+        s->cfg.max_hash_jobs = SRV_MAX_HASH_JOBS;
     if (!s->cfg.rate.off && s->cfg.rate.burst == 0) {
         s->cfg.rate.burst = RATE_DEFAULT_BURST;
         s->cfg.rate.per_s = RATE_DEFAULT_PER_S;
@@ -244,8 +251,8 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
      * so they cost as much time as known ones. */
     unsigned char pw[16];
     randombytes_buf(pw, sizeof pw);
-    if (crypto_pwhash_str(s->dummy_hash, (const char *)pw, sizeof pw, s->opslimit,
-                          s->memlimit) != 0) {
+    if (crypto_pwhash_str(s->dummy_hash, (const char *)pw, sizeof pw, s->opslimit, s->memlimit) !=
+        0) {
         log_error("crypto_pwhash_str: out of memory");
         return -1;
     }
@@ -353,17 +360,14 @@ fail:
     return -1;
 }
 
-void srv_stop(srv *s)
+/* Every connection is closed: close the server's own handles, so uv_run()
+ * returns once the thread pool's last completions have run. */
+static void stop_finish(srv *s)
 {
-    if (s->stopping)
-        return;
-    s->stopping = true;
-    net_stop_listening(&s->net);
-    corr_stop(s); /* stages last_alive */
-    /* What is staged is committed and what was answered goes out; after
-     * this nothing more is sent. */
-    srv_flush(s);
-    net_close_all(&s->net);
+    if (s->stop_timer_open) {
+        s->stop_timer_open = false;
+        uv_close((uv_handle_t *)&s->stop_timer, NULL);
+    }
     if (s->handles_open) {
         s->handles_open = false;
         uv_close((uv_handle_t *)&s->prep, NULL);
@@ -375,6 +379,46 @@ void srv_stop(srv *s)
         uv_close((uv_handle_t *)&s->sigint, NULL);
         uv_close((uv_handle_t *)&s->sigterm, NULL);
     }
+}
+
+/* The grace period is over: whoever is still connected is cut off. */
+static void stop_timer_cb(uv_timer_t *h)
+{
+    srv *s = h->data;
+    if (s->net.all)
+        log_warn("%zu connections still busy %d ms after the stop: closing them", s->net.nconns,
+                 SRV_STOP_GRACE_MS);
+    net_close_all(&s->net);
+    srv_flush(s); /* no connection is left: stop_finish() */
+}
+
+void srv_stop(srv *s)
+{
+    if (s->stopping)
+        return;
+    s->stopping = true;
+    net_stop_listening(&s->net);
+    corr_stop(s); /* stages last_alive */
+    int rc = uv_timer_init(s->loop, &s->stop_timer);
+    if (rc == 0) {
+        s->stop_timer.data = s;
+        s->stop_timer_open = true;
+        rc = uv_timer_start(&s->stop_timer, stop_timer_cb, SRV_STOP_GRACE_MS, 0);
+    }
+    if (rc < 0) {
+        /* No grace period without its timer: stop as before, at once. */
+        log_error("stop timer: %s", uv_strerror(rc));
+        srv_flush(s);
+        net_close_all(&s->net);
+        stop_finish(s);
+        return;
+    }
+    /* What is staged is committed and what was answered goes out; then
+     * every connection ends as soon as it is quiet (net_shutdown), the
+     * last one's close letting srv_flush() call stop_finish(). */
+    srv_flush(s);
+    net_shutdown(&s->net);
+    srv_flush(s);
 }
 
 void srv_close(srv *s)

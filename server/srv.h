@@ -3,7 +3,8 @@
  * and the game service together, and the session of each connection.
  *
  * Design. One srv per process, on one libuv loop; nothing here is shared
- * with another thread (the thread pool only hashes passwords, see auth.h).
+ * with another thread (the thread pool hashes passwords, auth.h, and
+ * computes hints, hint.c; its workers touch only their own job).
  * Requests run to completion on the loop thread; their writes go into the
  * iteration's transaction and their output into the connections' held
  * queues. A uv_prepare and a uv_check handle call srv_flush() once per
@@ -28,6 +29,30 @@
  *
  * Time comes from srv_now(), which reads a replaceable clock so tests and
  * the coming correspondence deadlines can drive it.
+ *
+ * Stopping (SIGINT/SIGTERM, srv_stop). Nothing a client was told is lost
+ * and every request gets its one answer:
+ *   1. the listener closes and the correspondence timers stop (last_alive
+ *      is staged); what is staged is committed and written;
+ *   2. from then on every request line, buffered or arriving, is answered
+ *      `server_shutdown` (with its id when the line parses and has a valid
+ *      one) instead of being run (dispatch.c);
+ *   3. work already on the thread pool (a password hash, a hint) finishes
+ *      and is answered normally, a register or login committing as usual;
+ *      its connection's waiting lines then get `server_shutdown`;
+ *   4. each connection is ended once it is quiet (conn.h net_shutdown):
+ *      nothing deferred or buffered or unread, all its output written;
+ *      then FIN (uv_shutdown) and close;
+ *   5. SRV_STOP_GRACE_MS after the signal whatever is still open (a client
+ *      that does not read, or never stops sending) is closed;
+ *   6. when the last connection is closed the server's handles close,
+ *      uv_run() returns after the pool's last completions, and main()
+ *      closes the database (srv_close) and exits 0.
+ *
+ * Password hashes are capped: at most cfg.max_hash_jobs (default
+ * SRV_MAX_HASH_JOBS) queued or running at once; beyond that register and
+ * login with a password are answered `server_busy` with `retry_after_ms`
+ * (dispatch.c) so logins cannot fill libuv's small thread pool.
  */
 #ifndef QK_SRV_H
 #define QK_SRV_H
@@ -44,7 +69,10 @@
 
 struct games;
 
-#define SESSION_MAX_SUBS 64 /* subscriptions per connection */
+#define SESSION_MAX_SUBS 64    /* subscriptions per connection */
+#define SRV_STOP_GRACE_MS 5000 /* from the stop signal to closing what is left */
+#define SRV_MAX_HASH_JOBS 16   /* password hashes queued or running */
+#define SRV_BUSY_RETRY_MS 250  /* retry_after_ms when the hash cap is reached */
 
 /* Per-connection state of the upper layer (conn->data). */
 typedef struct session {
@@ -76,6 +104,8 @@ typedef struct srv_config {
     int heartbeat_ms;     /* empty line after this much output silence; 0 = 20000 */
     int login_timeout_ms; /* close a connection not logged in by then; 0 = 60000 */
     rate_cfg rate;        /* per-connection request limit; all zero = the defaults */
+    int max_hash_jobs;    /* password hashes at once; 0 = SRV_MAX_HASH_JOBS */
+    int hash_delay_ms;    /* tests only: each hash job sleeps this long first */
 } srv_config;
 
 /* A change to undo in memory if the iteration's transaction is lost. */
@@ -99,7 +129,9 @@ typedef struct srv {
     uv_check_t check;
     uv_idle_t idle; /* runs while connections have lines waiting (net_run_ready) */
     uv_signal_t sigint, sigterm;
-    bool handles_open, signals_open, stopping, poisoned;
+    uv_timer_t stop_timer; /* the grace period of a stop */
+    bool handles_open, signals_open, stopping, poisoned, stop_timer_open;
+    int hash_jobs;      /* password hashes queued or running (auth.c) */
     bool undo_overflow; /* an undo could not be recorded: reload all games */
     srv_undo *undo;
     size_t nundo, capundo;
@@ -120,9 +152,8 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg);
 /* Listen (cfg host/port), report the port on cfg.ready_fd, install the
  * SIGINT/SIGTERM handlers. 0 or -1 (logged). */
 int srv_start(srv *s);
-/* Graceful stop (the signal handlers call it): stop accepting, commit and
- * write what is pending, close every connection and handle; uv_run()
- * then returns once thread-pool work has drained. Idempotent. */
+/* Graceful stop (the signal handlers call it): see "Stopping" above.
+ * Returns at once; uv_run() returns when it is over. Idempotent. */
 void srv_stop(srv *s);
 /* After uv_run() returned: free everything and close the database. */
 void srv_close(srv *s);
