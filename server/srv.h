@@ -27,8 +27,9 @@
  * each recipient once, even if a connection is both a player and a
  * subscriber (a per-event stamp on the session).
  *
- * Time comes from srv_now(), which reads a replaceable clock so tests and
- * the coming correspondence deadlines can drive it.
+ * Time comes from srv_now(), the one clock of the server: deadlines
+ * (corr.h) and every stored time read it, and tests drive it through
+ * --test-clock and the debug_clock op.
  *
  * Stopping (SIGINT/SIGTERM, srv_stop). Nothing a client was told is lost
  * and every request gets its one answer:
