@@ -37,23 +37,6 @@ static void teardown(void)
 
 TestSuite(flow, .init = setup, .fini = teardown, .timeout = 30);
 
-static int req_id(const cJSON *req)
-{
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
-    return cJSON_IsNumber(id) ? id->valueint : -1;
-}
-
-static const char *req_type(const cJSON *req)
-{
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(req, "type");
-    return cJSON_IsString(t) ? t->valuestring : "";
-}
-
-static bool is(const cJSON *req, const char *op)
-{
-    return strcmp(req_type(req), op) == 0;
-}
-
 /* A game object: alice white, bob black; ply 0 or 1 after b2-c3. */
 static void game_json(char *buf, size_t n, int ply)
 {

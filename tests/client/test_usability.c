@@ -36,18 +36,6 @@ static void teardown(void)
 
 TestSuite(usability, .init = setup, .fini = teardown, .timeout = 30);
 
-static int req_id(const cJSON *req)
-{
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
-    return cJSON_IsNumber(id) ? id->valueint : -1;
-}
-
-static bool is(const cJSON *req, const char *op)
-{
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(req, "type");
-    return cJSON_IsString(t) && strcmp(t->valuestring, op) == 0;
-}
-
 static void expect(crun *r, int code)
 {
     cr_assert_eq(r->code, code, "exit %d, expected %d\nstdout: %s\nstderr: %s", r->code, code,

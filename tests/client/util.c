@@ -122,3 +122,20 @@ char *game_text(const char *json, const char *me)
     cJSON_Delete(g);
     return buf;
 }
+
+int req_id(const cJSON *req)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
+    return cJSON_IsNumber(id) ? id->valueint : -1;
+}
+
+const char *req_type(const cJSON *req)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(req, "type");
+    return cJSON_IsString(t) ? t->valuestring : "";
+}
+
+bool is(const cJSON *req, const char *op)
+{
+    return strcmp(req_type(req), op) == 0;
+}

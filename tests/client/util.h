@@ -5,6 +5,7 @@
 #ifndef QC_TEST_UTIL_H
 #define QC_TEST_UTIL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -39,5 +40,11 @@ char *board_text(const char *variant, const char *position, const char *last, un
 
 /* render_game() of a JSON text into a malloc'd string. */
 char *game_text(const char *json, const char *me);
+
+/* A request the fake server logged: its numeric id (-1 when absent), its
+ * type ("" when absent), and whether that type is op. */
+int req_id(const cJSON *req);
+const char *req_type(const cJSON *req);
+bool is(const cJSON *req, const char *op);
 
 #endif

@@ -6,15 +6,6 @@
 
 #include "util.h"
 
-static void expect_legal(const char *variant, const char *pos, const char *want)
-{
-    qk_variant v;
-    qk_pos p;
-    must_variant(variant, &v);
-    must_pos(&v, pos, &p);
-    cr_assert_str_eq(legal_str(&v, &p), want, "%s %s", variant, pos);
-}
-
 /* Section 2: b1 (0-based 1+0 odd) has no diagonals, so only orthogonal
  * steps: a1, c1, b2. */
 Test(section2, odd_point_has_no_diagonals)

@@ -6,15 +6,6 @@
 
 #include "util.h"
 
-static void expect_legal(const char *variant, const char *pos, const char *want)
-{
-    qk_variant v;
-    qk_pos p;
-    must_variant(variant, &v);
-    must_pos(&v, pos, &p);
-    cr_assert_str_eq(legal_str(&v, &p), want, "%s %s", variant, pos);
-}
-
 /* Section 7: one orthogonal capture per move, never a chain: b2 jumps b3
  * to b4 but may not go on over b5 to b6. Capture is optional and steps go
  * diagonally forward. */

@@ -5,15 +5,6 @@
 
 #include "util.h"
 
-static void expect_legal(const char *variant, const char *pos, const char *want)
-{
-    qk_variant v;
-    qk_pos p;
-    must_variant(variant, &v);
-    must_pos(&v, pos, &p);
-    cr_assert_str_eq(legal_str(&v, &p), want, "%s %s", variant, pos);
-}
-
 static void expect_status(const char *variant, const char *pos, qk_result res, qk_reason why)
 {
     qk_variant v;

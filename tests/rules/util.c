@@ -68,3 +68,12 @@ unsigned long long perft_max_nodes(void)
      * here and 3 s under ASan + UBSan, so the default keeps them all. */
     return 5000000;
 }
+
+void expect_legal(const char *variant, const char *pos, const char *want)
+{
+    qk_variant v;
+    qk_pos p;
+    must_variant(variant, &v);
+    must_pos(&v, pos, &p);
+    cr_assert_str_eq(legal_str(&v, &p), want, "%s %s", variant, pos);
+}

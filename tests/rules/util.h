@@ -21,6 +21,10 @@ const char *legal_str(const qk_variant *v, const qk_pos *p);
 /* The position string of p in a static buffer. */
 const char *pos_str(const qk_variant *v, const qk_pos *p);
 
+/* Assert that the sorted legal moves of variant at pos are exactly want
+ * (texts joined by single spaces). */
+void expect_legal(const char *variant, const char *pos, const char *want);
+
 /* Play the move written `text` on p (asserting it is legal). */
 void play(const qk_variant *v, qk_pos *p, const char *text);
 
