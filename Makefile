@@ -29,7 +29,7 @@ QK_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 QK_LIBS   := -lm -lpthread
 
 COMMON_SRC := $(wildcard common/*.c)
-SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
 CLIENT_SRC := $(filter-out client-cli/main.c,$(wildcard client-cli/*.c))
 # One test binary per area, so work in progress in one area never stops
 # another's tests from building: tests/AREA/*.c -> build/test-AREA.
@@ -46,7 +46,7 @@ QIRKAT    := $(BUILD)/qirkat
 TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/test-$(a)))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
-.PHONY: all deps run test tests asan bench install clean format
+.PHONY: all deps run test tests asan bench install clean format check-layers
 all: $(QIRKATD) $(QIRKAT)
 
 $(BUILD)/%.o: %.c
@@ -76,6 +76,10 @@ $(BUILD)/bench-%: $(BUILD)/bench/%.o $(LIBSERVER) $(LIBQK)
 
 deps:
 	@bash deploy/deps.sh
+
+# The server's include rule (docs/design.md "Server layers").
+check-layers:
+	@sh tools/check-layers.sh
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -108,7 +112,7 @@ install: all
 	install -m 644 schema.sql $(DESTDIR)$(PREFIX)/share/qirkat/
 
 format:
-	clang-format -i common/*.[ch] server/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c
+	clang-format -i common/*.[ch] server/*.[ch] server/*/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c
 
 clean:
 	rm -rf build build-asan

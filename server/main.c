@@ -20,7 +20,7 @@
 #include <sodium.h>
 #include <uv.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "srv.h"
 
 static void usage(FILE *f)

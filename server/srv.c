@@ -13,10 +13,10 @@
 
 #include <sodium.h>
 
-#include "corr.h"
-#include "dispatch.h"
-#include "games.h"
-#include "log.h"
+#include "game/corr.h"
+#include "api/dispatch.h"
+#include "game/games.h"
+#include "util/log.h"
 #include "qk_proto.h"
 
 static int64_t default_clock(void *arg)

@@ -63,10 +63,10 @@
 
 #include <uv.h>
 
-#include "conn.h"
-#include "ratelimit.h"
-#include "registry.h"
-#include "store.h"
+#include "net/conn.h"
+#include "util/ratelimit.h"
+#include "util/registry.h"
+#include "store/store.h"
 
 struct games;
 

@@ -1,0 +1,121 @@
+/*
+ * games: the authoritative in-memory state of games, over the store.
+ *
+ * Design. A game is loaded lazily by id: its row is read and its moves
+ * are replayed from `start` with the rules module (qk_move_parse +
+ * qk_pos_make), so the rules, not a stored string, decide the position; a
+ * stored move the rules refuse makes the game unloadable (logged,
+ * `internal`). Loaded games live in a registry keyed by id. Active games
+ * stay cached; finished ones are dropped by games_trim() at the end of
+ * every loop iteration, so a `game *` is valid until the next srv_flush().
+ *
+ * Every change (games_start, games_play, games_finish) first records the
+ * game with srv_touch_game(), changes memory, then writes the store inside
+ * the iteration's transaction: if that transaction is lost the game is
+ * forgotten and reloaded from the database (store.h "Group commit"). The
+ * caller has called srv_write_begin(). On a store error the functions
+ * poison the batch (srv_poison) and return STORE_EIO.
+ *
+ * Clocks. A correspondence game's deadline is the time of the last move
+ * (or the start) plus days_per_move days. A live game keeps each side's
+ * remaining time (white_ms, black_ms) as of the last move, charges the
+ * mover the time since then and adds the increment; its deadline is when
+ * the side to move runs out. corr.h's deadline timer enforces both (the
+ * game ends `timeout`); a clock never goes below 0.
+ */
+#ifndef QK_GAMES_H
+#define QK_GAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "qk_rules.h"
+#include "util/registry.h"
+#include "srv.h"
+#include "store/store.h"
+#include "store/store_corr.h"
+#include "game/tc.h"
+
+typedef struct game {
+    store_game row; /* as in the database once the batch commits */
+    store_game_x x; /* migration 2 columns: extensions, options, draw offer, wake-up */
+    qk_variant v;
+    tc tc;
+    qk_pos pos;
+    char **moves; /* row.ply move texts, each malloc'd */
+    size_t cap;
+    int64_t last_mover; /* user id of the move at row.ply - 1, 0 if none */
+    qk_move last_move;
+} game;
+
+typedef struct games games;
+
+/* The service for s (uses s->store and srv_now). 0, or -1 on allocation
+ * failure. games_free(NULL) is a no-op. */
+int games_new(srv *s, games **out);
+void games_free(games *gs);
+
+/* The game with this id: 0 and *out (see "valid until" above);
+ * STORE_NOTFOUND; STORE_EIO (database error or unreplayable game). */
+int games_get(games *gs, int64_t id, game **out);
+/* Drop a cached game (reloaded on next use). */
+void games_forget(games *gs, int64_t id);
+/* Drop every cached game (all are reloaded on next use). */
+void games_forget_all(games *gs);
+/* Drop every cached game that is not active. */
+void games_trim(games *gs);
+
+/* Create a game: row's variant, white_id, black_id, white, black, start
+ * and time_control must be set (start a valid, unfinished position of the
+ * variant); the rest is filled in (ply 0, clocks, deadline, times), the
+ * row inserted and the game cached. 0 and *out, or STORE_EIO. */
+int games_start(games *gs, store_game *row, game **out);
+
+/* Play m (a legal move of g's side to move, by user_id) at g->row.ply:
+ * insert the move, advance the position, apply clocks, end the game when
+ * qk_pos_status() says so, update the row. 0 or STORE_EIO. */
+int games_play(games *gs, game *g, const qk_move *m, int64_t user_id);
+
+/* End an active game from outside the rules (resign, ...). 0 or
+ * STORE_EIO. */
+int games_finish(games *gs, game *g, qk_result result, qk_reason reason);
+
+/* Write g->x after a change to it, first recomputing x.wake_at from the
+ * deadline (24 h earlier for a correspondence deadline not yet warned of;
+ * -1 when the game is over or has no deadline), and tell the deadline
+ * timer (corr_wake_changed). 0 or STORE_EIO (batch poisoned). */
+int games_put_x(games *gs, game *g);
+
+/* Move g's running deadline to deadline (later than the current one):
+ * the difference is added to x.extended_ms and logged in game_extensions
+ * with kind ("vacation", "downtime"); the row and x are written. 0 or
+ * STORE_EIO (batch poisoned). */
+int games_extend(games *gs, game *g, int64_t deadline, const char *kind);
+
+/* Time left at now for the side to move (ms, >= 0), or -1 without a
+ * deadline. */
+int64_t games_time_left(const game *g, int64_t now);
+
+/* The legal moves of g's side to move, sorted by text, in a buffer owned by
+ * gs (valid until the next games_* call). Returns the count, 0 for a game
+ * that is not active. When the position has more than QK_MAX_MOVES (only
+ * a contrived position can; `challenge` refuses such a start), the count
+ * is QK_MAX_MOVES, the list holds that many of them in the generator's
+ * order (not sorted), and *truncated (may be NULL) is set true; else
+ * false. Moves are played by text (qk_move_parse), which needs no list. */
+int games_legal(games *gs, const game *g, const qk_move **out, bool *truncated);
+
+/* Whether p (a position of v) has more legal moves than QK_MAX_MOVES, so
+ * a game from it could not list them. Uses gs's move buffer. */
+bool games_too_many_moves(games *gs, const qk_variant *v, const qk_pos *p);
+
+/* The side to move's user id. */
+int64_t games_turn_user(const game *g);
+
+/* The game object of PROTOCOL.md (caller owns it); legal_moves included
+ * when with_legal. NULL on allocation failure. */
+cJSON *games_json(games *gs, const game *g, bool with_legal);
+
+#endif
