@@ -124,11 +124,11 @@ static void hint_after_cb(uv_work_t *w, int status)
 
 void op_hint(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     uint64_t id = 0;
     game *g = NULL;
     req_uint(r, "game", &id);
-    int rc = games_get(s->games, (int64_t)id, &g);
+    int rc = games_get(s->svc->games, (int64_t)id, &g);
     if (rc == STORE_NOTFOUND) {
         req_error(r, QK_ERR_NOT_FOUND, "no such game");
         return;

@@ -2,7 +2,7 @@
  * ops: the handlers of the op table (dispatch.c) and the result builders
  * they share. Handlers get validated input (dispatch.h) and check only
  * meaning, in the order docs/protocol.md gives for each op; every write
- * goes through srv_write_begin() and the iteration's transaction.
+ * goes through svc_write_begin() and the iteration's batch.
  *   ops_session.c   hello, ping, register, login, logout
  *   ops_challenge.c challenge, accept, decline, cancel, challenges
  *   ops_game.c      games, game, move, resign, subscribe, unsubscribe
@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "api/dispatch.h"
+#include "api/req.h"
 
 void op_hello(req *r);
 void op_ping(req *r);
@@ -56,15 +56,12 @@ void op_debug_clock(req *r);
 cJSON *ops_user_json(const char *name, bool bot);
 /* Add "challenges": the open challenges from, to and for user_id, to res.
  * false on a store or allocation failure. */
-bool ops_add_challenges(srv *s, cJSON *res, int64_t user_id);
-/* Queue game_end for g (just ended) to its players and subscribers and
- * store the players' game_end notifications (ops_game.c). */
+bool ops_add_challenges(api *s, cJSON *res, int64_t user_id);
 struct game;
-void ops_end_event(srv *s, const struct game *g);
 /* Add "notifications": user_id's unread notifications, oldest first
  * (ops_corr.c). false on a store or allocation failure. */
-bool ops_add_notifications(srv *s, cJSON *res, int64_t user_id);
+bool ops_add_notifications(api *s, cJSON *res, int64_t user_id);
 /* Add "games": user_id's active games as full objects, to res. */
-bool ops_add_active_games(srv *s, cJSON *res, int64_t user_id);
+bool ops_add_active_games(api *s, cJSON *res, int64_t user_id);
 
 #endif

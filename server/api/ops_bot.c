@@ -29,7 +29,7 @@ static int add_user_cb(void *arg, const store_user *u)
 
 void op_users(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     const char *name = req_str(r, "username"), *after = req_str(r, "after");
     const cJSON *botj = req_field(r, "bot");
     uint64_t limit = USERS_LIMIT_DEFAULT;
@@ -48,7 +48,7 @@ void op_users(req *r)
     if (name) {
         /* One account, any letter case: not_found when there is none. */
         store_user u;
-        int rc = store_user_by_name(s->store, name, &u);
+        int rc = store_user_by_name(s->svc->store, name, &u);
         if (rc == STORE_NOTFOUND) {
             cJSON_Delete(res);
             req_error(r, QK_ERR_NOT_FOUND, "no such user");
@@ -58,7 +58,7 @@ void op_users(req *r)
             goto fail;
     } else {
         int bot = botj ? cJSON_IsTrue(botj) : -1;
-        if (store_users_list(s->store, bot, after, (int64_t)limit, add_user_cb, list) != STORE_OK)
+        if (store_users_list(s->svc->store, bot, after, (int64_t)limit, add_user_cb, list) != STORE_OK)
             goto fail;
     }
     req_reply(r, res);

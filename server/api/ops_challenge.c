@@ -75,16 +75,16 @@ static int add_challenge_cb(void *arg, const store_challenge *c)
     return 0;
 }
 
-bool ops_add_challenges(srv *s, cJSON *res, int64_t user_id)
+bool ops_add_challenges(api *s, cJSON *res, int64_t user_id)
 {
     cJSON *list = cJSON_AddArrayToObject(res, "challenges");
-    return list && store_challenges_for(s->store, user_id, add_challenge_cb, list) == STORE_OK;
+    return list && store_challenges_for(s->svc->store, user_id, add_challenge_cb, list) == STORE_OK;
 }
 
 void op_challenges(req *r)
 {
     cJSON *res = req_ok(r);
-    if (res && !ops_add_challenges(r->srv, res, r->sess->user_id)) {
+    if (res && !ops_add_challenges(r->api, res, r->sess->user_id)) {
         cJSON_Delete(res);
         res = NULL;
     }
@@ -93,7 +93,7 @@ void op_challenges(req *r)
 
 /* Queue event `name` {"challenge": c} to both sides of c; message (NULL:
  * none) is a decline's free text, added to the challenge object. */
-static void challenge_event(srv *s, const char *name, const store_challenge *c, const char *message)
+static void challenge_event(api *s, const char *name, const store_challenge *c, const char *message)
 {
     cJSON *ev = qk_proto_event(name);
     cJSON *cj = challenge_json(c);
@@ -107,12 +107,12 @@ static void challenge_event(srv *s, const char *name, const store_challenge *c, 
         ev = NULL;
     }
     /* An open seek (no target) goes to every logged-in connection. */
-    events_send(s, name, ev, (events_to){{c->from_id, c->to_id}, 0, c->to_id == 0});
+    events_send(s->svc, name, ev, (events_to){{c->from_id, c->to_id}, 0, c->to_id == 0});
 }
 
 void op_challenge(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     const char *to = req_str(r, "to"), *variant = req_str(r, "variant");
     const char *color = req_str(r, "color"), *position = req_str(r, "position");
     const char *why = NULL;
@@ -148,7 +148,7 @@ void op_challenge(req *r)
             req_error(r, QK_ERR_BAD_REQUEST, "the position is already over");
             return;
         }
-        if (games_too_many_moves(s->games, &v, &p)) {
+        if (games_too_many_moves(s->svc->games, &v, &p)) {
             req_error(r, QK_ERR_BAD_REQUEST, "the position has more than 4096 legal moves");
             return;
         }
@@ -173,7 +173,7 @@ void op_challenge(req *r)
             req_error(r, QK_ERR_BAD_REQUEST, "you cannot challenge yourself");
             return;
         }
-        int rc = store_user_by_name(s->store, to, &u);
+        int rc = store_user_by_name(s->svc->store, to, &u);
         if (rc == STORE_NOTFOUND) {
             req_error(r, QK_ERR_NOT_FOUND, "no such user");
             return;
@@ -187,7 +187,7 @@ void op_challenge(req *r)
         snprintf(c.to, sizeof c.to, "%s", u.username);
     }
     int64_t open = 0;
-    if (store_challenges_open_from(s->store, r->sess->user_id, &open) != STORE_OK) {
+    if (store_challenges_open_from(s->svc->store, r->sess->user_id, &open) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
@@ -203,15 +203,15 @@ void op_challenge(req *r)
     snprintf(c.from, sizeof c.from, "%s", r->sess->username);
     snprintf(c.variant, sizeof c.variant, "%s", v.name);
     snprintf(c.color, sizeof c.color, "%s", color);
-    if (tc_format(&t, c.time_control, sizeof c.time_control) != 0 || srv_write_begin(s) != 0) {
+    if (tc_format(&t, c.time_control, sizeof c.time_control) != 0 || svc_write_begin(s->svc) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    if (store_challenge_insert(s->store, &c, srv_now(s)) != STORE_OK ||
-        store_challenge_x_put(s->store, c.id, req_bool(r, "vacation", true),
+    if (store_challenge_insert(s->svc->store, &c, svc_now(s->svc)) != STORE_OK ||
+        store_challenge_x_put(s->svc->store, c.id, req_bool(r, "vacation", true),
                               req_bool(r, "private", false)) != STORE_OK ||
-        notify_challenge(s, &c) != 0) {
-        srv_poison(s);
+        notify_challenge(s->svc, &c) != 0) {
+        svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
@@ -232,7 +232,7 @@ static int load_open(req *r, store_challenge *c, int who)
 {
     uint64_t id = 0;
     req_uint(r, "challenge", &id);
-    int rc = store_challenge_get(r->srv->store, (int64_t)id, c);
+    int rc = store_challenge_get(r->api->svc->store, (int64_t)id, c);
     if (rc == STORE_NOTFOUND) {
         req_error(r, QK_ERR_NOT_FOUND, "no such challenge");
         return -1;
@@ -261,7 +261,7 @@ static int load_open(req *r, store_challenge *c, int who)
 
 void op_accept(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     store_challenge c;
     if (load_open(r, &c, 0) != 0)
         return;
@@ -290,7 +290,7 @@ void op_accept(req *r)
     bool from_white = strcmp(c.color, "white") == 0 ||
                       (strcmp(c.color, "random") == 0 && randombytes_uniform(2) == 0);
     store_user from;
-    if (store_user_by_id(s->store, c.from_id, &from) != STORE_OK) {
+    if (store_user_by_id(s->svc->store, c.from_id, &from) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
@@ -305,23 +305,23 @@ void op_accept(req *r)
     snprintf(row.time_control, sizeof row.time_control, "%s", c.time_control);
     row.rated = c.rated;
     game *g;
-    if (srv_write_begin(s) != 0 || games_start(s->games, &row, &g) != STORE_OK ||
-        store_challenge_close(s->store, c.id, "accepted", NULL, g->row.id, srv_now(s)) !=
+    if (svc_write_begin(s->svc) != 0 || games_start(s->svc->games, &row, &g) != STORE_OK ||
+        store_challenge_close(s->svc->store, c.id, "accepted", NULL, g->row.id, svc_now(s->svc)) !=
             STORE_OK) {
-        srv_poison(s);
+        svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
     /* The challenge's options, then "your turn" to whoever starts. */
-    if (store_challenge_x_get(s->store, c.id, &g->x.vacation, &g->x.priv) != STORE_OK ||
-        games_put_x(s->games, g) != STORE_OK || notify_your_turn(s, g) != 0) {
-        srv_poison(s);
+    if (store_challenge_x_get(s->svc->store, c.id, &g->x.vacation, &g->x.priv) != STORE_OK ||
+        games_put_x(s->svc->games, g) != STORE_OK || notify_your_turn(s->svc, g) != 0) {
+        svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
     log_debug("game %lld: %s (white) vs %s (black), %s", (long long)g->row.id, g->row.white,
               g->row.black, g->row.variant);
-    cJSON *res = req_ok(r), *gj = games_json(s->games, g, true);
+    cJSON *res = req_ok(r), *gj = games_json(s->svc->games, g, true);
     cJSON *ev = qk_proto_event("game_start");
     cJSON *gj2 = gj ? cJSON_Duplicate(gj, true) : NULL;
     if (!res || !gj || !cJSON_AddItemToObject(res, "game", gj)) {
@@ -334,7 +334,7 @@ void op_accept(req *r)
         cJSON_Delete(ev);
         ev = NULL;
     }
-    events_to_players(s, g, "game_start", ev);
+    events_to_players(s->svc, g, "game_start", ev);
     req_reply(r, res);
 }
 
@@ -355,7 +355,7 @@ static bool decline_reason_ok(const char *reason)
  * `message`, if any, goes into the answer and the event only. */
 static void close_challenge(req *r, int who, const char *status, const char *event)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     store_challenge c;
     bool decline = who == 1;
     const char *reason = decline ? req_str(r, "reason") : NULL;
@@ -372,10 +372,10 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
     }
     if (load_open(r, &c, who) != 0)
         return;
-    int64_t now = srv_now(s);
-    if (srv_write_begin(s) != 0 ||
-        store_challenge_close(s->store, c.id, status, reason ? reason : "", 0, now) != STORE_OK) {
-        srv_poison(s);
+    int64_t now = svc_now(s->svc);
+    if (svc_write_begin(s->svc) != 0 ||
+        store_challenge_close(s->svc->store, c.id, status, reason ? reason : "", 0, now) != STORE_OK) {
+        svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
@@ -384,7 +384,7 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
     c.updated = now;
     /* The challenger may be offline (correspondence): a notification
      * waits for the next login. notify_push poisoned the batch on error. */
-    if (decline && notify_challenge_declined(s, &c, message) != 0) {
+    if (decline && notify_challenge_declined(s->svc, &c, message) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }

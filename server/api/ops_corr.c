@@ -32,23 +32,23 @@ static int add_note_cb(void *arg, const store_note *n)
     return 0;
 }
 
-static bool add_notes(srv *s, cJSON *res, int64_t user, bool unread_only, int64_t limit,
+static bool add_notes(api *s, cJSON *res, int64_t user, bool unread_only, int64_t limit,
                       int64_t offset)
 {
     cJSON *list = cJSON_AddArrayToObject(res, "notifications");
-    return list && store_notes_list(s->store, user, unread_only, limit, offset, add_note_cb,
+    return list && store_notes_list(s->svc->store, user, unread_only, limit, offset, add_note_cb,
                                     list) == STORE_OK;
 }
 
-bool ops_add_notifications(srv *s, cJSON *res, int64_t user_id)
+bool ops_add_notifications(api *s, cJSON *res, int64_t user_id)
 {
     return add_notes(s, res, user_id, true, OPS_LOGIN_GAMES_MAX, 0);
 }
 
-static bool add_unread(srv *s, cJSON *res, int64_t user)
+static bool add_unread(api *s, cJSON *res, int64_t user)
 {
     int64_t n;
-    return store_note_unread(s->store, user, &n) == STORE_OK &&
+    return store_note_unread(s->svc->store, user, &n) == STORE_OK &&
            cJSON_AddNumberToObject(res, "unread", (double)n);
 }
 
@@ -62,9 +62,9 @@ void op_notifications(req *r)
     req_uint(r, "offset", &offset);
     int64_t me = r->sess->user_id;
     cJSON *res = req_ok(r);
-    if (res && (!add_notes(r->srv, res, me, req_bool(r, "unread", false), (int64_t)limit,
+    if (res && (!add_notes(r->api, res, me, req_bool(r, "unread", false), (int64_t)limit,
                            (int64_t)offset) ||
-                !add_unread(r->srv, res, me))) {
+                !add_unread(r->api, res, me))) {
         cJSON_Delete(res);
         res = NULL;
     }
@@ -73,7 +73,7 @@ void op_notifications(req *r)
 
 void op_read(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     int64_t me = r->sess->user_id, ids[READ_IDS_MAX], changed = 0;
     const cJSON *list = req_field(r, "ids");
     bool all = req_bool(r, "all", false);
@@ -103,7 +103,7 @@ void op_read(req *r)
         /* Every id first: one that is missing or not yours changes nothing. */
         for (int i = 0; i < n; i++) {
             int64_t owner;
-            int rc = store_note_owner(s->store, ids[i], &owner);
+            int rc = store_note_owner(s->svc->store, ids[i], &owner);
             if (rc == STORE_NOTFOUND || (rc == STORE_OK && owner != me)) {
                 snprintf(buf, sizeof buf, "notification %lld %s", (long long)ids[i],
                          rc == STORE_NOTFOUND ? "does not exist" : "is not yours");
@@ -116,15 +116,15 @@ void op_read(req *r)
             }
         }
     }
-    if (srv_write_begin(s) != 0) {
+    if (svc_write_begin(s->svc) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    int rc = all ? store_note_mark_all(s->store, me, &changed) : STORE_OK;
+    int rc = all ? store_note_mark_all(s->svc->store, me, &changed) : STORE_OK;
     for (int i = 0; i < n && rc == STORE_OK; i++)
-        rc = store_note_mark(s->store, me, ids[i], &changed);
+        rc = store_note_mark(s->svc->store, me, ids[i], &changed);
     if (rc != STORE_OK) {
-        srv_poison(s);
+        svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
@@ -159,9 +159,9 @@ static cJSON *vacation_json(const store_vacation *v, int64_t now)
 
 void op_vacation(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     const char *action = req_str(r, "action");
-    int64_t me = r->sess->user_id, now = srv_now(s);
+    int64_t me = r->sess->user_id, now = svc_now(s->svc);
     uint64_t hours = 0;
     bool has_hours = req_uint(r, "hours", &hours), changed;
     char buf[128];
@@ -174,7 +174,7 @@ void op_vacation(req *r)
         req_error(r, QK_ERR_BAD_REQUEST, "hours goes with action on only");
         return;
     }
-    if (corr_vacation(s, me, now, &v, &changed) != STORE_OK) {
+    if (corr_vacation(s->svc, me, now, &v, &changed) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
@@ -206,8 +206,8 @@ void op_vacation(req *r)
         v.start = v.until = -1;
         changed = true;
     }
-    if (changed && (srv_write_begin(s) != 0 || store_vacation_put(s->store, me, &v) != STORE_OK)) {
-        srv_poison(s);
+    if (changed && (svc_write_begin(s->svc) != 0 || store_vacation_put(s->svc->store, me, &v) != STORE_OK)) {
+        svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
@@ -229,7 +229,7 @@ static game *my_active_game(req *r)
     uint64_t id = 0;
     game *g = NULL;
     req_uint(r, "game", &id);
-    int rc = games_get(r->srv->games, (int64_t)id, &g);
+    int rc = games_get(r->api->svc->games, (int64_t)id, &g);
     int64_t me = r->sess->user_id;
     if (rc != STORE_OK)
         req_error(r, rc == STORE_NOTFOUND ? QK_ERR_NOT_FOUND : QK_ERR_INTERNAL,
@@ -245,7 +245,7 @@ static game *my_active_game(req *r)
 
 static void reply_game(req *r, const game *g)
 {
-    cJSON *res = req_ok(r), *gj = games_json(r->srv->games, g, false);
+    cJSON *res = req_ok(r), *gj = games_json(r->api->svc->games, g, false);
     if (!res || !gj || !cJSON_AddItemToObject(res, "game", gj)) {
         cJSON_Delete(gj);
         cJSON_Delete(res);
@@ -256,7 +256,7 @@ static void reply_game(req *r, const game *g)
 
 /* The `draw_offer` event {"game", "action", "by"} to players and
  * watchers (PROTOCOL.md "Events"). */
-static void draw_event(srv *s, const game *g, const char *action, const char *side)
+static void draw_event(api *s, const game *g, const char *action, const char *side)
 {
     cJSON *ev = qk_proto_event("draw_offer");
     if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->row.id) ||
@@ -265,12 +265,12 @@ static void draw_event(srv *s, const game *g, const char *action, const char *si
         cJSON_Delete(ev);
         ev = NULL;
     }
-    events_to_game(s, g, "draw_offer", ev);
+    events_to_game(s->svc, g, "draw_offer", ev);
 }
 
 void op_draw(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     const char *action = req_str(r, "action");
     char buf[128];
     if (strcmp(action, "offer") && strcmp(action, "accept") && strcmp(action, "decline")) {
@@ -301,24 +301,24 @@ void op_draw(req *r)
         req_error(r, QK_ERR_CONFLICT, "your opponent has not offered a draw");
         return;
     }
-    if (srv_write_begin(s) != 0) {
+    if (svc_write_begin(s->svc) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    srv_touch_game(s, g->row.id);
+    games_touch(s->svc->games, g->row.id);
     int rc;
     if (strcmp(action, "accept") == 0) {
-        rc = games_finish(s->games, g, QK_RESULT_DRAW, QK_REASON_AGREEMENT);
+        rc = games_finish(s->svc->games, g, QK_RESULT_DRAW, QK_REASON_AGREEMENT);
         if (rc == STORE_OK)
-            ops_end_event(s, g);
+            notify_game_over(s->svc, g);
     } else {
         snprintf(g->x.draw_offer, sizeof g->x.draw_offer, "%s",
                  strcmp(action, "offer") == 0 ? mine : "");
-        rc = games_put_x(s->games, g);
+        rc = games_put_x(s->svc->games, g);
         if (rc == STORE_OK && strcmp(action, "offer") == 0)
-            rc = notify_draw_offer(s, g, me);
+            rc = notify_draw_offer(s->svc, g, me);
         else if (rc == STORE_OK)
-            rc = notify_draw_declined(s, g, me);
+            rc = notify_draw_declined(s->svc, g, me);
         if (rc == STORE_OK)
             draw_event(s, g, action, mine);
     }
@@ -331,7 +331,7 @@ void op_draw(req *r)
 
 void op_abort(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     game *g = my_active_game(r);
     if (!g)
         return;
@@ -340,12 +340,12 @@ void op_abort(req *r)
                   "both sides have moved: a game can be aborted only before that (resign instead)");
         return;
     }
-    if (srv_write_begin(s) != 0 ||
-        games_finish(s->games, g, QK_RESULT_NONE, QK_REASON_ABORTED) != STORE_OK) {
+    if (svc_write_begin(s->svc) != 0 ||
+        games_finish(s->svc->games, g, QK_RESULT_NONE, QK_REASON_ABORTED) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    ops_end_event(s, g);
+    notify_game_over(s->svc, g);
     reply_game(r, g);
 }
 
@@ -355,8 +355,8 @@ void op_abort(req *r)
 
 void op_debug_clock(req *r)
 {
-    srv *s = r->srv;
-    if (!s->cfg.test_clock) {
+    api *s = r->api;
+    if (!s->svc->test_clock) {
         /* Exactly what the dispatcher says for an op it does not know. */
         req_error(r, QK_ERR_UNKNOWN_OP, "unknown op \"debug_clock\"");
         return;
@@ -377,18 +377,18 @@ void op_debug_clock(req *r)
     }
     /* The clock stays within 0..2^53-1 (exact in a JSON number); checked
      * before adding, so repeated advances can never overflow int64_t. */
-    int64_t now = srv_now(s);
+    int64_t now = svc_now(s->svc);
     if (has_set ? set > (uint64_t)DEBUG_CLOCK_MAX
                 : now < 0 || now > DEBUG_CLOCK_MAX || adv > (uint64_t)(DEBUG_CLOCK_MAX - now)) {
         req_error(r, QK_ERR_BAD_REQUEST, "the clock must stay from 0 to 2^53-1 ms");
         return;
     }
-    corr_clock_set(s, has_set ? (int64_t)set : now + (int64_t)adv);
+    svc_clock_set(s->svc, has_set ? (int64_t)set : now + (int64_t)adv);
     /* Deadlines now due are handled before the answer, so a test that
      * reads the answer has seen their events. */
-    corr_sweep(s);
+    corr_sweep(s->svc);
     cJSON *res = req_ok(r);
-    if (res && !cJSON_AddNumberToObject(res, "now", (double)srv_now(s))) {
+    if (res && !cJSON_AddNumberToObject(res, "now", (double)svc_now(s->svc))) {
         cJSON_Delete(res);
         res = NULL;
     }

@@ -47,7 +47,7 @@ static game *load_game(req *r)
     uint64_t id = 0;
     game *g = NULL;
     req_uint(r, "game", &id);
-    int rc = games_get(r->srv->games, (int64_t)id, &g);
+    int rc = games_get(r->api->svc->games, (int64_t)id, &g);
     if (rc == STORE_NOTFOUND)
         req_error(r, QK_ERR_NOT_FOUND, "no such game");
     else if (rc != STORE_OK)
@@ -87,21 +87,21 @@ static int collect_cb(void *arg, const store_game *g)
  * out private games that viewer does not play (a listing must not show
  * what `game` and `subscribe` refuse). A page may then hold fewer than
  * f->limit games; `before` paging still works from the last id shown. */
-static bool add_games(srv *s, cJSON *res, const store_game_filter *f, bool legal,
+static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal,
                       int64_t viewer)
 {
     id_list l;
     cJSON *list = cJSON_AddArrayToObject(res, "games");
     l.n = 0;
-    if (!list || store_games_query(s->store, f, collect_cb, &l) < 0)
+    if (!list || store_games_query(s->svc->store, f, collect_cb, &l) < 0)
         return false;
     for (size_t i = 0; i < l.n; i++) {
         game *g;
-        if (games_get(s->games, l.ids[i], &g) != STORE_OK)
+        if (games_get(s->svc->games, l.ids[i], &g) != STORE_OK)
             return false;
         if (g->x.priv && !is_player(g, viewer))
             continue;
-        cJSON *gj = games_json(s->games, g, legal);
+        cJSON *gj = games_json(s->svc->games, g, legal);
         if (!gj || !cJSON_AddItemToArray(list, gj)) {
             cJSON_Delete(gj);
             return false;
@@ -110,7 +110,7 @@ static bool add_games(srv *s, cJSON *res, const store_game_filter *f, bool legal
     return true;
 }
 
-bool ops_add_active_games(srv *s, cJSON *res, int64_t user_id)
+bool ops_add_active_games(api *s, cJSON *res, int64_t user_id)
 {
     store_game_filter f = {.user_id = user_id, .status = "active", .limit = OPS_LOGIN_GAMES_MAX};
     return add_games(s, res, &f, true, user_id);
@@ -118,7 +118,7 @@ bool ops_add_active_games(srv *s, cJSON *res, int64_t user_id)
 
 void op_games(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     const char *status = req_str(r, "status"), *turn = req_str(r, "turn");
     const char *user = req_str(r, "user"), *variant = req_str(r, "variant");
     uint64_t limit = OPS_GAMES_LIMIT_DEFAULT, before = 0;
@@ -152,7 +152,7 @@ void op_games(req *r)
     }
     if (opponent) {
         store_user u;
-        int rc = store_user_by_name(s->store, opponent, &u);
+        int rc = store_user_by_name(s->svc->store, opponent, &u);
         if (rc != STORE_OK) {
             req_error(r, rc == STORE_NOTFOUND ? QK_ERR_NOT_FOUND : QK_ERR_INTERNAL,
                       rc == STORE_NOTFOUND ? "no such user" : NULL);
@@ -162,7 +162,7 @@ void op_games(req *r)
     }
     if (user) {
         store_user u;
-        int rc = store_user_by_name(s->store, user, &u);
+        int rc = store_user_by_name(s->svc->store, user, &u);
         if (rc == STORE_NOTFOUND) {
             req_error(r, QK_ERR_NOT_FOUND, "no such user");
             return;
@@ -192,7 +192,7 @@ void op_game(req *r)
     if (!g || !may_watch(r, g))
         return;
     cJSON *res = req_ok(r);
-    if (res && !add_game(res, "game", r->srv->games, g, true)) {
+    if (res && !add_game(res, "game", r->api->svc->games, g, true)) {
         cJSON_Delete(res);
         res = NULL;
     }
@@ -327,7 +327,7 @@ static void not_move_text(char *buf, size_t n, const char *what, const char *tai
  * legal moves. */
 static void illegal(req *r, game *g, const move_in *in, int rc, const char *bad_point)
 {
-    games *gs = r->srv->games;
+    games *gs = r->api->svc->games;
     const qk_move *lm;
     bool truncated;
     int n = games_legal(gs, g, &lm, &truncated);
@@ -363,7 +363,7 @@ static void illegal(req *r, game *g, const move_in *in, int rc, const char *bad_
 }
 
 /* Queue the move event, and game_end if the move ended the game. */
-static void move_events(srv *s, const game *g)
+static void move_events(api *s, const game *g)
 {
     const store_game *row = &g->row;
     cJSON *ev = qk_proto_event("move");
@@ -378,29 +378,14 @@ static void move_events(srv *s, const game *g)
         cJSON_Delete(ev);
         ev = NULL;
     }
-    events_to_game(s, g, "move", ev);
-}
-
-void ops_end_event(srv *s, const game *g)
-{
-    notify_game_end(s, g);
-    const store_game *row = &g->row;
-    cJSON *ev = qk_proto_event("game_end");
-    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)row->id) ||
-        !(row->result[0] ? cJSON_AddStringToObject(ev, "result", row->result)
-                         : cJSON_AddNullToObject(ev, "result")) ||
-        !cJSON_AddStringToObject(ev, "reason", row->reason)) {
-        cJSON_Delete(ev);
-        ev = NULL;
-    }
-    events_to_game(s, g, "game_end", ev);
+    events_to_game(s->svc, g, "move", ev);
 }
 
 static void reply_game(req *r, const game *g, bool duplicate)
 {
     cJSON *res = req_ok(r);
     if (res && ((duplicate && !cJSON_AddTrueToObject(res, "duplicate")) ||
-                !add_game(res, "game", r->srv->games, g, true))) {
+                !add_game(res, "game", r->api->svc->games, g, true))) {
         cJSON_Delete(res);
         res = NULL;
     }
@@ -409,7 +394,7 @@ static void reply_game(req *r, const game *g, bool duplicate)
 
 void op_move(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     int64_t me = r->sess->user_id;
     move_in in;
     uint64_t ply;
@@ -460,16 +445,16 @@ void op_move(req *r)
         illegal(r, g, &in, prc, bad_point);
         return;
     }
-    if (srv_write_begin(s) != 0 || games_play(s->games, g, &m, me) != STORE_OK) {
+    if (svc_write_begin(s->svc) != 0 || games_play(s->svc->games, g, &m, me) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
     /* Events first: when a client reads the answer it has seen them all. */
     move_events(s, g);
     if (strcmp(g->row.status, "active") != 0)
-        ops_end_event(s, g);
+        notify_game_over(s->svc, g);
     else
-        notify_your_turn(s, g);
+        notify_your_turn(s->svc, g);
     reply_game(r, g, false);
 }
 
@@ -477,7 +462,7 @@ void op_move(req *r)
 
 void op_resign(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     int64_t me = r->sess->user_id;
     game *g = load_game(r);
     if (!g)
@@ -491,12 +476,12 @@ void op_resign(req *r)
         return;
     }
     qk_result winner = g->row.white_id == me ? QK_RESULT_BLACK : QK_RESULT_WHITE;
-    if (srv_write_begin(s) != 0 ||
-        games_finish(s->games, g, winner, QK_REASON_RESIGN) != STORE_OK) {
+    if (svc_write_begin(s->svc) != 0 ||
+        games_finish(s->svc->games, g, winner, QK_REASON_RESIGN) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    ops_end_event(s, g);
+    notify_game_over(s->svc, g);
     reply_game(r, g, false);
 }
 
@@ -505,7 +490,7 @@ void op_subscribe(req *r)
     game *g = load_game(r);
     if (!g || !may_watch(r, g))
         return;
-    int rc = session_subscribe(r->srv, r->conn, g->row.id);
+    int rc = session_subscribe(r->api, r->conn, g->row.id);
     if (rc < 0) {
         req_error(r, QK_ERR_CONFLICT, "at most 64 subscriptions per connection");
         return;
@@ -517,6 +502,6 @@ void op_unsubscribe(req *r)
 {
     uint64_t id = 0;
     req_uint(r, "game", &id);
-    session_unsubscribe(r->srv, r->conn, (int64_t)id);
+    session_unsubscribe(r->api, r->conn, (int64_t)id);
     req_reply(r, req_ok(r));
 }

@@ -44,22 +44,22 @@ void op_hello(req *r)
             goto fail;
         }
     }
-    srv *s = r->srv;
-    if (!cJSON_AddNumberToObject(limits, "line_bytes", (double)s->net.line_limit) ||
-        !cJSON_AddNumberToObject(limits, "output_bytes", (double)s->net.out_limit) ||
+    api *s = r->api;
+    if (!cJSON_AddNumberToObject(limits, "line_bytes", (double)s->net->line_limit) ||
+        !cJSON_AddNumberToObject(limits, "output_bytes", (double)s->net->out_limit) ||
         !cJSON_AddNumberToObject(limits, "username_chars", STORE_NAME_MAX) ||
         !cJSON_AddNumberToObject(limits, "password_bytes", AUTH_PASSWORD_MAX) ||
         !cJSON_AddNumberToObject(limits, "games_limit", OPS_GAMES_LIMIT_MAX) ||
         !cJSON_AddNumberToObject(limits, "subscriptions", SESSION_MAX_SUBS) ||
         !cJSON_AddNumberToObject(limits, "nesting", QK_PROTO_MAX_DEPTH) ||
         !cJSON_AddNumberToObject(limits, "open_challenges", OPS_OPEN_CHALLENGES_MAX) ||
-        !cJSON_AddNumberToObject(limits, "lines_per_turn", (double)s->net.lines_per_turn))
+        !cJSON_AddNumberToObject(limits, "lines_per_turn", (double)s->net->lines_per_turn))
         goto fail;
     /* The request rate (ratelimit.h): null when the server runs without. */
-    if (s->cfg.rate.off ? !cJSON_AddNullToObject(limits, "requests_burst") ||
+    if (s->rate.off ? !cJSON_AddNullToObject(limits, "requests_burst") ||
                               !cJSON_AddNullToObject(limits, "requests_per_s")
-                        : !cJSON_AddNumberToObject(limits, "requests_burst", s->cfg.rate.burst) ||
-                              !cJSON_AddNumberToObject(limits, "requests_per_s", s->cfg.rate.per_s))
+                        : !cJSON_AddNumberToObject(limits, "requests_burst", s->rate.burst) ||
+                              !cJSON_AddNumberToObject(limits, "requests_per_s", s->rate.per_s))
         goto fail;
     req_reply(r, res);
     return;
@@ -79,7 +79,7 @@ void op_ping(req *r)
             goto fail;
         }
     }
-    if (!res || !cJSON_AddNumberToObject(res, "server_ts", (double)srv_now(r->srv)))
+    if (!res || !cJSON_AddNumberToObject(res, "server_ts", (double)svc_now(r->api->svc)))
         goto fail;
     req_reply(r, res);
     return;
@@ -90,7 +90,7 @@ fail:
 
 /* The ok answer of a login or register: user, token, the open challenges
  * and the active games. NULL on allocation or store failure. */
-static cJSON *login_result(srv *s, cJSON *res, const store_user *u, const char *token)
+static cJSON *login_result(api *s, cJSON *res, const store_user *u, const char *token)
 {
     cJSON *user = ops_user_json(u->username, u->bot);
     if (!res || !user || !cJSON_AddItemToObject(res, "user", user)) {
@@ -111,33 +111,33 @@ fail:
 /* Log c in as u with token (hex text, hash its hash; already stored or
  * used in the iteration's transaction) and build the answer. The answer,
  * or an error object (caller owns either). Any failure poisons the batch
- * (srv_poison): the token write and the session change are undone at
+ * (svc_poison): the token write and the session change are undone at
  * flush, so a client answered `internal` is never left logged in. */
-static cJSON *new_login(srv *s, conn *c, const cJSON *id, const store_user *u, const char *token,
+static cJSON *new_login(api *s, conn *c, const cJSON *id, const store_user *u, const char *token,
                         const uint8_t *hash)
 {
     cJSON *res = NULL;
-    srv_touch_session(s, c);
+    session_touch(s, c);
     if (session_login(s, c, u->id, u->username, u->bot, hash) == 0)
         res = login_result(s, qk_proto_ok(id), u, token);
     if (!res) {
-        srv_poison(s);
+        svc_poison(s->svc);
         return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
     }
     return res;
 }
 
 /* Log c in as u with a new token; the answer, or an error object. */
-static cJSON *login_new_token(srv *s, conn *c, const cJSON *id, const store_user *u)
+static cJSON *login_new_token(api *s, conn *c, const cJSON *id, const store_user *u)
 {
     char hex[AUTH_TOKEN_HEX + 1];
     uint8_t hash[STORE_TOKEN_HASH];
-    if (srv_write_begin(s) != 0)
+    if (svc_write_begin(s->svc) != 0)
         return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
     auth_token_new(hex, hash);
-    if (store_token_insert(s->store, hash, u->id, srv_now(s)) != STORE_OK) {
+    if (store_token_insert(s->svc->store, hash, u->id, svc_now(s->svc)) != STORE_OK) {
         sodium_memzero(hex, sizeof hex);
-        srv_poison(s);
+        svc_poison(s->svc);
         return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
     }
     cJSON *res = new_login(s, c, id, u, hex, hash);
@@ -156,23 +156,23 @@ typedef struct reg_job {
 static void register_done(void *arg, int rc, const char *hash)
 {
     reg_job *j = arg;
-    srv *s = j->d.srv;
+    api *s = j->d.api;
     cJSON *res = NULL;
     if (!deferred_alive(&j->d))
         goto out;
     store_user u = {0};
-    if (rc != 0 || srv_write_begin(s) != 0) {
+    if (rc != 0 || svc_write_begin(s->svc) != 0) {
         res = deferred_error(&j->d, QK_ERR_INTERNAL, NULL);
         goto out;
     }
-    u.created = srv_now(s);
-    rc = store_user_insert(s->store, j->name, j->bot, hash, u.created, &u.id);
+    u.created = svc_now(s->svc);
+    rc = store_user_insert(s->svc->store, j->name, j->bot, hash, u.created, &u.id);
     if (rc == STORE_CONFLICT) {
         res = deferred_error(&j->d, QK_ERR_CONFLICT, "that username is taken");
         goto out;
     }
     if (rc != STORE_OK) {
-        srv_poison(s);
+        svc_poison(s->svc);
         res = deferred_error(&j->d, QK_ERR_INTERNAL, NULL);
         goto out;
     }
@@ -198,7 +198,7 @@ void op_register(req *r)
         return;
     }
     store_user u;
-    int rc = store_user_by_name(r->srv->store, name, &u);
+    int rc = store_user_by_name(r->api->svc->store, name, &u);
     if (rc == STORE_OK) {
         req_error(r, QK_ERR_CONFLICT, "that username is taken");
         return;
@@ -218,7 +218,7 @@ void op_register(req *r)
         free(j);
         return;
     }
-    if (auth_hash(r->srv, pw, len, register_done, j) != 0) {
+    if (auth_hash(r->api->svc, pw, len, register_done, j) != 0) {
         deferred_reply(&j->d, deferred_error(&j->d, QK_ERR_INTERNAL, NULL));
         free(j);
     }
@@ -242,7 +242,7 @@ static void login_done(void *arg, bool ok)
         res = deferred_error(&j->d, QK_ERR_UNAUTHENTICATED, WRONG_LOGIN);
         goto out;
     }
-    res = login_new_token(j->d.srv, j->d.conn, j->d.id, &j->u);
+    res = login_new_token(j->d.api, j->d.conn, j->d.id, &j->u);
 out:
     deferred_reply(&j->d, res);
     sodium_memzero(&j->u, sizeof j->u);
@@ -251,7 +251,7 @@ out:
 
 static void login_token(req *r, const char *token)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     uint8_t hash[STORE_TOKEN_HASH];
     int64_t user_id = 0;
     store_user u;
@@ -259,17 +259,17 @@ static void login_token(req *r, const char *token)
         req_error(r, QK_ERR_UNAUTHENTICATED, "unknown token");
         return;
     }
-    if (srv_write_begin(s) != 0) {
+    if (svc_write_begin(s->svc) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    int rc = store_token_user(s->store, hash, srv_now(s), &user_id);
+    int rc = store_token_user(s->svc->store, hash, svc_now(s->svc), &user_id);
     if (rc == STORE_NOTFOUND) {
         req_error(r, QK_ERR_UNAUTHENTICATED, "unknown token");
         return;
     }
-    if (rc != STORE_OK || store_user_by_id(s->store, user_id, &u) != STORE_OK) {
-        srv_poison(s);
+    if (rc != STORE_OK || store_user_by_id(s->svc->store, user_id, &u) != STORE_OK) {
+        svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
@@ -298,7 +298,7 @@ void op_login(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    int rc = auth_username_valid(name) ? store_user_by_name(r->srv->store, name, &j->u)
+    int rc = auth_username_valid(name) ? store_user_by_name(r->api->svc->store, name, &j->u)
                                        : STORE_NOTFOUND;
     if (rc != STORE_OK && rc != STORE_NOTFOUND) {
         free(j);
@@ -310,7 +310,7 @@ void op_login(req *r)
         free(j);
         return;
     }
-    if (auth_verify(r->srv, j->found ? j->u.pwhash : r->srv->dummy_hash, pw, len, login_done,
+    if (auth_verify(r->api->svc, j->found ? j->u.pwhash : r->api->svc->auth.dummy_hash, pw, len, login_done,
                     j) != 0) {
         deferred_reply(&j->d, deferred_error(&j->d, QK_ERR_INTERNAL, NULL));
         free(j);
@@ -319,16 +319,16 @@ void op_login(req *r)
 
 void op_logout(req *r)
 {
-    srv *s = r->srv;
+    api *s = r->api;
     session *se = r->sess;
     if (se->has_token) {
-        if (srv_write_begin(s) != 0 || store_token_delete(s->store, se->token_hash) != STORE_OK) {
-            srv_poison(s);
+        if (svc_write_begin(s->svc) != 0 || store_token_delete(s->svc->store, se->token_hash) != STORE_OK) {
+            svc_poison(s->svc);
             req_error(r, QK_ERR_INTERNAL, NULL);
             return;
         }
     }
-    srv_touch_session(s, r->conn);
+    session_touch(s, r->conn);
     session_logout(s, r->conn);
     req_reply(r, req_ok(r));
 }

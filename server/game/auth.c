@@ -24,8 +24,8 @@ typedef struct auth_job {
     size_t len;
     char hash[STORE_PWHASH_MAX];
     int rc;
-    int delay_ms; /* tests only (srv_config.hash_delay_ms) */
-    srv *srv;     /* its hash_jobs count; not touched by the worker */
+    int delay_ms; /* tests only (svc_auth.delay_ms) */
+    svc_auth *acct; /* its jobs count; not touched by the worker */
     auth_hash_cb hash_done;
     auth_verify_cb verify_done;
     void *arg;
@@ -59,7 +59,7 @@ static void after_cb(uv_work_t *w, int status)
 {
     auth_job *j = w->data;
     int rc = status == 0 ? j->rc : -1;
-    j->srv->hash_jobs--;
+    j->acct->jobs--;
     if (j->verify)
         j->verify_done(j->arg, rc == 0);
     else
@@ -67,23 +67,23 @@ static void after_cb(uv_work_t *w, int status)
     job_free(j);
 }
 
-bool auth_busy(const srv *s)
+bool auth_busy(const gsvc *s)
 {
-    return s->hash_jobs >= s->cfg.max_hash_jobs;
+    return s->auth.jobs >= s->auth.max_jobs;
 }
 
-static int queue(srv *s, auth_job *j, const char *password, size_t len)
+static int queue(gsvc *s, auth_job *j, const char *password, size_t len)
 {
     if (auth_busy(s)) {
         /* dispatch.c answers server_busy before this can happen. */
-        log_error("password hash refused: %d jobs already", s->hash_jobs);
+        log_error("password hash refused: %d jobs already", s->auth.jobs);
         job_free(j);
         return -1;
     }
-    j->srv = s;
-    j->delay_ms = s->cfg.hash_delay_ms;
-    j->opslimit = s->opslimit;
-    j->memlimit = s->memlimit;
+    j->acct = &s->auth;
+    j->delay_ms = s->auth.delay_ms;
+    j->opslimit = s->auth.opslimit;
+    j->memlimit = s->auth.memlimit;
     j->password = malloc(len + 1);
     if (!j->password) {
         job_free(j);
@@ -99,11 +99,11 @@ static int queue(srv *s, auth_job *j, const char *password, size_t len)
         job_free(j);
         return -1;
     }
-    s->hash_jobs++;
+    s->auth.jobs++;
     return 0;
 }
 
-int auth_hash(srv *s, const char *password, size_t len, auth_hash_cb done, void *arg)
+int auth_hash(gsvc *s, const char *password, size_t len, auth_hash_cb done, void *arg)
 {
     auth_job *j = calloc(1, sizeof *j);
     if (!j)
@@ -113,7 +113,7 @@ int auth_hash(srv *s, const char *password, size_t len, auth_hash_cb done, void 
     return queue(s, j, password, len);
 }
 
-int auth_verify(srv *s, const char *hash, const char *password, size_t len, auth_verify_cb done,
+int auth_verify(gsvc *s, const char *hash, const char *password, size_t len, auth_verify_cb done,
                 void *arg)
 {
     auth_job *j = calloc(1, sizeof *j);

@@ -6,12 +6,12 @@
  * libuv thread pool (uv_queue_work); the completion callback runs on the
  * loop thread. The worker touches only its own copy of the password
  * (wiped and freed after) and its own output buffer, never a connection,
- * the store or the srv. Callers pause the requesting connection while a
+ * the store or the service. Callers pause the requesting connection while a
  * hash is in flight (dispatch.h req_defer), which keeps its requests in
  * order, and hold a reference on it (it may close meanwhile).
  *
- * At most s->cfg.max_hash_jobs hashes are queued or running at once
- * (s->hash_jobs, loop thread only): libuv's pool has 4 threads shared with
+ * At most s->auth.max_jobs hashes are queued or running at once
+ * (s->auth.jobs, loop thread only): libuv's pool has 4 threads shared with
  * hints, and Argon2id at 64 MiB each must not pile up behind a flood of
  * logins. dispatch.c asks auth_busy() before running an op that hashes and
  * answers `server_busy` with `retry_after_ms`; auth_hash/auth_verify
@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "srv.h"
+#include "game/svc.h"
 
 #define AUTH_PASSWORD_MAX 1024 /* bytes */
 #define AUTH_TOKEN_HEX 64
@@ -40,14 +40,14 @@ typedef void (*auth_hash_cb)(void *arg, int rc, const char *hash);
 typedef void (*auth_verify_cb)(void *arg, bool ok);
 
 /* Whether the cap on hash jobs is reached (a new one would be refused). */
-bool auth_busy(const srv *s);
+bool auth_busy(const gsvc *s);
 
 /* Queue the hashing of password (len bytes, copied) with s's limits.
  * Returns 0 (done will be called exactly once) or -1 (not queued: out of
  * memory, the pool refused, or auth_busy()). */
-int auth_hash(srv *s, const char *password, size_t len, auth_hash_cb done, void *arg);
+int auth_hash(gsvc *s, const char *password, size_t len, auth_hash_cb done, void *arg);
 /* Queue the verification of password against hash (both copied). */
-int auth_verify(srv *s, const char *hash, const char *password, size_t len, auth_verify_cb done,
+int auth_verify(gsvc *s, const char *hash, const char *password, size_t len, auth_verify_cb done,
                 void *arg);
 
 /* A new token: hex receives 64 hex chars + NUL, hash its BLAKE2b-256. */

@@ -1,7 +1,6 @@
 /*
- * corr: see corr.h. Three timers: the deadline timer (one-shot, re-armed
- * at the earliest wake_at), the last_alive row (every minute) and the
- * connection heartbeat (a sweep every quarter of heartbeat_ms).
+ * corr: see corr.h. Two timers: the deadline timer (one-shot, re-armed
+ * at the earliest wake_at) and the last_alive row (every minute).
  */
 #include "game/corr.h"
 
@@ -12,45 +11,20 @@
 #include "game/games.h"
 #include "util/log.h"
 #include "game/notify.h"
-#include "api/ops.h"
 
 #define SWEEP_BATCH 256
 #define MAX_TIMER_DELAY_MS (3600LL * 1000) /* look again at least hourly */
 
 struct corr {
-    int64_t test_now;
-    bool wake_dirty, timers_open, started;
-    uv_timer_t deadline, alive, beat;
-    int heartbeat_ms, login_timeout_ms;
-    outbuf *empty_line;
+    bool timers_open, started;
+    uv_timer_t deadline, alive;
 };
 
-static int64_t test_clock_cb(void *arg)
-{
-    return ((struct corr *)arg)->test_now;
-}
-
-int corr_new(srv *s)
+int corr_new(gsvc *s)
 {
     struct corr *c = calloc(1, sizeof *c);
     if (!c)
         return -1;
-    c->heartbeat_ms = s->cfg.heartbeat_ms > 0 ? s->cfg.heartbeat_ms : CORR_HEARTBEAT_MS;
-    c->login_timeout_ms =
-        s->cfg.login_timeout_ms > 0 ? s->cfg.login_timeout_ms : CORR_LOGIN_TIMEOUT_MS;
-    c->empty_line = malloc(sizeof *c->empty_line + 1);
-    if (!c->empty_line) {
-        free(c);
-        return -1;
-    }
-    c->empty_line->refs = 1;
-    c->empty_line->len = 1;
-    c->empty_line->data[0] = '\n';
-    if (s->cfg.test_clock) {
-        c->test_now = s->cfg.test_clock_ms;
-        s->clock = test_clock_cb;
-        s->clock_arg = c;
-    }
     int rc;
     if ((rc = uv_timer_init(s->loop, &c->deadline)) < 0)
         goto fail;
@@ -58,12 +32,7 @@ int corr_new(srv *s)
         uv_close((uv_handle_t *)&c->deadline, NULL);
         goto fail;
     }
-    if ((rc = uv_timer_init(s->loop, &c->beat)) < 0) {
-        uv_close((uv_handle_t *)&c->deadline, NULL);
-        uv_close((uv_handle_t *)&c->alive, NULL);
-        goto fail;
-    }
-    c->deadline.data = c->alive.data = c->beat.data = s;
+    c->deadline.data = c->alive.data = s;
     c->timers_open = true;
     s->corr = c;
     return 0;
@@ -75,43 +44,28 @@ fail:
     return -1;
 }
 
-void corr_free(srv *s)
+void corr_free(gsvc *s)
 {
-    if (!s->corr)
-        return;
-    outbuf_unref(s->corr->empty_line);
     free(s->corr);
     s->corr = NULL;
-}
-
-void corr_clock_set(srv *s, int64_t ms)
-{
-    if (s->cfg.test_clock && s->corr)
-        s->corr->test_now = ms;
-}
-
-void corr_wake_changed(srv *s)
-{
-    if (s->corr)
-        s->corr->wake_dirty = true;
 }
 
 /* ---- the deadline timer ----------------------------------------------- */
 
 static void deadline_cb(uv_timer_t *t)
 {
-    srv *s = t->data;
+    gsvc *s = t->data;
     corr_sweep(s);
     /* The sweep's changes commit in this iteration's prepare handle; the
      * re-arm follows in corr_after_flush. Make sure there is one even if
      * nothing changed (a store error left the game due). */
-    s->corr->wake_dirty = true;
+    s->wake_dirty = true;
 }
 
-static void rearm(srv *s)
+static void rearm(gsvc *s)
 {
     struct corr *c = s->corr;
-    c->wake_dirty = false;
+    s->wake_dirty = false;
     if (!c->timers_open || s->stopping)
         return;
     int64_t at;
@@ -122,7 +76,7 @@ static void rearm(srv *s)
     }
     int64_t delay = MAX_TIMER_DELAY_MS;
     if (rc == STORE_OK) {
-        delay = at - srv_now(s);
+        delay = at - svc_now(s);
         delay = delay < 0 ? 0 : delay > MAX_TIMER_DELAY_MS ? MAX_TIMER_DELAY_MS : delay;
     }
     rc = uv_timer_start(&c->deadline, deadline_cb, (uint64_t)delay, 0);
@@ -130,9 +84,9 @@ static void rearm(srv *s)
         log_error("deadline timer: %s", uv_strerror(rc));
 }
 
-void corr_after_flush(srv *s)
+void corr_after_flush(gsvc *s)
 {
-    if (s->corr && s->corr->wake_dirty && s->corr->started)
+    if (s->corr && s->wake_dirty && s->corr->started)
         rearm(s);
 }
 
@@ -155,7 +109,7 @@ static int64_t utc_year(int64_t ms)
     return (int64_t)tm.tm_year + 1900;
 }
 
-int corr_vacation(srv *s, int64_t user_id, int64_t now, store_vacation *v, bool *changed)
+int corr_vacation(gsvc *s, int64_t user_id, int64_t now, store_vacation *v, bool *changed)
 {
     *changed = false;
     int rc = store_vacation_get(s->store, user_id, v);
@@ -177,7 +131,7 @@ int corr_vacation(srv *s, int64_t user_id, int64_t now, store_vacation *v, bool 
 }
 
 /* A deadline of g reached at now: move it (vacation) or end the game. */
-static void deadline_reached(srv *s, game *g, int64_t now)
+static void deadline_reached(gsvc *s, game *g, int64_t now)
 {
     int64_t mover = games_turn_user(g);
     store_vacation v;
@@ -198,11 +152,11 @@ static void deadline_reached(srv *s, game *g, int64_t now)
         return;
     log_info("game %lld: %s ran out of time", (long long)g->row.id,
              winner == QK_RESULT_BLACK ? "white" : "black");
-    ops_end_event(s, g);
+    notify_game_over(s, g);
 }
 
 /* One due game. */
-static void sweep_one(srv *s, int64_t id, int64_t now)
+static void sweep_one(gsvc *s, int64_t id, int64_t now)
 {
     game *g;
     if (games_get(s->games, id, &g) != STORE_OK || strcmp(g->row.status, "active") != 0)
@@ -211,9 +165,9 @@ static void sweep_one(srv *s, int64_t id, int64_t now)
         deadline_reached(s, g, now);
         return;
     }
-    srv_touch_game(s, id);
+    games_touch(s->games, id);
     if (g->tc.kind == TC_CORRESPONDENCE && g->row.deadline >= 0 &&
-        g->x.warned_deadline != g->row.deadline && g->row.deadline - CORR_WARN_MS <= now) {
+        g->x.warned_deadline != g->row.deadline && g->row.deadline - GAMES_WARN_MS <= now) {
         g->x.warned_deadline = g->row.deadline;
         if (notify_deadline_soon(s, g) != 0)
             return;
@@ -221,79 +175,40 @@ static void sweep_one(srv *s, int64_t id, int64_t now)
     games_put_x(s->games, g); /* the next wake-up */
 }
 
-void corr_sweep(srv *s)
+void corr_sweep(gsvc *s)
 {
     int64_t ids[SWEEP_BATCH];
     int n;
-    if (srv_write_begin(s) != 0)
+    if (svc_write_begin(s) != 0)
         return;
     /* A processed game's wake_at moves past now (or away), so each batch
      * is new games; the bound stops a loop on a game that cannot change. */
     for (int round = 0; round < 1000; round++) {
-        int64_t now = srv_now(s);
+        int64_t now = svc_now(s);
         if (store_wake_due(s->store, now, ids, SWEEP_BATCH, &n) != STORE_OK) {
-            srv_poison(s);
+            svc_poison(s);
             return;
         }
-        for (int i = 0; i < n && !s->poisoned; i++)
+        for (int i = 0; i < n && !svc_poisoned(s); i++)
             sweep_one(s, ids[i], now);
-        if (n < SWEEP_BATCH || s->poisoned)
+        if (n < SWEEP_BATCH || svc_poisoned(s))
             break;
     }
 }
 
-/* ---- last_alive and heartbeat ----------------------------------------- */
+/* ---- last_alive ----------------------------------------- */
 
 static void alive_cb(uv_timer_t *t)
 {
-    srv *s = t->data;
-    if (srv_write_begin(s) != 0 || store_state_set(s->store, "last_alive", srv_now(s)) != 0)
-        srv_poison(s);
+    gsvc *s = t->data;
+    if (svc_write_begin(s) != 0 || store_state_set(s->store, "last_alive", svc_now(s)) != 0)
+        svc_poison(s);
 }
 
-/* Send the login-timeout error to k and close it once written. */
-static void login_timeout(struct corr *c, conn *k)
-{
-    char msg[48];
-    if (c->login_timeout_ms % 1000 == 0)
-        snprintf(msg, sizeof msg, "log in within %d s", c->login_timeout_ms / 1000);
-    else
-        snprintf(msg, sizeof msg, "log in within %d ms", c->login_timeout_ms);
-    cJSON *err = qk_proto_error(NULL, QK_ERR_UNAUTHENTICATED, msg);
-    log_info("conn %llu (%s): no login in %d ms, closing", (unsigned long long)k->serial, k->peer,
-             c->login_timeout_ms);
-    if (err)
-        conn_send_json(k, err, 0, NULL);
-    cJSON_Delete(err);
-    conn_close_after_write(k);
-}
-
-static void beat_cb(uv_timer_t *t)
-{
-    srv *s = t->data;
-    struct corr *c = s->corr;
-    uint64_t now = uv_now(s->loop);
-    conn *next;
-    for (conn *k = s->net.all; k; k = next) {
-        next = k->next; /* conn_send may close k */
-        session *se = session_of(k);
-        if (!k->closing && !k->close_after_write && se && !se->logged_in_once && k->paused == 0 &&
-            now - se->opened_at >= (uint64_t)c->login_timeout_ms) {
-            login_timeout(c, k);
-            continue;
-        }
-        if (k->closing || k->held_count || k->inflight_bytes ||
-            now - k->last_out < (uint64_t)c->heartbeat_ms)
-            continue;
-        k->last_out = now;
-        conn_send(k, c->empty_line, 0, NULL);
-    }
-}
-
-int corr_start(srv *s)
+int corr_start(gsvc *s)
 {
     struct corr *c = s->corr;
-    int64_t now = srv_now(s), last = 0, moved = 0;
+    int64_t now = svc_now(s), last = 0, moved = 0;
     if (store_begin(s->store) != STORE_OK)
         return -1;
     int rc = store_state_get(s->store, "last_alive", &last);
@@ -312,26 +227,22 @@ int corr_start(srv *s)
     }
     c->started = true;
     rearm(s);
-    int shorter = c->heartbeat_ms < c->login_timeout_ms ? c->heartbeat_ms : c->login_timeout_ms;
-    int beat = shorter / 4 > 0 ? shorter / 4 : 1;
-    if ((rc = uv_timer_start(&c->alive, alive_cb, CORR_ALIVE_EVERY_MS, CORR_ALIVE_EVERY_MS)) < 0 ||
-        (rc = uv_timer_start(&c->beat, beat_cb, (uint64_t)beat, (uint64_t)beat)) < 0) {
+    if ((rc = uv_timer_start(&c->alive, alive_cb, CORR_ALIVE_EVERY_MS, CORR_ALIVE_EVERY_MS)) < 0) {
         log_error("libuv timers: %s", uv_strerror(rc));
         return -1;
     }
     return 0;
 }
 
-void corr_stop(srv *s)
+void corr_stop(gsvc *s)
 {
     struct corr *c = s->corr;
     if (!c || !c->timers_open)
         return;
     c->timers_open = false;
-    if (c->started && srv_write_begin(s) == 0 &&
-        store_state_set(s->store, "last_alive", srv_now(s)) != STORE_OK)
-        srv_poison(s);
+    if (c->started && svc_write_begin(s) == 0 &&
+        store_state_set(s->store, "last_alive", svc_now(s)) != STORE_OK)
+        svc_poison(s);
     uv_close((uv_handle_t *)&c->deadline, NULL);
     uv_close((uv_handle_t *)&c->alive, NULL);
-    uv_close((uv_handle_t *)&c->beat, NULL);
 }

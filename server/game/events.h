@@ -1,12 +1,11 @@
 /*
- * events: the one fan-out of server events (PROTOCOL.md "Events").
+ * events: how the game layer sends an event (PROTOCOL.md "Events").
  *
- * Design. A handler builds the event object (qk_proto_event plus its
- * fields) and hands it here; it is serialized once (an outbuf) and queued
- * to each recipient connection once, inside one srv_event_begin() dedup
- * scope, so a connection that is both a player and a subscriber gets it
- * once. Queued output depends on the iteration's transaction (conn.h): it
- * reaches a socket only once the batch commits.
+ * Design. A module builds the event object (qk_proto_event plus its
+ * fields) and hands it here with its recipients; it goes out through the
+ * service's sink (svc.h), which serializes it once and queues it to each
+ * recipient connection once. Output queued while a batch is open reaches
+ * a socket only once the batch commits.
  *
  * An event is best effort: on allocation failure (or ev NULL, a builder
  * that failed) it is dropped and logged, never failing the request that
@@ -20,30 +19,21 @@
 
 #include <cjson/cJSON.h>
 
-#include "srv.h"
+#include "game/svc.h"
 
 struct game;
 
-/* The recipients of one event: the connections of up to two users (0 =
- * none), the subscribers of a game (0 = none), and, with all, every
- * logged-in connection. */
-typedef struct events_to {
-    int64_t users[2];
-    int64_t game_id;
-    bool all;
-} events_to;
-
-/* Queue ev (consumed; NULL = dropped) to `to`. name is the event's type,
+/* Send ev (consumed; NULL = dropped) to `to`. name is the event's type,
  * for the log when it is dropped. */
-void events_send(srv *s, const char *name, cJSON *ev, events_to to);
+void events_send(gsvc *s, const char *name, cJSON *ev, events_to to);
 
-/* Queue ev (consumed) to g's two players and its subscribers. */
-void events_to_game(srv *s, const struct game *g, const char *name, cJSON *ev);
+/* Send ev (consumed) to g's two players and its watchers. */
+void events_to_game(gsvc *s, const struct game *g, const char *name, cJSON *ev);
 
-/* Queue ev (consumed) to g's two players only. */
-void events_to_players(srv *s, const struct game *g, const char *name, cJSON *ev);
+/* Send ev (consumed) to g's two players only. */
+void events_to_players(gsvc *s, const struct game *g, const char *name, cJSON *ev);
 
-/* Queue ev (consumed) to the connections of user_id. */
-void events_to_user(srv *s, int64_t user_id, const char *name, cJSON *ev);
+/* Send ev (consumed) to the connections of user_id. */
+void events_to_user(gsvc *s, int64_t user_id, const char *name, cJSON *ev);
 
 #endif

@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "game/corr.h"
 #include "util/log.h"
 
 struct games {
-    srv *srv;
+    gsvc *svc;
     registry cache;
     /* Ids of cached games that may have stopped being active since the
      * last games_trim(); full_trim when the list could not grow. */
@@ -38,12 +37,12 @@ static void trim_later(games *gs, int64_t id)
     gs->trim[gs->ntrim++] = id;
 }
 
-int games_new(srv *s, games **out)
+int games_new(gsvc *s, games **out)
 {
     games *gs = calloc(1, sizeof *gs);
     if (!gs)
         return -1;
-    gs->srv = s;
+    gs->svc = s;
     reg_init(&gs->cache);
     *out = gs;
     return 0;
@@ -55,6 +54,17 @@ static void game_free(game *g)
         free(g->moves[i]);
     free(g->moves);
     free(g);
+}
+
+static void touch_undo(void *arg, int64_t id, void *ptr)
+{
+    (void)ptr;
+    games_forget(arg, id);
+}
+
+void games_touch(games *gs, int64_t id)
+{
+    batch_on_undo(gs->svc->batch, touch_undo, NULL, gs, id, NULL);
 }
 
 void games_forget_all(games *gs)
@@ -136,9 +146,9 @@ static int load(games *gs, int64_t id, game **out)
     game *g = calloc(1, sizeof *g);
     if (!g)
         return STORE_EIO;
-    int rc = store_game_get(gs->srv->store, id, &g->row);
+    int rc = store_game_get(gs->svc->store, id, &g->row);
     if (rc == STORE_OK)
-        rc = store_game_x_get(gs->srv->store, id, &g->x);
+        rc = store_game_x_get(gs->svc->store, id, &g->x);
     if (rc)
         goto fail;
     rc = STORE_EIO;
@@ -152,7 +162,7 @@ static int load(games *gs, int64_t id, game **out)
     int64_t want_ply = g->row.ply;
     g->row.ply = 0; /* counts the replayed moves */
     replay rp = {g, false};
-    if (store_moves_each(gs->srv->store, id, replay_cb, &rp) != STORE_OK || rp.bad)
+    if (store_moves_each(gs->svc->store, id, replay_cb, &rp) != STORE_OK || rp.bad)
         goto fail;
     if (g->row.ply != want_ply) {
         log_error("game %lld: %lld moves stored, row says ply %lld", (long long)id,
@@ -260,7 +270,7 @@ int games_start(games *gs, store_game *row, game **out)
         log_error("games_start: bad variant, start or time control %s", why);
         goto fail;
     }
-    int64_t now = srv_now(gs->srv);
+    int64_t now = svc_now(gs->svc);
     row->ply = 0;
     memcpy(row->position, row->start, sizeof row->position);
     snprintf(row->turn, sizeof row->turn, "%s", side_name(&g->pos));
@@ -273,10 +283,10 @@ int games_start(games *gs, store_game *row, game **out)
     g->row = *row;
     set_deadline(g, now);
     row->deadline = g->row.deadline;
-    if (store_game_insert(gs->srv->store, row) != STORE_OK)
+    if (store_game_insert(gs->svc->store, row) != STORE_OK)
         goto fail;
     g->row.id = row->id;
-    srv_touch_game(gs->srv, row->id);
+    games_touch(gs, row->id);
     g->x.vacation = true;
     g->x.warned_deadline = -1;
     if (games_put_x(gs, g) != STORE_OK)
@@ -287,7 +297,7 @@ int games_start(games *gs, store_game *row, game **out)
     return STORE_OK;
 fail:
     free(g);
-    srv_poison(gs->srv);
+    svc_poison(gs->svc);
     return STORE_EIO;
 }
 
@@ -303,12 +313,12 @@ static void end_game(games *gs, game *g, qk_result result, qk_reason reason)
 
 int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
 {
-    srv *s = gs->srv;
-    int64_t now = srv_now(s);
+    gsvc *s = gs->svc;
+    int64_t now = svc_now(s);
     char text[QK_MOVE_STRLEN], pos[QK_POS_STRLEN];
     if (qk_move_format(&g->v, m, text, sizeof text) < 0)
         goto fail;
-    srv_touch_game(s, g->row.id);
+    games_touch(gs, g->row.id);
     if (store_move_insert(s->store, g->row.id, g->row.ply, text, user_id, now) != STORE_OK)
         goto fail;
     if (g->tc.kind == TC_LIVE) {
@@ -335,20 +345,20 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
         goto fail;
     return STORE_OK;
 fail:
-    srv_poison(s);
+    svc_poison(s);
     return STORE_EIO;
 }
 
 int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
 {
-    srv *s = gs->srv;
-    srv_touch_game(s, g->row.id);
+    gsvc *s = gs->svc;
+    games_touch(gs, g->row.id);
     end_game(gs, g, result, reason);
-    g->row.updated = srv_now(s);
+    g->row.updated = svc_now(s);
     g->row.deadline = -1;
     g->x.draw_offer[0] = '\0';
     if (store_game_update(s->store, &g->row) != STORE_OK || games_put_x(gs, g) != STORE_OK) {
-        srv_poison(s);
+        svc_poison(s);
         return STORE_EIO;
     }
     return STORE_OK;
@@ -361,11 +371,11 @@ int games_put_x(games *gs, game *g)
     if (strcmp(g->row.status, "active") == 0 && g->row.deadline >= 0) {
         x->wake_at = g->row.deadline;
         if (g->tc.kind == TC_CORRESPONDENCE && x->warned_deadline != g->row.deadline)
-            x->wake_at = g->row.deadline - CORR_WARN_MS;
+            x->wake_at = g->row.deadline - GAMES_WARN_MS;
     }
-    corr_wake_changed(gs->srv);
-    if (store_game_x_put(gs->srv->store, g->row.id, x) != STORE_OK) {
-        srv_poison(gs->srv);
+    gs->svc->wake_dirty = true; /* the deadline timer re-arms (corr.h) */
+    if (store_game_x_put(gs->svc->store, g->row.id, x) != STORE_OK) {
+        svc_poison(gs->svc);
         return STORE_EIO;
     }
     return STORE_OK;
@@ -373,16 +383,16 @@ int games_put_x(games *gs, game *g)
 
 int games_extend(games *gs, game *g, int64_t deadline, const char *kind)
 {
-    srv *s = gs->srv;
+    gsvc *s = gs->svc;
     int64_t ms = deadline - g->row.deadline;
     if (ms < 0 || g->row.deadline < 0)
         return STORE_OK;
-    srv_touch_game(s, g->row.id);
+    games_touch(gs, g->row.id);
     g->row.deadline = deadline;
     g->x.extended_ms += ms;
-    if (store_extension_insert(s->store, g->row.id, kind, ms, srv_now(s)) != STORE_OK ||
+    if (store_extension_insert(s->store, g->row.id, kind, ms, svc_now(s)) != STORE_OK ||
         store_game_update(s->store, &g->row) != STORE_OK) {
-        srv_poison(s);
+        svc_poison(s);
         return STORE_EIO;
     }
     return games_put_x(gs, g);
@@ -455,7 +465,7 @@ static int ext_cb(void *arg, const char *kind, int64_t ms, int64_t created)
 static bool add_corr(games *gs, const game *g, cJSON *o)
 {
     const store_game *r = &g->row;
-    int64_t now = srv_now(gs->srv), left = games_time_left(g, now);
+    int64_t now = svc_now(gs->svc), left = games_time_left(g, now);
     if (!add_int_or_null(o, "time_left_ms", left))
         return false;
     if (g->tc.kind == TC_LIVE) {
@@ -473,7 +483,7 @@ static bool add_corr(games *gs, const game *g, cJSON *o)
     cJSON *ext;
     if (!cJSON_AddNumberToObject(o, "extended_ms", (double)g->x.extended_ms) ||
         !(ext = cJSON_AddArrayToObject(o, "extensions")) ||
-        (g->x.extended_ms > 0 && store_extensions_each(gs->srv->store, r->id, ext_cb, ext) != 0))
+        (g->x.extended_ms > 0 && store_extensions_each(gs->svc->store, r->id, ext_cb, ext) != 0))
         return false;
     return cJSON_AddBoolToObject(o, "private", g->x.priv) &&
            cJSON_AddBoolToObject(o, "vacation", g->x.vacation) &&

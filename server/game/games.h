@@ -7,14 +7,15 @@
  * stored move the rules refuse makes the game unloadable (logged,
  * `internal`). Loaded games live in a registry keyed by id. Active games
  * stay cached; finished ones are dropped by games_trim() at the end of
- * every loop iteration, so a `game *` is valid until the next srv_flush().
+ * every loop iteration, so a `game *` is valid until the batch ends (the
+ * server's flush).
  *
  * Every change (games_start, games_play, games_finish) first records the
- * game with srv_touch_game(), changes memory, then writes the store inside
+ * game with games_touch(), changes memory, then writes the store inside
  * the iteration's transaction: if that transaction is lost the game is
  * forgotten and reloaded from the database (store.h "Group commit"). The
- * caller has called srv_write_begin(). On a store error the functions
- * poison the batch (srv_poison) and return STORE_EIO.
+ * caller has called svc_write_begin(). On a store error the functions
+ * poison the batch (svc_poison) and return STORE_EIO.
  *
  * Clocks. A correspondence game's deadline is the time of the last move
  * (or the start) plus days_per_move days. A live game keeps each side's
@@ -33,10 +34,13 @@
 
 #include "qk_rules.h"
 #include "util/registry.h"
-#include "srv.h"
+#include "game/svc.h"
 #include "store/store.h"
 #include "store/store_corr.h"
 #include "game/tc.h"
+
+/* deadline_soon goes out this long before a correspondence deadline. */
+#define GAMES_WARN_MS (24LL * 3600 * 1000)
 
 typedef struct game {
     store_game row; /* as in the database once the batch commits */
@@ -52,9 +56,9 @@ typedef struct game {
 
 typedef struct games games;
 
-/* The service for s (uses s->store and srv_now). 0, or -1 on allocation
+/* The service for s (uses s->store, s->batch and svc_now). 0, or -1 on allocation
  * failure. games_free(NULL) is a no-op. */
-int games_new(srv *s, games **out);
+int games_new(gsvc *s, games **out);
 void games_free(games *gs);
 
 /* The game with this id: 0 and *out (see "valid until" above);
@@ -62,6 +66,9 @@ void games_free(games *gs);
 int games_get(games *gs, int64_t id, game **out);
 /* Drop a cached game (reloaded on next use). */
 void games_forget(games *gs, int64_t id);
+/* Game id is about to change in memory along with the batch's writes:
+ * if the batch is lost it is forgotten (and reloaded from the database). */
+void games_touch(games *gs, int64_t id);
 /* Drop every cached game (all are reloaded on next use). */
 void games_forget_all(games *gs);
 /* Drop every cached game that is not active. */
@@ -85,7 +92,7 @@ int games_finish(games *gs, game *g, qk_result result, qk_reason reason);
 /* Write g->x after a change to it, first recomputing x.wake_at from the
  * deadline (24 h earlier for a correspondence deadline not yet warned of;
  * -1 when the game is over or has no deadline), and tell the deadline
- * timer (corr_wake_changed). 0 or STORE_EIO (batch poisoned). */
+ * timer (svc.wake_dirty). 0 or STORE_EIO (batch poisoned). */
 int games_put_x(games *gs, game *g);
 
 /* Move g's running deadline to deadline (later than the current one):

@@ -45,9 +45,9 @@ fail:
     return NULL;
 }
 
-int notify_push(srv *s, int64_t user_id, const char *kind, int64_t game_id, cJSON *data)
+int notify_push(gsvc *s, int64_t user_id, const char *kind, int64_t game_id, cJSON *data)
 {
-    store_note n = {.user_id = user_id, .game_id = game_id, .created = srv_now(s)};
+    store_note n = {.user_id = user_id, .game_id = game_id, .created = svc_now(s)};
     snprintf(n.kind, sizeof n.kind, "%s", kind);
     char *text = data ? cJSON_PrintUnformatted(data) : NULL;
     cJSON_Delete(data);
@@ -73,7 +73,7 @@ int notify_push(srv *s, int64_t user_id, const char *kind, int64_t game_id, cJSO
     return 0;
 fail:
     free(text);
-    srv_poison(s);
+    svc_poison(s);
     return -1;
 }
 
@@ -95,14 +95,14 @@ static bool add_deadline(cJSON *d, int64_t deadline)
                          : cJSON_AddNullToObject(d, "deadline") != NULL;
 }
 
-static int oom(srv *s, cJSON *d)
+static int oom(gsvc *s, cJSON *d)
 {
     cJSON_Delete(d);
-    srv_poison(s);
+    svc_poison(s);
     return -1;
 }
 
-int notify_your_turn(srv *s, const game *g)
+int notify_your_turn(gsvc *s, const game *g)
 {
     int64_t to = games_turn_user(g);
     cJSON *d = with_opponent(g, to);
@@ -114,7 +114,7 @@ int notify_your_turn(srv *s, const game *g)
     return notify_push(s, to, "your_turn", g->row.id, d);
 }
 
-int notify_game_end(srv *s, const game *g)
+int notify_game_end(gsvc *s, const game *g)
 {
     int64_t players[2] = {g->row.white_id, g->row.black_id};
     for (int i = 0; i < 2; i++) {
@@ -130,7 +130,7 @@ int notify_game_end(srv *s, const game *g)
     return 0;
 }
 
-int notify_deadline_soon(srv *s, const game *g)
+int notify_deadline_soon(gsvc *s, const game *g)
 {
     int64_t to = games_turn_user(g);
     cJSON *d = with_opponent(g, to);
@@ -139,7 +139,7 @@ int notify_deadline_soon(srv *s, const game *g)
     return notify_push(s, to, "deadline_soon", g->row.id, d);
 }
 
-int notify_draw_offer(srv *s, const game *g, int64_t from_id)
+int notify_draw_offer(gsvc *s, const game *g, int64_t from_id)
 {
     int64_t to = g->row.white_id == from_id ? g->row.black_id : g->row.white_id;
     cJSON *d = with_opponent(g, to);
@@ -148,7 +148,7 @@ int notify_draw_offer(srv *s, const game *g, int64_t from_id)
     return notify_push(s, to, "draw_offer", g->row.id, d);
 }
 
-int notify_challenge(srv *s, const store_challenge *c)
+int notify_challenge(gsvc *s, const store_challenge *c)
 {
     if (!c->to_id)
         return 0; /* an open seek is nobody's in particular */
@@ -163,7 +163,7 @@ int notify_challenge(srv *s, const store_challenge *c)
     return notify_push(s, c->to_id, "challenge", 0, d);
 }
 
-int notify_challenge_declined(srv *s, const store_challenge *c, const char *message)
+int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *message)
 {
     cJSON *d = cJSON_CreateObject();
     if (!d || !cJSON_AddNumberToObject(d, "challenge", (double)c->id) ||
@@ -174,11 +174,26 @@ int notify_challenge_declined(srv *s, const store_challenge *c, const char *mess
     return notify_push(s, c->from_id, "challenge_declined", 0, d);
 }
 
-int notify_draw_declined(srv *s, const game *g, int64_t decliner_id)
+int notify_draw_declined(gsvc *s, const game *g, int64_t decliner_id)
 {
     int64_t to = g->row.white_id == decliner_id ? g->row.black_id : g->row.white_id;
     cJSON *d = with_opponent(g, to);
     if (!d)
         return oom(s, d);
     return notify_push(s, to, "draw_declined", g->row.id, d);
+}
+
+void notify_game_over(gsvc *s, const game *g)
+{
+    notify_game_end(s, g);
+    const store_game *row = &g->row;
+    cJSON *ev = qk_proto_event("game_end");
+    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)row->id) ||
+        !(row->result[0] ? cJSON_AddStringToObject(ev, "result", row->result)
+                         : cJSON_AddNullToObject(ev, "result")) ||
+        !cJSON_AddStringToObject(ev, "reason", row->reason)) {
+        cJSON_Delete(ev);
+        ev = NULL;
+    }
+    events_to_game(s, g, "game_end", ev);
 }

@@ -15,8 +15,8 @@
  *   deadline_soon  opponent, deadline
  *   challenge_declined  challenge (id), by (the decliner), reason, message (when given)
  *   draw_declined  opponent (who declined)
- * Every function needs srv_write_begin() done; on a store error it
- * poisons the batch (srv_poison) and returns -1, else 0.
+ * Every function needs svc_write_begin() done; on a store error it
+ * poisons the batch (svc_poison) and returns -1, else 0.
  */
 #ifndef QK_NOTIFY_H
 #define QK_NOTIFY_H
@@ -25,7 +25,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "srv.h"
+#include "game/svc.h"
 #include "store/store.h"
 #include "store/store_corr.h"
 
@@ -37,19 +37,22 @@ cJSON *notify_json(const store_note *n);
 
 /* Store a notification of kind for user_id about game_id (0 = none) with
  * data (an object, owned and consumed here, NULL = {}), and push it. */
-int notify_push(srv *s, int64_t user_id, const char *kind, int64_t game_id, cJSON *data);
+int notify_push(gsvc *s, int64_t user_id, const char *kind, int64_t game_id, cJSON *data);
 
 /* The kinds above, for game g (its row as changed by the caller). */
-int notify_your_turn(srv *s, const struct game *g);
-int notify_game_end(srv *s, const struct game *g);
-int notify_deadline_soon(srv *s, const struct game *g);
+int notify_your_turn(gsvc *s, const struct game *g);
+int notify_game_end(gsvc *s, const struct game *g);
+int notify_deadline_soon(gsvc *s, const struct game *g);
 /* To the opponent of from_id, who offered a draw in g. */
-int notify_draw_offer(srv *s, const struct game *g, int64_t from_id);
-int notify_challenge(srv *s, const store_challenge *c);
+int notify_draw_offer(gsvc *s, const struct game *g, int64_t from_id);
+int notify_challenge(gsvc *s, const store_challenge *c);
 /* To the challenger of c, just declined by its target (c->to) with
  * c->decline_reason and the free message (NULL = none). */
-int notify_challenge_declined(srv *s, const store_challenge *c, const char *message);
+int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *message);
+/* g just ended: queue game_end to its players and watchers and store the
+ * players' game_end notifications. */
+void notify_game_over(gsvc *s, const struct game *g);
 /* To the opponent of decliner_id, whose draw offer in g was declined. */
-int notify_draw_declined(srv *s, const struct game *g, int64_t decliner_id);
+int notify_draw_declined(gsvc *s, const struct game *g, int64_t decliner_id);
 
 #endif
