@@ -179,7 +179,7 @@ static int write_ready(int fd, int port)
 
 int srv_start(srv *s)
 {
-    int rc = net_listen(&s->net, s->cfg.host, s->cfg.port, &s->port);
+    int rc = tcp_listen(&s->tcp, &s->net, s->cfg.host, s->cfg.port, &s->port);
     if (rc < 0)
         return -1;
     if ((rc = uv_signal_init(s->loop, &s->sigint)) < 0)
@@ -209,7 +209,7 @@ int srv_start(srv *s)
     return 0;
 fail:
     log_error("libuv signals: %s", uv_strerror(rc));
-    net_stop_listening(&s->net);
+    tcp_stop_listening(&s->tcp);
     return -1;
 }
 
@@ -253,7 +253,7 @@ void srv_stop(srv *s)
     s->svc.stopping = true;
     api_stop(&s->api); /* requests are answered server_shutdown from now on */
     heartbeat_stop(&s->beat);
-    net_stop_listening(&s->net);
+    tcp_stop_listening(&s->tcp);
     corr_stop(&s->svc); /* stages last_alive */
     int rc = uv_timer_init(s->loop, &s->stop_timer);
     if (rc == 0) {

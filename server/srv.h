@@ -63,6 +63,7 @@
 #include "api/heartbeat.h"
 #include "game/svc.h"
 #include "net/conn.h"
+#include "net/tcp.h"
 #include "store/batch.h"
 #include "store/store.h"
 #include "util/ratelimit.h"
@@ -95,6 +96,7 @@ typedef struct srv {
     batch batch; /* the iteration's transaction */
     gsvc svc;    /* the game service */
     net net;
+    tcp_listener tcp; /* the JSON-lines port */
     api api;
     heartbeat beat;
     uv_prepare_t prep;

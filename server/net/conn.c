@@ -1,28 +1,16 @@
 /*
- * conn: see conn.h. Reading uses one 64 KiB buffer per net (the loop
- * thread reads one socket at a time) and copies into the connection's
- * frame, so an idle connection costs no read buffer. Writing gathers the
- * held messages into one iovec: uv_try_write first (usually everything
- * goes out at once), uv_write for what is left, which keeps the order
- * because a try is only made when nothing is in flight.
+ * conn: see conn.h. Everything here goes through the transport's vtable
+ * (transport.h) for I/O; a flush hands each dirty connection's whole held
+ * queue to one transport write.
  */
 #include "net/conn.h"
 
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
-#include "util/log.h"
 #include "qk_proto.h"
-
-typedef struct write_req {
-    uv_write_t req;
-    conn *c;
-    outmsg *msgs;
-    size_t bytes;
-} write_req;
+#include "util/log.h"
 
 outbuf *outbuf_from_json(const cJSON *msg)
 {
@@ -52,7 +40,7 @@ void outbuf_unref(outbuf *ob)
         free(ob);
 }
 
-static void msgs_free(outmsg *m)
+void outmsg_free_list(outmsg *m)
 {
     while (m) {
         outmsg *next = m->next;
@@ -89,9 +77,8 @@ void conn_unref(conn *c)
         return;
     if (c->net->hooks.free_cb)
         c->net->hooks.free_cb(c);
-    msgs_free(c->held);
-    qk_frame_free(&c->frame);
-    free(c);
+    outmsg_free_list(c->held);
+    c->tp->free_conn(c);
 }
 
 static void dirty_unlink(conn *c)
@@ -159,21 +146,17 @@ static size_t out_pending(const conn *c)
     return c->held_bytes + c->inflight_bytes;
 }
 
-/* uv_read_stop() cannot fail on a TCP handle in libuv 1.x (it returns 0);
- * the result is still checked so a future error is seen. */
 static void stop_reading(conn *c)
 {
     if (!c->reading)
         return;
     c->reading = false;
-    int rc = uv_read_stop((uv_stream_t *)&c->tcp);
-    if (rc < 0)
-        log_warn("conn %llu: read stop: %s", (unsigned long long)c->serial, uv_strerror(rc));
+    c->tp->read_stop(c);
 }
 
-static void close_cb(uv_handle_t *h)
+void conn_closed(conn *c)
 {
-    conn_unref(h->data);
+    conn_unref(c);
 }
 
 void conn_close(conn *c)
@@ -185,7 +168,7 @@ void conn_close(conn *c)
     stop_reading(c);
     dirty_unlink(c);
     ready_unlink(c);
-    msgs_free(c->held);
+    outmsg_free_list(c->held);
     c->held = NULL;
     c->held_tail = &c->held;
     c->held_bytes = c->held_count = 0;
@@ -200,7 +183,7 @@ void conn_close(conn *c)
     log_debug("conn %llu (%s) closed", (unsigned long long)c->serial, c->peer);
     if (n->hooks.close_cb)
         n->hooks.close_cb(c);
-    uv_close((uv_handle_t *)&c->tcp, close_cb);
+    c->tp->close(c);
 }
 
 void net_close_all(net *n)
@@ -211,23 +194,12 @@ void net_close_all(net *n)
 
 /* ---- ending connections on stop --------------------------------------- */
 
-static void shutdown_cb(uv_shutdown_t *req, int status)
+void conn_shutdown_done(conn *c, int status)
 {
-    conn *c = req->data;
     if (status < 0 && status != UV_ECANCELED)
         log_debug("conn %llu: shutdown: %s", (unsigned long long)c->serial, uv_strerror(status));
     conn_close(c);
     conn_unref(c);
-}
-
-/* Bytes the kernel holds for c that were not read yet (0 when unknown). */
-static int unread_bytes(conn *c)
-{
-    uv_os_fd_t fd;
-    int n = 0;
-    if (uv_fileno((uv_handle_t *)&c->tcp, &fd) != 0 || ioctl(fd, FIONREAD, &n) != 0)
-        return 0;
-    return n;
 }
 
 /* While stopping: end c once it is quiet (net_shutdown). Unread input
@@ -237,13 +209,12 @@ static void drain_check(conn *c)
     if (!c->net->stopping || c->closing || c->shutting || c->processing || c->paused > 0 ||
         c->ready || c->out_blocked || c->dirty || c->held_count > 0 || c->inflight_bytes > 0)
         return;
-    if (!c->eof && c->reading && unread_bytes(c) > 0)
+    if (!c->eof && c->reading && c->tp->unread(c))
         return;
     c->shutting = true;
     stop_reading(c);
-    c->shut.data = c;
-    conn_ref(c);
-    int rc = uv_shutdown(&c->shut, (uv_stream_t *)&c->tcp, shutdown_cb);
+    conn_ref(c); /* released by conn_shutdown_done() */
+    int rc = c->tp->shutdown(c);
     if (rc < 0) {
         log_debug("conn %llu: shutdown: %s", (unsigned long long)c->serial, uv_strerror(rc));
         conn_close(c);
@@ -334,13 +305,9 @@ int conn_send_json(conn *c, const cJSON *msg, unsigned flags, const cJSON *id)
     return rc;
 }
 
-static void write_cb(uv_write_t *req, int status)
+void conn_write_done(conn *c, size_t bytes, int status)
 {
-    write_req *w = (write_req *)req;
-    conn *c = w->c;
-    c->inflight_bytes -= w->bytes;
-    msgs_free(w->msgs);
-    free(w);
+    c->inflight_bytes -= bytes;
     if (status < 0) {
         if (status != UV_ECANCELED)
             log_debug("conn %llu: write: %s", (unsigned long long)c->serial, uv_strerror(status));
@@ -352,7 +319,7 @@ static void write_cb(uv_write_t *req, int status)
     drain_check(c);
 }
 
-/* Hand c's held queue to the socket. */
+/* Hand c's held queue to the transport. */
 static void conn_write(conn *c)
 {
     outmsg *msgs = c->held;
@@ -366,68 +333,18 @@ static void conn_write(conn *c)
         return;
     }
     c->last_out = uv_now(c->net->loop);
-    uv_buf_t stackbufs[64];
-    uv_buf_t *bufs = count <= 64 ? stackbufs : malloc(count * sizeof *bufs);
-    write_req *w = NULL;
-    if (!bufs)
-        goto fail;
-    size_t i = 0;
-    for (outmsg *m = msgs; m; m = m->next, i++)
-        bufs[i] = uv_buf_init(m->ob->data, (unsigned)m->ob->len);
-    size_t skip = 0; /* bytes already written by the try */
-    if (c->inflight_bytes == 0) {
-        int rc = uv_try_write((uv_stream_t *)&c->tcp, bufs, (unsigned)count);
-        if (rc < 0 && rc != UV_EAGAIN) {
-            log_debug("conn %llu: write: %s", (unsigned long long)c->serial, uv_strerror(rc));
-            goto fail;
-        }
-        skip = rc > 0 ? (size_t)rc : 0;
-    }
-    if (skip == bytes) {
-        msgs_free(msgs);
-        if (bufs != stackbufs)
-            free(bufs);
-        out_unblock(c);
-        maybe_finish(c);
-        drain_check(c);
-        return;
-    }
-    /* Trim what the try wrote; uv_write copies the iovec array. */
-    size_t first = 0;
-    while (skip >= bufs[first].len) {
-        skip -= bufs[first].len;
-        first++;
-    }
-    bufs[first].base += skip;
-    bufs[first].len -= skip;
-    size_t left = 0;
-    for (size_t k = first; k < count; k++)
-        left += bufs[k].len;
-    w = malloc(sizeof *w);
-    if (!w)
-        goto fail;
-    w->c = c;
-    w->msgs = msgs;
-    w->bytes = left;
-    int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, bufs + first, (unsigned)(count - first),
-                      write_cb);
-    if (bufs != stackbufs)
-        free(bufs);
-    if (rc < 0) {
-        log_debug("conn %llu: write: %s", (unsigned long long)c->serial, uv_strerror(rc));
-        free(w);
-        msgs_free(msgs);
+    ssize_t left = c->tp->write(c, msgs, count, bytes);
+    if (left < 0) {
+        log_debug("conn %llu: write: %s", (unsigned long long)c->serial, uv_strerror((int)left));
         conn_close(c);
         return;
     }
-    c->inflight_bytes += left;
+    c->inflight_bytes += (size_t)left;
     out_unblock(c);
-    return;
-fail:
-    if (bufs != stackbufs)
-        free(bufs);
-    msgs_free(msgs);
-    conn_close(c);
+    if (left == 0) {
+        maybe_finish(c);
+        drain_check(c);
+    }
 }
 
 void net_flush(net *n)
@@ -543,7 +460,7 @@ static void conn_process(conn *c)
         }
         char *line;
         size_t len;
-        int rc = qk_frame_next(&c->frame, &line, &len);
+        int rc = c->tp->next(c, &line, &len);
         if (rc == 0)
             break;
         if (rc < 0) {
@@ -587,39 +504,18 @@ void conn_close_after_write(conn *c)
         maybe_finish(c);
 }
 
-static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+void conn_input(conn *c)
 {
-    (void)suggested;
-    conn *c = h->data;
-    *buf = uv_buf_init(c->net->readbuf, sizeof c->net->readbuf);
+    if (!c->closing)
+        conn_process(c);
 }
 
-static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+void conn_input_end(conn *c)
 {
-    conn *c = s->data;
-    (void)buf;
     if (c->closing)
         return;
-    if (nread == UV_EOF) {
-        c->eof = true;
-        stop_reading(c);
-        conn_process(c);
-        return;
-    }
-    if (nread < 0) {
-        log_debug("conn %llu: read: %s", (unsigned long long)c->serial, uv_strerror((int)nread));
-        conn_close(c);
-        return;
-    }
-    if (nread == 0)
-        return;
-    int rc = qk_frame_push(&c->frame, buf->base, (size_t)nread);
-    if (rc == QK_FRAME_ENOMEM) {
-        log_error("conn %llu: out of memory buffering input", (unsigned long long)c->serial);
-        conn_close(c);
-        return;
-    }
-    /* QK_FRAME_TOOLONG is reported again by qk_frame_next(). */
+    c->eof = true;
+    stop_reading(c);
     conn_process(c);
 }
 
@@ -627,7 +523,7 @@ static int start_reading(conn *c)
 {
     if (c->reading || c->closing)
         return 0;
-    int rc = uv_read_start((uv_stream_t *)&c->tcp, alloc_cb, read_cb);
+    int rc = c->tp->read_start(c);
     if (rc < 0) {
         log_warn("conn %llu: read start: %s", (unsigned long long)c->serial, uv_strerror(rc));
         conn_close(c);
@@ -656,81 +552,26 @@ void conn_resume(conn *c)
 
 /* ---- accepting -------------------------------------------------------- */
 
-static void peer_name(conn *c)
+void conn_init(conn *c, net *n, const transport *tp)
 {
-    struct sockaddr_storage ss;
-    int len = sizeof ss;
-    snprintf(c->peer, sizeof c->peer, "?");
-    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&ss, &len) != 0)
-        return;
-    char host[48] = "?";
-    int port = 0;
-    if (ss.ss_family == AF_INET) {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        uv_ip4_name(a, host, sizeof host);
-        port = ntohs(a->sin_port);
-    } else if (ss.ss_family == AF_INET6) {
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        uv_ip6_name(a, host, sizeof host);
-        port = ntohs(a->sin6_port);
-    }
-    snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
-}
-
-static void refuse_close_cb(uv_handle_t *h)
-{
-    free(h);
-}
-
-static void connection_cb(uv_stream_t *server, int status)
-{
-    net *n = server->data;
-    if (status < 0) {
-        log_warn("accept: %s", uv_strerror(status));
-        return;
-    }
-    conn *c = calloc(1, sizeof *c);
-    if (!c) {
-        /* Take the connection off the backlog anyway so the loop does not
-         * spin on it. */
-        uv_tcp_t *t = malloc(sizeof *t);
-        if (t && uv_tcp_init(n->loop, t) == 0) {
-            uv_accept(server, (uv_stream_t *)t);
-            uv_close((uv_handle_t *)t, refuse_close_cb);
-        } else {
-            free(t);
-        }
-        return;
-    }
-    int rc = uv_tcp_init(n->loop, &c->tcp);
-    if (rc < 0) {
-        log_error("tcp init: %s", uv_strerror(rc));
-        free(c);
-        return;
-    }
-    c->tcp.data = c;
+    c->tp = tp;
     c->net = n;
-    c->refs = 1; /* released by close_cb */
+    c->refs = 1; /* released by conn_closed() */
     c->serial = n->next_serial++;
     c->last_out = uv_now(n->loop);
     c->held_tail = &c->held;
-    qk_frame_init(&c->frame, n->line_limit);
+    snprintf(c->peer, sizeof c->peer, "?");
     c->next = n->all;
     if (n->all)
         n->all->prev = c;
     n->all = c;
     n->nconns++;
-    rc = uv_accept(server, (uv_stream_t *)&c->tcp);
-    if (rc < 0) {
-        log_warn("accept: %s", uv_strerror(rc));
-        conn_close(c);
-        return;
-    }
-    /* Answers are whole lines written at once: no reason to delay them. */
-    rc = uv_tcp_nodelay(&c->tcp, 1);
-    if (rc < 0)
-        log_debug("conn %llu: nodelay: %s", (unsigned long long)c->serial, uv_strerror(rc));
-    peer_name(c);
+}
+
+void conn_accepted(conn *c)
+{
+    net *n = c->net;
+    c->tp->peer_name(c, c->peer, sizeof c->peer);
     if (n->hooks.open_cb(c) != 0) {
         conn_close(c);
         return;
@@ -741,55 +582,6 @@ static void connection_cb(uv_stream_t *server, int status)
         c->close_after_write = true;
         return;
     }
-    log_debug("conn %llu (%s) accepted", (unsigned long long)c->serial, c->peer);
+    log_debug("conn %llu (%s, %s) accepted", (unsigned long long)c->serial, c->peer, c->tp->name);
     start_reading(c);
-}
-
-int net_listen(net *n, const char *host, int port, int *bound_port)
-{
-    struct addrinfo hints = {0}, *ai = NULL;
-    char portstr[16];
-    snprintf(portstr, sizeof portstr, "%d", port);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    int grc = getaddrinfo(host, portstr, &hints, &ai);
-    if (grc != 0) {
-        log_error("cannot resolve %s: %s", host, gai_strerror(grc));
-        return UV_EINVAL;
-    }
-    int rc = uv_tcp_init(n->loop, &n->listener);
-    if (rc < 0)
-        goto out_ai;
-    n->listener.data = n;
-    rc = uv_tcp_bind(&n->listener, ai->ai_addr, 0);
-    if (rc < 0)
-        goto out_close;
-    rc = uv_listen((uv_stream_t *)&n->listener, 511, connection_cb);
-    if (rc < 0)
-        goto out_close;
-    struct sockaddr_storage ss;
-    int len = sizeof ss;
-    rc = uv_tcp_getsockname(&n->listener, (struct sockaddr *)&ss, &len);
-    if (rc < 0)
-        goto out_close;
-    *bound_port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                                                 : ((struct sockaddr_in *)&ss)->sin_port);
-    n->listening = true;
-    freeaddrinfo(ai);
-    return 0;
-out_close:
-    uv_close((uv_handle_t *)&n->listener, NULL);
-out_ai:
-    freeaddrinfo(ai);
-    log_error("cannot listen on %s:%d: %s", host, port, uv_strerror(rc));
-    return rc;
-}
-
-void net_stop_listening(net *n)
-{
-    if (!n->listening)
-        return;
-    n->listening = false;
-    uv_close((uv_handle_t *)&n->listener, NULL);
 }

@@ -1,12 +1,16 @@
 /*
- * conn: TCP connections on one libuv loop, JSON-lines framing, and the
+ * conn: connections on one libuv loop, whatever carries them, and the
  * held-output queue that makes group commit possible.
  *
  * Design. The network layer knows nothing of ops, sessions or rules. A
- * `net` owns the listener and every `conn`; each read is appended to the
- * connection's qk_frame and every complete non-empty line goes to
- * hooks.line_cb. A line over the limit gets `line_too_long`, then the
- * connection is closed once that error is written.
+ * `net` owns every `conn`; how bytes reach and leave a connection is its
+ * transport (transport.h: a small vtable; TCP with JSON-lines is
+ * net/tcp.h, and the WebSocket transport will frame messages instead of
+ * lines). What is here does not depend on the transport: the life cycle,
+ * the per-turn budget and backpressure, the held output queue, and the
+ * graceful end. Each complete non-empty message the transport has framed
+ * goes to hooks.line_cb; a message over the limit gets `line_too_long`,
+ * then the connection is closed once that error is written.
  *
  * Output is never written from inside a request: conn_send() appends a
  * shared, reference-counted `outbuf` to the connection's held queue and
@@ -51,7 +55,7 @@
 #include <cjson/cJSON.h>
 #include <uv.h>
 
-#include "qk_frame.h"
+#include "net/transport.h"
 
 #define NET_DEFAULT_OUT_LIMIT (1024 * 1024) /* bytes of pending output per conn */
 #define NET_DEFAULT_MAX_CONNS 4096
@@ -61,8 +65,9 @@
  * connection stays far below the output cap. */
 #define NET_LINES_PER_TURN 100
 
-/* Bytes of one serialized message ('\n' included), shared by every
- * connection it is sent to. */
+/* Bytes of one serialized message, shared by every connection it is sent
+ * to. It ends with '\n': a line transport writes it as it is, a message
+ * transport leaves the newline out. */
 typedef struct outbuf {
     int refs;
     size_t len;
@@ -84,8 +89,6 @@ typedef struct outmsg {
     unsigned flags;
 } outmsg;
 
-typedef struct conn conn;
-typedef struct net net;
 
 typedef struct net_hooks {
     /* A connection was accepted: set c->data. Return 0, or -1 to refuse
@@ -101,38 +104,36 @@ typedef struct net_hooks {
     void (*free_cb)(conn *c);
 } net_hooks;
 
+/* One connection. The transport allocates it as the first member of its
+ * own struct (conn_init) and frees it (transport.free_conn). */
 struct conn {
-    uv_tcp_t tcp;
+    const transport *tp;
     net *net;
     void *data; /* the upper layer's session; see hooks */
     uint64_t serial;
     int refs;
     int paused; /* conn_pause() depth; reading is stopped while > 0 */
     bool closing, reading, eof, close_after_write;
-    bool shutting; /* uv_shutdown() sent after the stop drained it */
-    uv_shutdown_t shut;
+    bool shutting;       /* the transport's shutdown was started after the stop drained it */
     bool processing;     /* inside the line loop (conn_resume must not nest it) */
     bool out_blocked;    /* pending output >= out_soft: no lines until it drains */
     bool ready;          /* on net.ready: lines wait for the next turn */
+    bool dirty;          /* on net.dirty: held output to write at the flush */
     uint64_t ready_seq;  /* net.ready_seq when put on the list */
     uint64_t turn_seen;  /* net.turn of the last line counted */
     unsigned turn_lines; /* lines handled in turn turn_seen */
     conn *ready_next, *ready_prev;
-    char peer[64];
-    qk_frame frame;
+    char peer[64]; /* transport.peer_name(): "host:port" */
     outmsg *held, **held_tail;
     size_t held_bytes, held_count;
-    size_t inflight_bytes; /* handed to libuv, not yet completed */
+    size_t inflight_bytes; /* handed to the transport, not yet written */
     uint64_t last_out;     /* uv_now() of the last write (or the accept); heartbeat */
     conn *dirty_next, *dirty_prev;
-    bool dirty;
     conn *next, *prev; /* every open connection of the net */
 };
 
 struct net {
     uv_loop_t *loop;
-    uv_tcp_t listener;
-    bool listening;
     bool stopping; /* net_shutdown() was called */
     net_hooks hooks;
     void *data; /* the upper layer's */
@@ -146,30 +147,22 @@ struct net {
     conn *all;
     conn *dirty;
     conn *ready_head, *ready_tail; /* FIFO of connections with lines waiting */
-    char readbuf[64 * 1024];
 };
 
 /* Prepare net on loop (no handle is created yet). line_limit/out_limit 0
  * mean the defaults; the soft output limit is out_limit / 4. */
 void net_init(net *n, uv_loop_t *loop, const net_hooks *hooks, size_t line_limit, size_t out_limit);
 
-/* Bind host:port (numeric or resolvable host; port 0 = ephemeral) and
- * listen. On success returns 0 and sets *bound_port. Returns a negative
- * libuv error code otherwise (no handle left open). */
-int net_listen(net *n, const char *host, int port, int *bound_port);
-
-/* Close the listener (idempotent). Accepted connections stay. */
-void net_stop_listening(net *n);
 /* conn_close() every connection. */
 void net_close_all(net *n);
 /* The server is stopping (call after net_stop_listening): connections go
  * on being read and their lines handed to line_cb as before (the upper
  * layer answers them `server_shutdown`), and each one is ended as soon as
  * it is quiet: no request deferred (paused), no complete line buffered,
- * nothing unread in the kernel (FIONREAD), and all of its output written.
- * Then uv_shutdown() sends FIN after the last byte and its callback closes
- * the connection, so no answer is cut and no unread input turns the close
- * into a reset. A connection that never gets quiet (a client that does not
+ * nothing unread (transport.unread), and all of its output written. Then
+ * the transport's shutdown ends the stream after the last byte (TCP: FIN)
+ * and its completion closes the connection, so no answer is cut and no
+ * unread input turns the close into a reset. A connection that never gets quiet (a client that does not
  * read, or never stops sending) is the caller's to net_close_all() after a
  * grace period. Idempotent. */
 void net_shutdown(net *n);
@@ -202,7 +195,7 @@ int conn_send(conn *c, outbuf *ob, unsigned flags, const cJSON *id);
 int conn_send_json(conn *c, const cJSON *msg, unsigned flags, const cJSON *id);
 
 /* Start closing (idempotent): stop reading, drop held output, call
- * hooks.close_cb, uv_close the handle. */
+ * hooks.close_cb, close the transport. */
 void conn_close(conn *c);
 /* Read no more from c and close it once its queued output is written
  * (an error sent just before, e.g. the login timeout). */
@@ -217,5 +210,29 @@ void conn_resume(conn *c);
 /* References keep the struct (not the socket) alive across a close. */
 void conn_ref(conn *c);
 void conn_unref(conn *c);
+
+/* ---- for transports (transport.h) ------------------------------------ */
+
+/* Set up c (zeroed by the caller, part of the transport's struct) on n
+ * with transport tp; one reference, released when the transport reports
+ * conn_closed(). */
+void conn_init(conn *c, net *n, const transport *tp);
+/* c is connected: it joins n, gets its peer name and open_cb, and starts
+ * reading (or is refused with server_busy past n.max_conns). */
+void conn_accepted(conn *c);
+/* New input is buffered in the transport: hand out what can be handled. */
+void conn_input(conn *c);
+/* The peer ended its input (after what was buffered). */
+void conn_input_end(conn *c);
+/* A write the transport reported in flight completed: bytes of it, status
+ * 0 or a negative libuv error (c is then closed). */
+void conn_write_done(conn *c, size_t bytes, int status);
+/* The transport's shutdown completed (status as for writes): c closes. */
+void conn_shutdown_done(conn *c, int status);
+/* The transport released its handle after close(): drops the reference
+ * conn_init() took. */
+void conn_closed(conn *c);
+/* Free a list of outmsgs (the transport's, after a write). */
+void outmsg_free_list(outmsg *m);
 
 #endif
