@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qk_frame.h"
 #include "qk_proto.h"
 #include "util/log.h"
 
