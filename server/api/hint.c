@@ -138,15 +138,15 @@ void op_hint(req *r)
         return;
     }
     int64_t me = r->sess->user_id;
-    if (g->row.white_id != me && g->row.black_id != me) {
+    if (g->white.id != me && g->black.id != me) {
         req_error(r, QK_ERR_FORBIDDEN, "only a player of the game may ask for a hint");
         return;
     }
-    if (strcmp(g->row.status, "active") != 0) {
+    if (g->status != GAME_ACTIVE) {
         req_error(r, QK_ERR_GAME_OVER, NULL);
         return;
     }
-    if (g->row.rated) {
+    if (g->rated) {
         req_error(r, QK_ERR_FORBIDDEN, "no hints in a rated game");
         return;
     }
@@ -164,8 +164,8 @@ void op_hint(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    j->game_id = g->row.id;
-    j->ply = g->row.ply;
+    j->game_id = g->id;
+    j->ply = g->ply;
     j->v = g->v;
     j->pos = g->pos;
     j->work.data = j;

@@ -265,24 +265,24 @@ void op_accept(req *r)
     store_challenge c;
     if (load_open(r, &c, 0) != 0)
         return;
-    store_game row = {0};
-    qk_variant v;
+    game_spec spec = {0};
+    qk_variant *v = &spec.v;
     qk_pos p;
-    if (qk_variant_parse(c.variant, &v) != QK_OK) {
+    if (qk_variant_parse(c.variant, v) != QK_OK || tc_from_text(c.time_control, &spec.tc) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
     if (c.position[0]) {
-        snprintf(row.start, sizeof row.start, "%s", c.position);
+        snprintf(spec.start, sizeof spec.start, "%s", c.position);
     } else {
-        qk_variant_start(&v, &p);
+        qk_variant_start(v, &p);
         /* A challenge made before `challenge` checked the variant's start
          * (alquerkonane-2xC) must not become a game that is over at once. */
-        if (qk_pos_status(&v, &p, NULL, NULL)) {
+        if (qk_pos_status(v, &p, NULL, NULL)) {
             req_error(r, QK_ERR_BAD_REQUEST, "the start position of this variant is already over");
             return;
         }
-        if (qk_pos_format(&v, &p, row.start, sizeof row.start) < 0) {
+        if (qk_pos_format(v, &p, spec.start, sizeof spec.start) < 0) {
             req_error(r, QK_ERR_INTERNAL, NULL);
             return;
         }
@@ -295,32 +295,33 @@ void op_accept(req *r)
         return;
     }
     int64_t me = r->sess->user_id;
-    row.white_bot = from_white ? from.bot : r->sess->bot;
-    row.black_bot = from_white ? r->sess->bot : from.bot;
-    row.white_id = from_white ? c.from_id : me;
-    row.black_id = from_white ? me : c.from_id;
-    snprintf(row.white, sizeof row.white, "%s", from_white ? c.from : r->sess->username);
-    snprintf(row.black, sizeof row.black, "%s", from_white ? r->sess->username : c.from);
-    snprintf(row.variant, sizeof row.variant, "%s", c.variant);
-    snprintf(row.time_control, sizeof row.time_control, "%s", c.time_control);
-    row.rated = c.rated;
+    game_player challenger = {.id = c.from_id, .bot = from.bot};
+    game_player accepter = {.id = me, .bot = r->sess->bot};
+    snprintf(challenger.name, sizeof challenger.name, "%s", c.from);
+    snprintf(accepter.name, sizeof accepter.name, "%s", r->sess->username);
+    spec.white = from_white ? challenger : accepter;
+    spec.black = from_white ? accepter : challenger;
+    spec.rated = c.rated;
+    /* The challenge's options; "your turn" then goes to whoever starts. */
+    if (store_challenge_x_get(s->svc->store, c.id, &spec.vacation, &spec.priv) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
     game *g;
-    if (svc_write_begin(s->svc) != 0 || games_start(s->svc->games, &row, &g) != STORE_OK ||
-        store_challenge_close(s->svc->store, c.id, "accepted", NULL, g->row.id, svc_now(s->svc)) !=
+    if (svc_write_begin(s->svc) != 0 || games_start(s->svc->games, &spec, &g) != STORE_OK ||
+        store_challenge_close(s->svc->store, c.id, "accepted", NULL, g->id, svc_now(s->svc)) !=
             STORE_OK) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    /* The challenge's options, then "your turn" to whoever starts. */
-    if (store_challenge_x_get(s->svc->store, c.id, &g->x.vacation, &g->x.priv) != STORE_OK ||
-        games_put_x(s->svc->games, g) != STORE_OK || notify_your_turn(s->svc, g) != 0) {
+    if (notify_your_turn(s->svc, g) != 0) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    log_debug("game %lld: %s (white) vs %s (black), %s", (long long)g->row.id, g->row.white,
-              g->row.black, g->row.variant);
+    log_debug("game %lld: %s (white) vs %s (black), %s", (long long)g->id, g->white.name,
+              g->black.name, g->v.name);
     cJSON *res = req_ok(r), *gj = games_json(s->svc->games, g, true);
     cJSON *ev = qk_proto_event("game_start");
     cJSON *gj2 = gj ? cJSON_Duplicate(gj, true) : NULL;

@@ -234,9 +234,9 @@ static game *my_active_game(req *r)
     if (rc != STORE_OK)
         req_error(r, rc == STORE_NOTFOUND ? QK_ERR_NOT_FOUND : QK_ERR_INTERNAL,
                   rc == STORE_NOTFOUND ? "no such game" : NULL);
-    else if (g->row.white_id != me && g->row.black_id != me)
+    else if (g->white.id != me && g->black.id != me)
         req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
-    else if (strcmp(g->row.status, "active") != 0)
+    else if (g->status != GAME_ACTIVE)
         req_error(r, QK_ERR_GAME_OVER, NULL);
     else
         return g;
@@ -259,7 +259,7 @@ static void reply_game(req *r, const game *g)
 static void draw_event(api *s, const game *g, const char *action, const char *side)
 {
     cJSON *ev = qk_proto_event("draw_offer");
-    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->row.id) ||
+    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->id) ||
         !cJSON_AddStringToObject(ev, "action", action) ||
         !cJSON_AddStringToObject(ev, "by", side)) {
         cJSON_Delete(ev);
@@ -282,15 +282,14 @@ void op_draw(req *r)
         return;
     if (!qk_variant_has_draws(&g->v)) {
         snprintf(buf, sizeof buf, "%s has no draws: a game of it cannot be drawn by agreement",
-                 g->row.variant);
+                 g->v.name);
         req_error(r, QK_ERR_BAD_REQUEST, buf);
         return;
     }
     int64_t me = r->sess->user_id;
-    const char *mine = g->row.white_id == me ? "white" : "black";
-    const char *theirs = g->row.white_id == me ? "black" : "white";
-    const char *offer = g->x.draw_offer;
-    bool offer_mine = strcmp(offer, mine) == 0, offer_theirs = strcmp(offer, theirs) == 0;
+    int side = games_side_of(g, me);
+    const char *mine = games_side_name((qk_side)side);
+    bool offer_mine = g->draw_offer == side, offer_theirs = g->draw_offer == 1 - side;
     if (strcmp(action, "offer") == 0 && (offer_mine || offer_theirs)) {
         req_error(r, QK_ERR_CONFLICT,
                   offer_mine ? "you have already offered a draw"
@@ -305,15 +304,14 @@ void op_draw(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    games_touch(s->svc->games, g->row.id);
+    games_touch(s->svc->games, g->id);
     int rc;
     if (strcmp(action, "accept") == 0) {
         rc = games_finish(s->svc->games, g, QK_RESULT_DRAW, QK_REASON_AGREEMENT);
         if (rc == STORE_OK)
             notify_game_over(s->svc, g);
     } else {
-        snprintf(g->x.draw_offer, sizeof g->x.draw_offer, "%s",
-                 strcmp(action, "offer") == 0 ? mine : "");
+        g->draw_offer = strcmp(action, "offer") == 0 ? side : -1;
         rc = games_put_x(s->svc->games, g);
         if (rc == STORE_OK && strcmp(action, "offer") == 0)
             rc = notify_draw_offer(s->svc, g, me);
@@ -335,7 +333,7 @@ void op_abort(req *r)
     game *g = my_active_game(r);
     if (!g)
         return;
-    if (g->row.ply >= 2) {
+    if (g->ply >= 2) {
         req_error(r, QK_ERR_CONFLICT,
                   "both sides have moved: a game can be aborted only before that (resign instead)");
         return;

@@ -57,13 +57,13 @@ static game *load_game(req *r)
 
 static bool is_player(const game *g, int64_t user)
 {
-    return g->row.white_id == user || g->row.black_id == user;
+    return g->white.id == user || g->black.id == user;
 }
 
 /* A private game is seen only by its players: answers forbidden. */
 static bool may_watch(req *r, const game *g)
 {
-    if (!g->x.priv || is_player(g, r->sess->user_id))
+    if (!g->priv || is_player(g, r->sess->user_id))
         return true;
     req_error(r, QK_ERR_FORBIDDEN, "the game is private: only its players may watch it");
     return false;
@@ -99,7 +99,7 @@ static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal
         game *g;
         if (games_get(s->svc->games, l.ids[i], &g) != STORE_OK)
             return false;
-        if (g->x.priv && !is_player(g, viewer))
+        if (g->priv && !is_player(g, viewer))
             continue;
         cJSON *gj = games_json(s->svc->games, g, legal);
         if (!gj || !cJSON_AddItemToArray(list, gj)) {
@@ -365,16 +365,16 @@ static void illegal(req *r, game *g, const move_in *in, int rc, const char *bad_
 /* Queue the move event, and game_end if the move ended the game. */
 static void move_events(api *s, const game *g)
 {
-    const store_game *row = &g->row;
-    cJSON *ev = qk_proto_event("move");
-    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)row->id) ||
-        !cJSON_AddNumberToObject(ev, "ply", (double)(row->ply - 1)) ||
-        !cJSON_AddStringToObject(ev, "move", g->moves[row->ply - 1]) ||
-        !cJSON_AddStringToObject(ev, "position", row->position) ||
-        !cJSON_AddStringToObject(ev, "turn", row->turn) ||
-        !(row->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)row->deadline)
-                             : cJSON_AddNullToObject(ev, "deadline")) ||
-        !cJSON_AddStringToObject(ev, "status", row->status)) {
+    char pos[QK_POS_STRLEN];
+    cJSON *ev = games_position(g, pos) == 0 ? qk_proto_event("move") : NULL;
+    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->id) ||
+        !cJSON_AddNumberToObject(ev, "ply", (double)(g->ply - 1)) ||
+        !cJSON_AddStringToObject(ev, "move", g->moves[g->ply - 1]) ||
+        !cJSON_AddStringToObject(ev, "position", pos) ||
+        !cJSON_AddStringToObject(ev, "turn", games_side_name((qk_side)g->pos.side)) ||
+        !(g->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)g->deadline)
+                           : cJSON_AddNullToObject(ev, "deadline")) ||
+        !cJSON_AddStringToObject(ev, "status", games_status_name(g->status))) {
         cJSON_Delete(ev);
         ev = NULL;
     }
@@ -408,21 +408,21 @@ void op_move(req *r)
         req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
         return;
     }
-    if (strcmp(g->row.status, "active") != 0) {
+    if (g->status != GAME_ACTIVE) {
         req_error(r, QK_ERR_GAME_OVER, NULL);
         return;
     }
     const char *bad_point = in.text ? NULL : path_points(g, &in);
     bool points_ok = !bad_point;
-    if (has_ply && (int64_t)ply != g->row.ply) {
-        if ((int64_t)ply + 1 == g->row.ply && g->last_mover == me &&
+    if (has_ply && (int64_t)ply != g->ply) {
+        if ((int64_t)ply + 1 == g->ply && g->last_mover == me &&
             (in.text ? strcmp(in.text, g->moves[ply]) == 0
                      : points_ok && path_equal(&in, &g->last_move))) {
             reply_game(r, g, true);
             return;
         }
         cJSON *err = req_error_new(r, QK_ERR_STALE_PLY, NULL);
-        if (err && !cJSON_AddNumberToObject(err, "ply", (double)g->row.ply)) {
+        if (err && !cJSON_AddNumberToObject(err, "ply", (double)g->ply)) {
             cJSON_Delete(err);
             err = NULL;
         }
@@ -451,7 +451,7 @@ void op_move(req *r)
     }
     /* Events first: when a client reads the answer it has seen them all. */
     move_events(s, g);
-    if (strcmp(g->row.status, "active") != 0)
+    if (g->status != GAME_ACTIVE)
         notify_game_over(s->svc, g);
     else
         notify_your_turn(s->svc, g);
@@ -471,11 +471,11 @@ void op_resign(req *r)
         req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
         return;
     }
-    if (strcmp(g->row.status, "active") != 0) {
+    if (g->status != GAME_ACTIVE) {
         req_error(r, QK_ERR_GAME_OVER, NULL);
         return;
     }
-    qk_result winner = g->row.white_id == me ? QK_RESULT_BLACK : QK_RESULT_WHITE;
+    qk_result winner = g->white.id == me ? QK_RESULT_BLACK : QK_RESULT_WHITE;
     if (svc_write_begin(s->svc) != 0 ||
         games_finish(s->svc->games, g, winner, QK_REASON_RESIGN) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
@@ -490,7 +490,7 @@ void op_subscribe(req *r)
     game *g = load_game(r);
     if (!g || !may_watch(r, g))
         return;
-    int rc = session_subscribe(r->api, r->conn, g->row.id);
+    int rc = session_subscribe(r->api, r->conn, g->id);
     if (rc < 0) {
         req_error(r, QK_ERR_CONFLICT, "at most 64 subscriptions per connection");
         return;

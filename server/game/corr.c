@@ -135,22 +135,22 @@ static void deadline_reached(gsvc *s, game *g, int64_t now)
 {
     int64_t mover = games_turn_user(g);
     store_vacation v;
-    if (g->tc.kind == TC_CORRESPONDENCE && g->x.vacation &&
+    if (g->tc.kind == TC_CORRESPONDENCE && g->vacation &&
         store_vacation_get(s->store, mover, &v) == STORE_OK && v.start >= 0 &&
-        v.start <= g->row.deadline && g->row.deadline < v.until) {
+        v.start <= g->deadline && g->deadline < v.until) {
         /* The clock stood still from the vacation's start: what was left
          * then is given again from its end (at most one move's time). */
-        int64_t left = g->row.deadline - v.start, full = g->tc.days_per_move * TC_DAY_MS;
+        int64_t left = g->deadline - v.start, full = g->tc.days_per_move * TC_DAY_MS;
         int64_t moved = v.until + (left < full ? left : full);
         if (games_extend(s->games, g, moved, "vacation") == STORE_OK)
-            log_info("game %lld: deadline moved by %lld ms (vacation)", (long long)g->row.id,
+            log_info("game %lld: deadline moved by %lld ms (vacation)", (long long)g->id,
                      (long long)(moved - now));
         return;
     }
     qk_result winner = g->pos.side == QK_WHITE ? QK_RESULT_BLACK : QK_RESULT_WHITE;
     if (games_finish(s->games, g, winner, QK_REASON_TIMEOUT) != STORE_OK)
         return;
-    log_info("game %lld: %s ran out of time", (long long)g->row.id,
+    log_info("game %lld: %s ran out of time", (long long)g->id,
              winner == QK_RESULT_BLACK ? "white" : "black");
     notify_game_over(s, g);
 }
@@ -159,16 +159,16 @@ static void deadline_reached(gsvc *s, game *g, int64_t now)
 static void sweep_one(gsvc *s, int64_t id, int64_t now)
 {
     game *g;
-    if (games_get(s->games, id, &g) != STORE_OK || strcmp(g->row.status, "active") != 0)
+    if (games_get(s->games, id, &g) != STORE_OK || g->status != GAME_ACTIVE)
         return;
-    if (g->row.deadline >= 0 && g->row.deadline <= now) {
+    if (g->deadline >= 0 && g->deadline <= now) {
         deadline_reached(s, g, now);
         return;
     }
     games_touch(s->games, id);
-    if (g->tc.kind == TC_CORRESPONDENCE && g->row.deadline >= 0 &&
-        g->x.warned_deadline != g->row.deadline && g->row.deadline - GAMES_WARN_MS <= now) {
-        g->x.warned_deadline = g->row.deadline;
+    if (g->tc.kind == TC_CORRESPONDENCE && g->deadline >= 0 &&
+        g->warned_deadline != g->deadline && g->deadline - GAMES_WARN_MS <= now) {
+        g->warned_deadline = g->deadline;
         if (notify_deadline_soon(s, g) != 0)
             return;
     }

@@ -50,7 +50,7 @@ int games_new(gsvc *s, games **out)
 
 static void game_free(game *g)
 {
-    for (int64_t i = 0; i < g->row.ply && g->moves; i++)
+    for (int64_t i = 0; i < g->ply && g->moves; i++)
         free(g->moves[i]);
     free(g->moves);
     free(g);
@@ -85,21 +85,142 @@ void games_free(games *gs)
     free(gs);
 }
 
-static const char *side_name(const qk_pos *p)
+const char *games_side_name(qk_side side)
 {
-    return p->side == QK_WHITE ? "white" : "black";
+    return side == QK_WHITE ? "white" : "black";
+}
+
+const char *games_status_name(game_status st)
+{
+    return st == GAME_ACTIVE ? "active" : st == GAME_FINISHED ? "finished" : "aborted";
+}
+
+const game_player *games_player(const game *g, qk_side side)
+{
+    return side == QK_WHITE ? &g->white : &g->black;
+}
+
+int games_side_of(const game *g, int64_t user_id)
+{
+    return g->white.id == user_id ? QK_WHITE : g->black.id == user_id ? QK_BLACK : -1;
 }
 
 int64_t games_turn_user(const game *g)
 {
-    return g->pos.side == QK_WHITE ? g->row.white_id : g->row.black_id;
+    return games_player(g, (qk_side)g->pos.side)->id;
+}
+
+int games_position(const game *g, char buf[QK_POS_STRLEN])
+{
+    return qk_pos_format(&g->v, &g->pos, buf, QK_POS_STRLEN) < 0 ? -1 : 0;
+}
+
+/* ---- rows ------------------------------------------------------------- */
+
+/* g as the store's rows. The position is formatted here: the rules'
+ * position, never a string kept beside it, is what is stored. */
+static int row_of(const game *g, store_game *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = g->id;
+    snprintf(r->variant, sizeof r->variant, "%s", g->v.name);
+    r->white_id = g->white.id;
+    r->black_id = g->black.id;
+    snprintf(r->white, sizeof r->white, "%s", g->white.name);
+    snprintf(r->black, sizeof r->black, "%s", g->black.name);
+    r->white_bot = g->white.bot;
+    r->black_bot = g->black.bot;
+    memcpy(r->start, g->start, sizeof r->start);
+    if (games_position(g, r->position) != 0 || tc_format(&g->tc, r->time_control,
+                                                         sizeof r->time_control) != 0)
+        return -1;
+    r->ply = g->ply;
+    snprintf(r->turn, sizeof r->turn, "%s", games_side_name((qk_side)g->pos.side));
+    snprintf(r->status, sizeof r->status, "%s", games_status_name(g->status));
+    const char *res = qk_result_name(g->result), *why = qk_reason_name(g->reason);
+    snprintf(r->result, sizeof r->result, "%s", res ? res : "");
+    snprintf(r->reason, sizeof r->reason, "%s", why ? why : "");
+    r->deadline = g->deadline;
+    r->white_ms = g->clock_ms[QK_WHITE];
+    r->black_ms = g->clock_ms[QK_BLACK];
+    r->created = g->created;
+    r->updated = g->updated;
+    r->rated = g->rated;
+    return 0;
+}
+
+static int to_rows(const game *g, store_game *r, store_game_x *x)
+{
+    if (r && row_of(g, r) != 0)
+        return -1;
+    if (x) {
+        memset(x, 0, sizeof *x);
+        x->extended_ms = g->extended_ms;
+        x->vacation = g->vacation;
+        x->priv = g->priv;
+        snprintf(x->draw_offer, sizeof x->draw_offer, "%s",
+                 g->draw_offer < 0 ? "" : games_side_name((qk_side)g->draw_offer));
+        x->warned_deadline = g->warned_deadline;
+        x->wake_at = g->wake_at;
+    }
+    return 0;
+}
+
+/* The stored rows into g (the position is the replay's, see load()). */
+static int from_rows(game *g, const store_game *r, const store_game_x *x)
+{
+    g->id = r->id;
+    g->white = (game_player){.id = r->white_id, .bot = r->white_bot};
+    g->black = (game_player){.id = r->black_id, .bot = r->black_bot};
+    snprintf(g->white.name, sizeof g->white.name, "%s", r->white);
+    snprintf(g->black.name, sizeof g->black.name, "%s", r->black);
+    memcpy(g->start, r->start, sizeof g->start);
+    int st = strcmp(r->status, "active") == 0     ? GAME_ACTIVE
+             : strcmp(r->status, "finished") == 0 ? GAME_FINISHED
+             : strcmp(r->status, "aborted") == 0  ? GAME_ABORTED
+                                                  : -1;
+    int res = r->result[0] ? qk_result_parse(r->result) : QK_RESULT_NONE;
+    int why = r->reason[0] ? qk_reason_parse(r->reason) : QK_REASON_NONE;
+    if (st < 0 || res < 0 || why < 0)
+        return -1;
+    g->status = (game_status)st;
+    g->result = (qk_result)res;
+    g->reason = (qk_reason)why;
+    g->rated = r->rated;
+    g->deadline = r->deadline;
+    g->clock_ms[QK_WHITE] = r->white_ms;
+    g->clock_ms[QK_BLACK] = r->black_ms;
+    g->created = r->created;
+    g->updated = r->updated;
+    g->extended_ms = x->extended_ms;
+    g->vacation = x->vacation;
+    g->priv = x->priv;
+    g->draw_offer = strcmp(x->draw_offer, "white") == 0   ? QK_WHITE
+                    : strcmp(x->draw_offer, "black") == 0 ? QK_BLACK
+                                                          : -1;
+    g->warned_deadline = x->warned_deadline;
+    g->wake_at = x->wake_at;
+    return 0;
+}
+
+/* Write g's row (and, with_x, its correspondence fields). */
+static int put(games *gs, const game *g, bool with_x)
+{
+    store_game r;
+    store_game_x x;
+    if (to_rows(g, &r, &x) != 0)
+        return STORE_EIO;
+    int rc = store_game_update(gs->svc->store, &r);
+    if (rc == STORE_OK && with_x)
+        rc = store_game_x_put(gs->svc->store, g->id, &x);
+    return rc;
 }
 
 /* ---- loading ---------------------------------------------------------- */
 
 static int push_move(game *g, const char *text)
 {
-    if ((size_t)g->row.ply == g->cap) {
+    if ((size_t)g->ply == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 64;
         char **m = realloc(g->moves, cap * sizeof *m);
         if (!m)
@@ -110,7 +231,7 @@ static int push_move(game *g, const char *text)
     char *t = strdup(text);
     if (!t)
         return -1;
-    g->moves[g->row.ply++] = t;
+    g->moves[g->ply++] = t;
     return 0;
 }
 
@@ -125,9 +246,9 @@ static int replay_cb(void *arg, int64_t ply, const char *text, int64_t user_id)
     game *g = rp->g;
     qk_move m;
     qk_undo u;
-    if (ply != g->row.ply || qk_move_parse(&g->v, &g->pos, text, &m) != QK_OK) {
-        log_error("game %lld: stored move %lld \"%s\" does not replay",
-                  (long long)g->row.id, (long long)ply, text);
+    if (ply != g->ply || qk_move_parse(&g->v, &g->pos, text, &m) != QK_OK) {
+        log_error("game %lld: stored move %lld \"%s\" does not replay", (long long)g->id,
+                  (long long)ply, text);
         rp->bad = true;
         return 1;
     }
@@ -146,46 +267,45 @@ static int load(games *gs, int64_t id, game **out)
     game *g = calloc(1, sizeof *g);
     if (!g)
         return STORE_EIO;
-    int rc = store_game_get(gs->svc->store, id, &g->row);
+    store_game row;
+    store_game_x x;
+    int rc = store_game_get(gs->svc->store, id, &row);
     if (rc == STORE_OK)
-        rc = store_game_x_get(gs->svc->store, id, &g->x);
+        rc = store_game_x_get(gs->svc->store, id, &x);
     if (rc)
         goto fail;
     rc = STORE_EIO;
     const char *why = "";
-    if (qk_variant_parse(g->row.variant, &g->v) != QK_OK ||
-        qk_pos_parse(&g->v, g->row.start, &g->pos, &why) != QK_OK ||
-        tc_from_text(g->row.time_control, &g->tc) != 0) {
-        log_error("game %lld: bad stored variant, start or time control %s", (long long)id, why);
+    if (from_rows(g, &row, &x) != 0 || qk_variant_parse(row.variant, &g->v) != QK_OK ||
+        qk_pos_parse(&g->v, row.start, &g->pos, &why) != QK_OK ||
+        tc_from_text(row.time_control, &g->tc) != 0) {
+        log_error("game %lld: bad stored status, variant, start or time control %s",
+                  (long long)id, why);
         goto fail;
     }
-    int64_t want_ply = g->row.ply;
-    g->row.ply = 0; /* counts the replayed moves */
     replay rp = {g, false};
     if (store_moves_each(gs->svc->store, id, replay_cb, &rp) != STORE_OK || rp.bad)
         goto fail;
-    if (g->row.ply != want_ply) {
+    if (g->ply != row.ply) {
         log_error("game %lld: %lld moves stored, row says ply %lld", (long long)id,
-                  (long long)g->row.ply, (long long)want_ply);
+                  (long long)g->ply, (long long)row.ply);
         goto fail;
     }
     /* The rules decide: a stored position or turn that disagrees with the
      * replay is replaced by the replay's (the row is rewritten with the
      * next change of the game). */
     char pos[QK_POS_STRLEN];
-    if (qk_pos_format(&g->v, &g->pos, pos, sizeof pos) < 0) {
-        log_warn("game %lld: the replayed position cannot be formatted; keeping the stored one",
-                 (long long)id);
-    } else {
-        if (strcmp(pos, g->row.position) != 0 || strcmp(side_name(&g->pos), g->row.turn) != 0)
-            log_warn("game %lld: stored position or turn differs from the replay; using the replay",
-                     (long long)id);
-        memcpy(g->row.position, pos, sizeof pos);
-        snprintf(g->row.turn, sizeof g->row.turn, "%s", side_name(&g->pos));
+    if (games_position(g, pos) != 0) {
+        log_error("game %lld: the replayed position cannot be formatted", (long long)id);
+        goto fail;
     }
+    if (strcmp(pos, row.position) != 0 ||
+        strcmp(games_side_name((qk_side)g->pos.side), row.turn) != 0)
+        log_warn("game %lld: stored position or turn differs from the replay; using the replay",
+                 (long long)id);
     if (!reg_add(&gs->cache, id, g))
         goto fail;
-    if (strcmp(g->row.status, "active") != 0)
+    if (g->status != GAME_ACTIVE)
         trim_later(gs, id);
     *out = g;
     return STORE_OK;
@@ -216,7 +336,7 @@ void games_forget(games *gs, int64_t id)
 static void trim_one(games *gs, int64_t id)
 {
     reg_node *n = reg_first(&gs->cache, id);
-    if (n && strcmp(((game *)n->val)->row.status, "active") != 0) {
+    if (n && ((game *)n->val)->status != GAME_ACTIVE) {
         game_free(n->val);
         reg_remove(&gs->cache, n);
     }
@@ -235,7 +355,7 @@ void games_trim(games *gs)
         while (n) {
             reg_node *next = n->next;
             game *g = n->val;
-            if (strcmp(g->row.status, "active") != 0) {
+            if (g->status != GAME_ACTIVE) {
                 game_free(g);
                 reg_remove(&gs->cache, n);
             }
@@ -246,52 +366,53 @@ void games_trim(games *gs)
 
 /* ---- changes ---------------------------------------------------------- */
 
-/* Deadline of the side to move, from the row's clocks, at time now. */
+/* Deadline of the side to move, from the clocks, at time now. */
 static void set_deadline(game *g, int64_t now)
 {
-    g->row.deadline = -1;
-    if (strcmp(g->row.status, "active") != 0)
+    g->deadline = -1;
+    if (g->status != GAME_ACTIVE)
         return;
     if (g->tc.kind == TC_CORRESPONDENCE)
-        g->row.deadline = now + g->tc.days_per_move * TC_DAY_MS;
+        g->deadline = now + g->tc.days_per_move * TC_DAY_MS;
     else if (g->tc.kind == TC_LIVE)
-        g->row.deadline = now + (g->pos.side == QK_WHITE ? g->row.white_ms : g->row.black_ms);
+        g->deadline = now + g->clock_ms[g->pos.side];
 }
 
-int games_start(games *gs, store_game *row, game **out)
+int games_start(games *gs, const game_spec *spec, game **out)
 {
     game *g = calloc(1, sizeof *g);
     if (!g)
         goto fail;
     const char *why = "";
-    if (qk_variant_parse(row->variant, &g->v) != QK_OK ||
-        qk_pos_parse(&g->v, row->start, &g->pos, &why) != QK_OK ||
-        tc_from_text(row->time_control, &g->tc) != 0) {
-        log_error("games_start: bad variant, start or time control %s", why);
+    g->v = spec->v;
+    if (qk_pos_parse(&g->v, spec->start, &g->pos, &why) != QK_OK) {
+        log_error("games_start: bad start %s", why);
         goto fail;
     }
     int64_t now = svc_now(gs->svc);
-    row->ply = 0;
-    memcpy(row->position, row->start, sizeof row->position);
-    snprintf(row->turn, sizeof row->turn, "%s", side_name(&g->pos));
-    snprintf(row->status, sizeof row->status, "active");
-    row->result[0] = row->reason[0] = '\0';
-    row->white_ms = row->black_ms = -1;
+    g->white = spec->white;
+    g->black = spec->black;
+    memcpy(g->start, spec->start, sizeof g->start);
+    g->status = GAME_ACTIVE;
+    g->tc = spec->tc;
+    g->rated = spec->rated;
+    g->vacation = spec->vacation;
+    g->priv = spec->priv;
+    g->draw_offer = -1;
+    g->warned_deadline = g->wake_at = -1;
+    g->clock_ms[QK_WHITE] = g->clock_ms[QK_BLACK] = -1;
     if (g->tc.kind == TC_LIVE)
-        row->white_ms = row->black_ms = (int64_t)g->tc.initial_s * 1000;
-    row->created = row->updated = now;
-    g->row = *row;
+        g->clock_ms[QK_WHITE] = g->clock_ms[QK_BLACK] = (int64_t)g->tc.initial_s * 1000;
+    g->created = g->updated = now;
     set_deadline(g, now);
-    row->deadline = g->row.deadline;
-    if (store_game_insert(gs->svc->store, row) != STORE_OK)
+    store_game row;
+    if (to_rows(g, &row, NULL) != 0 || store_game_insert(gs->svc->store, &row) != STORE_OK)
         goto fail;
-    g->row.id = row->id;
-    games_touch(gs, row->id);
-    g->x.vacation = true;
-    g->x.warned_deadline = -1;
+    g->id = row.id;
+    games_touch(gs, g->id);
     if (games_put_x(gs, g) != STORE_OK)
         goto fail;
-    if (!reg_add(&gs->cache, row->id, g))
+    if (!reg_add(&gs->cache, g->id, g))
         goto fail;
     *out = g;
     return STORE_OK;
@@ -303,45 +424,41 @@ fail:
 
 static void end_game(games *gs, game *g, qk_result result, qk_reason reason)
 {
-    trim_later(gs, g->row.id);
-    snprintf(g->row.status, sizeof g->row.status, "%s",
-             reason == QK_REASON_ABORTED ? "aborted" : "finished");
-    const char *r = qk_result_name(result), *why = qk_reason_name(reason);
-    snprintf(g->row.result, sizeof g->row.result, "%s", r ? r : "");
-    snprintf(g->row.reason, sizeof g->row.reason, "%s", why ? why : "");
+    trim_later(gs, g->id);
+    g->status = reason == QK_REASON_ABORTED ? GAME_ABORTED : GAME_FINISHED;
+    g->result = result;
+    g->reason = reason;
 }
 
 int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
 {
     gsvc *s = gs->svc;
     int64_t now = svc_now(s);
-    char text[QK_MOVE_STRLEN], pos[QK_POS_STRLEN];
+    char text[QK_MOVE_STRLEN];
     if (qk_move_format(&g->v, m, text, sizeof text) < 0)
         goto fail;
-    games_touch(gs, g->row.id);
-    if (store_move_insert(s->store, g->row.id, g->row.ply, text, user_id, now) != STORE_OK)
+    games_touch(gs, g->id);
+    if (store_move_insert(s->store, g->id, g->ply, text, user_id, now) != STORE_OK)
         goto fail;
     if (g->tc.kind == TC_LIVE) {
-        int64_t *clock = g->pos.side == QK_WHITE ? &g->row.white_ms : &g->row.black_ms;
-        int64_t left = *clock - (now - g->row.updated);
+        int64_t *clock = &g->clock_ms[g->pos.side];
+        int64_t left = *clock - (now - g->updated);
         *clock = (left > 0 ? left : 0) + (int64_t)g->tc.increment_s * 1000;
     }
     qk_undo u;
     qk_pos_make(&g->v, &g->pos, m, &u);
-    if (push_move(g, text) || qk_pos_format(&g->v, &g->pos, pos, sizeof pos) < 0)
+    if (push_move(g, text))
         goto fail;
-    memcpy(g->row.position, pos, sizeof pos);
-    snprintf(g->row.turn, sizeof g->row.turn, "%s", side_name(&g->pos));
     qk_result result;
     qk_reason reason;
     if (qk_pos_status(&g->v, &g->pos, &result, &reason))
         end_game(gs, g, result, reason);
-    g->row.updated = now;
+    g->updated = now;
     set_deadline(g, now);
     g->last_mover = user_id;
     g->last_move = *m;
-    g->x.draw_offer[0] = '\0'; /* a move declines a standing offer */
-    if (store_game_update(s->store, &g->row) != STORE_OK || games_put_x(gs, g) != STORE_OK)
+    g->draw_offer = -1; /* a move declines a standing offer */
+    if (put(gs, g, false) != STORE_OK || games_put_x(gs, g) != STORE_OK)
         goto fail;
     return STORE_OK;
 fail:
@@ -352,12 +469,12 @@ fail:
 int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
 {
     gsvc *s = gs->svc;
-    games_touch(gs, g->row.id);
+    games_touch(gs, g->id);
     end_game(gs, g, result, reason);
-    g->row.updated = svc_now(s);
-    g->row.deadline = -1;
-    g->x.draw_offer[0] = '\0';
-    if (store_game_update(s->store, &g->row) != STORE_OK || games_put_x(gs, g) != STORE_OK) {
+    g->updated = svc_now(s);
+    g->deadline = -1;
+    g->draw_offer = -1;
+    if (put(gs, g, false) != STORE_OK || games_put_x(gs, g) != STORE_OK) {
         svc_poison(s);
         return STORE_EIO;
     }
@@ -366,15 +483,15 @@ int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
 
 int games_put_x(games *gs, game *g)
 {
-    store_game_x *x = &g->x;
-    x->wake_at = -1;
-    if (strcmp(g->row.status, "active") == 0 && g->row.deadline >= 0) {
-        x->wake_at = g->row.deadline;
-        if (g->tc.kind == TC_CORRESPONDENCE && x->warned_deadline != g->row.deadline)
-            x->wake_at = g->row.deadline - GAMES_WARN_MS;
+    g->wake_at = -1;
+    if (g->status == GAME_ACTIVE && g->deadline >= 0) {
+        g->wake_at = g->deadline;
+        if (g->tc.kind == TC_CORRESPONDENCE && g->warned_deadline != g->deadline)
+            g->wake_at = g->deadline - GAMES_WARN_MS;
     }
     gs->svc->wake_dirty = true; /* the deadline timer re-arms (corr.h) */
-    if (store_game_x_put(gs->svc->store, g->row.id, x) != STORE_OK) {
+    store_game_x x;
+    if (to_rows(g, NULL, &x) != 0 || store_game_x_put(gs->svc->store, g->id, &x) != STORE_OK) {
         svc_poison(gs->svc);
         return STORE_EIO;
     }
@@ -384,14 +501,14 @@ int games_put_x(games *gs, game *g)
 int games_extend(games *gs, game *g, int64_t deadline, const char *kind)
 {
     gsvc *s = gs->svc;
-    int64_t ms = deadline - g->row.deadline;
-    if (ms < 0 || g->row.deadline < 0)
+    int64_t ms = deadline - g->deadline;
+    if (ms < 0 || g->deadline < 0)
         return STORE_OK;
-    games_touch(gs, g->row.id);
-    g->row.deadline = deadline;
-    g->x.extended_ms += ms;
-    if (store_extension_insert(s->store, g->row.id, kind, ms, svc_now(s)) != STORE_OK ||
-        store_game_update(s->store, &g->row) != STORE_OK) {
+    games_touch(gs, g->id);
+    g->deadline = deadline;
+    g->extended_ms += ms;
+    if (store_extension_insert(s->store, g->id, kind, ms, svc_now(s)) != STORE_OK ||
+        put(gs, g, false) != STORE_OK) {
         svc_poison(s);
         return STORE_EIO;
     }
@@ -400,9 +517,9 @@ int games_extend(games *gs, game *g, int64_t deadline, const char *kind)
 
 int64_t games_time_left(const game *g, int64_t now)
 {
-    if (strcmp(g->row.status, "active") != 0 || g->row.deadline < 0)
+    if (g->status != GAME_ACTIVE || g->deadline < 0)
         return -1;
-    return g->row.deadline > now ? g->row.deadline - now : 0;
+    return g->deadline > now ? g->deadline - now : 0;
 }
 
 int games_legal(games *gs, const game *g, const qk_move **out, bool *truncated)
@@ -410,20 +527,20 @@ int games_legal(games *gs, const game *g, const qk_move **out, bool *truncated)
     *out = gs->scratch;
     if (truncated)
         *truncated = false;
-    if (strcmp(g->row.status, "active") != 0)
+    if (g->status != GAME_ACTIVE)
         return 0;
     int n = qk_movegen_sorted(&g->v, &g->pos, gs->scratch, QK_MAX_MOVES);
     if (n == QK_ENOSPC) {
         /* The buffer holds QK_MAX_MOVES of them: say so rather than claim
          * there are none (which reads as "the game is over"). */
-        log_warn("game %lld: more than %d legal moves, list truncated", (long long)g->row.id,
+        log_warn("game %lld: more than %d legal moves, list truncated", (long long)g->id,
                  QK_MAX_MOVES);
         if (truncated)
             *truncated = true;
         return QK_MAX_MOVES;
     }
     if (n < 0) {
-        log_error("game %lld: move generation failed (%d)", (long long)g->row.id, n);
+        log_error("game %lld: move generation failed (%d)", (long long)g->id, n);
         return 0;
     }
     return n;
@@ -464,13 +581,12 @@ static int ext_cb(void *arg, const char *kind, int64_t ms, int64_t created)
  * now, live clocks now, extensions, options, the standing draw offer. */
 static bool add_corr(games *gs, const game *g, cJSON *o)
 {
-    const store_game *r = &g->row;
     int64_t now = svc_now(gs->svc), left = games_time_left(g, now);
     if (!add_int_or_null(o, "time_left_ms", left))
         return false;
     if (g->tc.kind == TC_LIVE) {
         /* The side to move has used the time since the last move. */
-        int64_t w = r->white_ms, b = r->black_ms;
+        int64_t w = g->clock_ms[QK_WHITE], b = g->clock_ms[QK_BLACK];
         if (left >= 0 && g->pos.side == QK_WHITE)
             w = left;
         else if (left >= 0)
@@ -481,42 +597,43 @@ static bool add_corr(games *gs, const game *g, cJSON *o)
             return false;
     }
     cJSON *ext;
-    if (!cJSON_AddNumberToObject(o, "extended_ms", (double)g->x.extended_ms) ||
+    if (!cJSON_AddNumberToObject(o, "extended_ms", (double)g->extended_ms) ||
         !(ext = cJSON_AddArrayToObject(o, "extensions")) ||
-        (g->x.extended_ms > 0 && store_extensions_each(gs->svc->store, r->id, ext_cb, ext) != 0))
+        (g->extended_ms > 0 && store_extensions_each(gs->svc->store, g->id, ext_cb, ext) != 0))
         return false;
-    return cJSON_AddBoolToObject(o, "private", g->x.priv) &&
-           cJSON_AddBoolToObject(o, "vacation", g->x.vacation) &&
-           add_str_or_null(o, "draw_offer", g->x.draw_offer);
+    return cJSON_AddBoolToObject(o, "private", g->priv) &&
+           cJSON_AddBoolToObject(o, "vacation", g->vacation) &&
+           add_str_or_null(o, "draw_offer",
+                           g->draw_offer < 0 ? NULL : games_side_name((qk_side)g->draw_offer));
 }
 
 cJSON *games_json(games *gs, const game *g, bool with_legal)
 {
-    const store_game *r = &g->row;
-    cJSON *o = cJSON_CreateObject();
+    char pos[QK_POS_STRLEN];
+    cJSON *o = games_position(g, pos) == 0 ? cJSON_CreateObject() : NULL;
     if (!o)
         return NULL;
     cJSON *moves;
-    if (!cJSON_AddNumberToObject(o, "id", (double)r->id) ||
-        !cJSON_AddStringToObject(o, "variant", r->variant) ||
-        !cJSON_AddStringToObject(o, "white", r->white) ||
-        !cJSON_AddStringToObject(o, "black", r->black) ||
-        !cJSON_AddBoolToObject(o, "white_bot", r->white_bot) ||
-        !cJSON_AddBoolToObject(o, "black_bot", r->black_bot) ||
-        !cJSON_AddBoolToObject(o, "rated", r->rated) ||
-        !cJSON_AddStringToObject(o, "start", r->start) ||
+    if (!cJSON_AddNumberToObject(o, "id", (double)g->id) ||
+        !cJSON_AddStringToObject(o, "variant", g->v.name) ||
+        !cJSON_AddStringToObject(o, "white", g->white.name) ||
+        !cJSON_AddStringToObject(o, "black", g->black.name) ||
+        !cJSON_AddBoolToObject(o, "white_bot", g->white.bot) ||
+        !cJSON_AddBoolToObject(o, "black_bot", g->black.bot) ||
+        !cJSON_AddBoolToObject(o, "rated", g->rated) ||
+        !cJSON_AddStringToObject(o, "start", g->start) ||
         !(moves = cJSON_AddArrayToObject(o, "moves")))
         goto fail;
-    for (int64_t i = 0; i < r->ply; i++) {
+    for (int64_t i = 0; i < g->ply; i++) {
         cJSON *m = cJSON_CreateString(g->moves[i]);
         if (!m || !cJSON_AddItemToArray(moves, m)) {
             cJSON_Delete(m);
             goto fail;
         }
     }
-    if (!cJSON_AddNumberToObject(o, "ply", (double)r->ply) ||
-        !cJSON_AddStringToObject(o, "position", r->position) ||
-        !cJSON_AddStringToObject(o, "turn", r->turn))
+    if (!cJSON_AddNumberToObject(o, "ply", (double)g->ply) ||
+        !cJSON_AddStringToObject(o, "position", pos) ||
+        !cJSON_AddStringToObject(o, "turn", games_side_name((qk_side)g->pos.side)))
         goto fail;
     if (with_legal) {
         cJSON *legal = cJSON_AddArrayToObject(o, "legal_moves");
@@ -543,16 +660,17 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         cJSON_Delete(tcj);
         goto fail;
     }
-    if (!cJSON_AddStringToObject(o, "status", r->status) ||
-        !add_str_or_null(o, "result", r->result) || !add_str_or_null(o, "reason", r->reason) ||
-        !add_int_or_null(o, "deadline", r->deadline) ||
-        !cJSON_AddNumberToObject(o, "created", (double)r->created) ||
-        !cJSON_AddNumberToObject(o, "updated", (double)r->updated))
+    if (!cJSON_AddStringToObject(o, "status", games_status_name(g->status)) ||
+        !add_str_or_null(o, "result", qk_result_name(g->result)) ||
+        !add_str_or_null(o, "reason", qk_reason_name(g->reason)) ||
+        !add_int_or_null(o, "deadline", g->deadline) ||
+        !cJSON_AddNumberToObject(o, "created", (double)g->created) ||
+        !cJSON_AddNumberToObject(o, "updated", (double)g->updated))
         goto fail;
     if (g->tc.kind == TC_LIVE) {
         cJSON *clocks = cJSON_AddObjectToObject(o, "clocks");
-        if (!clocks || !cJSON_AddNumberToObject(clocks, "white", (double)r->white_ms) ||
-            !cJSON_AddNumberToObject(clocks, "black", (double)r->black_ms))
+        if (!clocks || !cJSON_AddNumberToObject(clocks, "white", (double)g->clock_ms[QK_WHITE]) ||
+            !cJSON_AddNumberToObject(clocks, "black", (double)g->clock_ms[QK_BLACK]))
             goto fail;
     }
     if (!add_corr(gs, g, o))

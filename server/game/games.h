@@ -42,17 +42,55 @@
 /* deadline_soon goes out this long before a correspondence deadline. */
 #define GAMES_WARN_MS (24LL * 3600 * 1000)
 
+typedef enum { GAME_ACTIVE, GAME_FINISHED, GAME_ABORTED } game_status;
+
+/* One side's player. */
+typedef struct game_player {
+    int64_t id;                     /* user id */
+    char name[STORE_NAME_MAX + 1];  /* username */
+    bool bot;                       /* the account is a bot */
+} game_player;
+
+/* A game in memory: the service's own type, not a stored row. games.c
+ * turns it into store rows (store_game, store_game_x) when it writes and
+ * back when it loads, so the store's shapes can change without the game
+ * service noticing. Owned by the games cache; see "valid until" above. */
 typedef struct game {
-    store_game row; /* as in the database once the batch commits */
-    store_game_x x; /* migration 2 columns: extensions, options, draw offer, wake-up */
+    int64_t id;
     qk_variant v;
+    game_player white, black;
+    char start[QK_POS_STRLEN]; /* the start position string */
+    qk_pos pos;                /* now; pos.side is the side to move */
+    int64_t ply;               /* moves played */
+    game_status status;
+    qk_result result; /* QK_RESULT_NONE while active or aborted */
+    qk_reason reason; /* QK_REASON_NONE while active */
     tc tc;
-    qk_pos pos;
-    char **moves; /* row.ply move texts, each malloc'd */
+    bool rated;       /* rated game: the engine's hint is refused */
+    int64_t deadline; /* UTC ms when the side to move runs out; -1 = none */
+    int64_t clock_ms[2]; /* live: each side's time left at the last move (qk_side index); -1 else */
+    int64_t created, updated; /* UTC ms */
+    /* correspondence (docs/protocol.md) */
+    int64_t extended_ms;     /* sum of every extension of this game's deadlines */
+    bool vacation;           /* a player's vacation may move its deadlines */
+    bool priv;               /* private: only the players may watch */
+    int draw_offer;          /* side with a standing draw offer (qk_side), -1 = none */
+    int64_t warned_deadline; /* deadline_soon was sent for this deadline; -1 none */
+    int64_t wake_at;         /* when the deadline timer must look at it; -1 none */
+    char **moves;            /* ply move texts, each malloc'd */
     size_t cap;
-    int64_t last_mover; /* user id of the move at row.ply - 1, 0 if none */
+    int64_t last_mover; /* user id of the move at ply - 1, 0 if none */
     qk_move last_move;
 } game;
+
+/* What a new game is made of (games_start). */
+typedef struct game_spec {
+    qk_variant v;
+    game_player white, black;
+    char start[QK_POS_STRLEN]; /* a valid, unfinished position of v */
+    tc tc;
+    bool rated, vacation, priv;
+} game_spec;
 
 typedef struct games games;
 
@@ -74,13 +112,12 @@ void games_forget_all(games *gs);
 /* Drop every cached game that is not active. */
 void games_trim(games *gs);
 
-/* Create a game: row's variant, white_id, black_id, white, black, start
- * and time_control must be set (start a valid, unfinished position of the
- * variant); the rest is filled in (ply 0, clocks, deadline, times), the
- * row inserted and the game cached. 0 and *out, or STORE_EIO. */
-int games_start(games *gs, store_game *row, game **out);
+/* Create a game from spec: ply 0, clocks, deadline and times are filled
+ * in, the rows inserted and the game cached. 0 and *out, or STORE_EIO
+ * (batch poisoned; also when spec->start does not parse). */
+int games_start(games *gs, const game_spec *spec, game **out);
 
-/* Play m (a legal move of g's side to move, by user_id) at g->row.ply:
+/* Play m (a legal move of g's side to move, by user_id) at g->ply:
  * insert the move, advance the position, apply clocks, end the game when
  * qk_pos_status() says so, update the row. 0 or STORE_EIO. */
 int games_play(games *gs, game *g, const qk_move *m, int64_t user_id);
@@ -89,15 +126,16 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id);
  * STORE_EIO. */
 int games_finish(games *gs, game *g, qk_result result, qk_reason reason);
 
-/* Write g->x after a change to it, first recomputing x.wake_at from the
+/* Write g's correspondence fields after a change to them (draw_offer,
+ * vacation, priv, warned_deadline), first recomputing wake_at from the
  * deadline (24 h earlier for a correspondence deadline not yet warned of;
  * -1 when the game is over or has no deadline), and tell the deadline
  * timer (svc.wake_dirty). 0 or STORE_EIO (batch poisoned). */
 int games_put_x(games *gs, game *g);
 
 /* Move g's running deadline to deadline (later than the current one):
- * the difference is added to x.extended_ms and logged in game_extensions
- * with kind ("vacation", "downtime"); the row and x are written. 0 or
+ * the difference is added to extended_ms and logged in game_extensions
+ * with kind ("vacation", "downtime"); the game is written. 0 or
  * STORE_EIO (batch poisoned). */
 int games_extend(games *gs, game *g, int64_t deadline, const char *kind);
 
@@ -120,6 +158,15 @@ bool games_too_many_moves(games *gs, const qk_variant *v, const qk_pos *p);
 
 /* The side to move's user id. */
 int64_t games_turn_user(const game *g);
+/* The player of side (QK_WHITE, QK_BLACK). */
+const game_player *games_player(const game *g, qk_side side);
+/* The side user_id plays in g: QK_WHITE, QK_BLACK, or -1 (not a player). */
+int games_side_of(const game *g, int64_t user_id);
+/* PROTOCOL.md words: "active", "finished", "aborted"; "white", "black". */
+const char *games_status_name(game_status st);
+const char *games_side_name(qk_side side);
+/* g's position string into buf (QK_POS_STRLEN). 0 or -1. */
+int games_position(const game *g, char buf[QK_POS_STRLEN]);
 
 /* The game object of PROTOCOL.md (caller owns it); legal_moves included
  * when with_legal. NULL on allocation failure. */

@@ -81,7 +81,7 @@ fail:
 static cJSON *with_opponent(const game *g, int64_t user_id)
 {
     cJSON *d = cJSON_CreateObject();
-    const char *opp = g->row.white_id == user_id ? g->row.black : g->row.white;
+    const char *opp = g->white.id == user_id ? g->black.name : g->white.name;
     if (d && !cJSON_AddStringToObject(d, "opponent", opp)) {
         cJSON_Delete(d);
         return NULL;
@@ -106,25 +106,25 @@ int notify_your_turn(gsvc *s, const game *g)
 {
     int64_t to = games_turn_user(g);
     cJSON *d = with_opponent(g, to);
-    const char *last = g->row.ply > 0 ? g->moves[g->row.ply - 1] : NULL;
+    const char *last = g->ply > 0 ? g->moves[g->ply - 1] : NULL;
     if (!d ||
         !(last ? cJSON_AddStringToObject(d, "move", last) : cJSON_AddNullToObject(d, "move")) ||
-        !cJSON_AddNumberToObject(d, "ply", (double)g->row.ply) || !add_deadline(d, g->row.deadline))
+        !cJSON_AddNumberToObject(d, "ply", (double)g->ply) || !add_deadline(d, g->deadline))
         return oom(s, d);
-    return notify_push(s, to, "your_turn", g->row.id, d);
+    return notify_push(s, to, "your_turn", g->id, d);
 }
 
 int notify_game_end(gsvc *s, const game *g)
 {
-    int64_t players[2] = {g->row.white_id, g->row.black_id};
+    int64_t players[2] = {g->white.id, g->black.id};
     for (int i = 0; i < 2; i++) {
         cJSON *d = with_opponent(g, players[i]);
         if (!d ||
-            !(g->row.result[0] ? cJSON_AddStringToObject(d, "result", g->row.result)
+            !(g->result ? cJSON_AddStringToObject(d, "result", qk_result_name(g->result))
                                : cJSON_AddNullToObject(d, "result")) ||
-            !cJSON_AddStringToObject(d, "reason", g->row.reason))
+            !cJSON_AddStringToObject(d, "reason", qk_reason_name(g->reason)))
             return oom(s, d);
-        if (notify_push(s, players[i], "game_end", g->row.id, d) != 0)
+        if (notify_push(s, players[i], "game_end", g->id, d) != 0)
             return -1;
     }
     return 0;
@@ -134,18 +134,18 @@ int notify_deadline_soon(gsvc *s, const game *g)
 {
     int64_t to = games_turn_user(g);
     cJSON *d = with_opponent(g, to);
-    if (!d || !add_deadline(d, g->row.deadline))
+    if (!d || !add_deadline(d, g->deadline))
         return oom(s, d);
-    return notify_push(s, to, "deadline_soon", g->row.id, d);
+    return notify_push(s, to, "deadline_soon", g->id, d);
 }
 
 int notify_draw_offer(gsvc *s, const game *g, int64_t from_id)
 {
-    int64_t to = g->row.white_id == from_id ? g->row.black_id : g->row.white_id;
+    int64_t to = g->white.id == from_id ? g->black.id : g->white.id;
     cJSON *d = with_opponent(g, to);
     if (!d)
         return oom(s, d);
-    return notify_push(s, to, "draw_offer", g->row.id, d);
+    return notify_push(s, to, "draw_offer", g->id, d);
 }
 
 int notify_challenge(gsvc *s, const store_challenge *c)
@@ -176,22 +176,21 @@ int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *mes
 
 int notify_draw_declined(gsvc *s, const game *g, int64_t decliner_id)
 {
-    int64_t to = g->row.white_id == decliner_id ? g->row.black_id : g->row.white_id;
+    int64_t to = g->white.id == decliner_id ? g->black.id : g->white.id;
     cJSON *d = with_opponent(g, to);
     if (!d)
         return oom(s, d);
-    return notify_push(s, to, "draw_declined", g->row.id, d);
+    return notify_push(s, to, "draw_declined", g->id, d);
 }
 
 void notify_game_over(gsvc *s, const game *g)
 {
     notify_game_end(s, g);
-    const store_game *row = &g->row;
     cJSON *ev = qk_proto_event("game_end");
-    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)row->id) ||
-        !(row->result[0] ? cJSON_AddStringToObject(ev, "result", row->result)
-                         : cJSON_AddNullToObject(ev, "result")) ||
-        !cJSON_AddStringToObject(ev, "reason", row->reason)) {
+    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->id) ||
+        !(g->result ? cJSON_AddStringToObject(ev, "result", qk_result_name(g->result))
+                    : cJSON_AddNullToObject(ev, "result")) ||
+        !cJSON_AddStringToObject(ev, "reason", qk_reason_name(g->reason))) {
         cJSON_Delete(ev);
         ev = NULL;
     }
