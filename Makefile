@@ -4,7 +4,8 @@
 #   make            build build/qirkatd and build/qirkat
 #   make deps       install missing Debian packages (deploy/deps.sh)
 #   make run        deps + build + start qirkatd on 127.0.0.1:7420 with ./qirkat.db
-#   make test       unit tests (rules, protocol, store) + integration tests
+#   make test       the layer check, unit tests (rules, protocol, store) + integration tests
+#   make check-layers  the server's include rule (docs/design.md "Server layers")
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
 #   make install PREFIX=/usr/local DESTDIR=
@@ -79,6 +80,7 @@ deps:
 
 # The server's include rule (docs/design.md "Server layers").
 check-layers:
+	@sh tools/test-check-layers.sh
 	@sh tools/check-layers.sh
 
 run: deps
@@ -90,7 +92,7 @@ run: deps
 T ?= $(TEST_AREAS)
 tests: $(TESTS)
 
-test: all tests
+test: all tests check-layers
 	@set -e; for a in $(T); do \
 	    if [ -x $(BUILD)/test-$$a ]; then \
 	        echo "== test-$$a"; QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-$$a --jobs 2; \

@@ -14,9 +14,10 @@
 # by its path from server/ ("game/games.h"), or bare from its own folder.
 # Any include cycle among server modules fails too (tsort finds it); a
 # module is x.c with x.h and its private x_int.h.
-# Exit 0 when clean, 1 with one line per violation.
+# Exit 0 when clean, 1 with one line per violation. Usage:
+#   tools/check-layers.sh [ROOT]   (ROOT holds server/ and common/; default: this project)
 set -eu
-cd "$(dirname "$0")/.."
+cd "${1:-$(dirname "$0")/..}"
 
 allowed() { # layer-of-includer layer-of-included -> 0 when allowed
     case "$1:$2" in
