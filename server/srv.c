@@ -107,7 +107,9 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     }
     net_hooks hooks = {session_open_cb, dispatch_line_cb, session_close_cb, session_free_cb};
     net_init(&s->net, loop, &hooks, cfg->line_limit, cfg->out_limit);
-    api_init(&s->api, loop, &s->net, g, cfg->rate);
+    if (cfg->max_per_addr > 0)
+        s->net.max_per_addr = (size_t)cfg->max_per_addr;
+    api_init(&s->api, loop, &s->net, g, cfg->rate, cfg->max_per_account);
     s->net.data = &s->api;
     g->sink = fanout_sink(&s->api);
     int rc = UV_ENOMEM;
@@ -287,6 +289,7 @@ void srv_close(srv *s)
     corr_free(&s->svc);
     heartbeat_free(&s->beat);
     api_free(&s->api);
+    net_free(&s->net);
     store_close(s->store);
     s->store = NULL;
 }

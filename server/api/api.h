@@ -34,6 +34,7 @@
 #include "util/registry.h"
 
 #define API_BUSY_RETRY_MS 250      /* retry_after_ms when the hash cap is reached */
+#define API_MAX_CONNS_PER_ACCOUNT 8 /* connections logged in as one user at once */
 
 typedef struct api {
     uv_loop_t *loop;
@@ -44,11 +45,13 @@ typedef struct api {
     uint64_t event_seq; /* one per fan-out: a connection gets an event once */
     rate_cfg rate;      /* per-connection request limit */
     bool stopping;      /* every request is answered server_shutdown */
+    int max_per_account; /* connections logged in as one user (API_MAX_CONNS_PER_ACCOUNT) */
 } api;
 
 /* Set a up over net and svc (both borrowed). rate all zero = the
- * defaults of ratelimit.h. Cannot fail. */
-void api_init(api *a, uv_loop_t *loop, net *n, gsvc *svc, rate_cfg rate);
+ * defaults of ratelimit.h; max_per_account 0 = API_MAX_CONNS_PER_ACCOUNT.
+ * Cannot fail. */
+void api_init(api *a, uv_loop_t *loop, net *n, gsvc *svc, rate_cfg rate, int max_per_account);
 /* From now on every request is answered server_shutdown. Idempotent. */
 void api_stop(api *a);
 /* After uv_run returned: free the registries. */

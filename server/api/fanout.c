@@ -17,13 +17,17 @@ static void event_to(api *a, conn *c, outbuf *ob)
     conn_send(c, ob, batch_open(a->svc->batch) ? CONN_MSG_TXN : 0, NULL);
 }
 
-static void event_to_key(api *a, registry *r, int64_t key, outbuf *ob)
+/* Every connection of registry r under key; with only (not NULL), only
+ * those logged in as only[0] or only[1]. */
+static void event_to_key(api *a, registry *r, int64_t key, outbuf *ob, const int64_t *only)
 {
     reg_node *n = reg_first(r, key);
     while (n) {
         /* conn_send() may close the connection, which unlinks n. */
         reg_node *next = reg_next(n);
-        event_to(a, n->val, ob);
+        session *se = session_of(n->val);
+        if (!only || (se && se->user_id && (se->user_id == only[0] || se->user_id == only[1])))
+            event_to(a, n->val, ob);
         n = next;
     }
 }
@@ -42,9 +46,9 @@ static void deliver(void *ctx, const char *name, const cJSON *ev, const events_t
     a->event_seq++;
     for (int i = 0; i < 2; i++)
         if (to->users[i])
-            event_to_key(a, &a->users, to->users[i], ob);
+            event_to_key(a, &a->users, to->users[i], ob, NULL);
     if (to->game_id)
-        event_to_key(a, &a->subs, to->game_id, ob);
+        event_to_key(a, &a->subs, to->game_id, ob, to->players_only ? to->users : NULL);
     if (to->all) {
         conn *c = a->net->all;
         while (c) {

@@ -61,6 +61,10 @@ struct game;
 /* Add "notifications": user_id's unread notifications, oldest first
  * (ops_corr.c). false on a store or allocation failure. */
 bool ops_add_notifications(api *s, cJSON *res, int64_t user_id);
+/* c's login changed (login as someone else, logout): drop its
+ * subscriptions to private games it may no longer watch (the fan-out
+ * checks too, fanout.h; this keeps the list honest). */
+void ops_drop_hidden_subs(api *s, conn *c);
 /* Add "games": user_id's active games as full objects, to res. */
 bool ops_add_active_games(api *s, cJSON *res, int64_t user_id);
 

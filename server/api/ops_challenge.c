@@ -107,7 +107,7 @@ static void challenge_event(api *s, const char *name, const store_challenge *c, 
         ev = NULL;
     }
     /* An open seek (no target) goes to every logged-in connection. */
-    events_send(s->svc, name, ev, (events_to){{c->from_id, c->to_id}, 0, c->to_id == 0});
+    events_send(s->svc, name, ev, (events_to){{c->from_id, c->to_id}, 0, c->to_id == 0, false});
 }
 
 void op_challenge(req *r)

@@ -60,6 +60,17 @@ static bool is_player(const game *g, int64_t user)
     return g->white.id == user || g->black.id == user;
 }
 
+void ops_drop_hidden_subs(api *s, conn *c)
+{
+    session *se = session_of(c);
+    for (int i = se->nsubs; i-- > 0;) {
+        int64_t id = se->subs[i]->key;
+        game *g;
+        if (games_get(s->svc->games, id, &g) == STORE_OK && g->priv && !is_player(g, se->user_id))
+            session_unsubscribe(s, c, id);
+    }
+}
+
 /* A private game is seen only by its players: answers forbidden. */
 static bool may_watch(req *r, const game *g)
 {

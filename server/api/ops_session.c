@@ -118,8 +118,10 @@ static cJSON *new_login(api *s, conn *c, const cJSON *id, const store_user *u, c
 {
     cJSON *res = NULL;
     session_touch(s, c);
-    if (session_login(s, c, u->id, u->username, u->bot, hash) == 0)
+    if (session_login(s, c, u->id, u->username, u->bot, hash) == 0) {
+        ops_drop_hidden_subs(s, c);
         res = login_result(s, qk_proto_ok(id), u, token);
+    }
     if (!res) {
         svc_poison(s->svc);
         return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
@@ -127,11 +129,28 @@ static cJSON *new_login(api *s, conn *c, const cJSON *id, const store_user *u, c
     return res;
 }
 
+/* The per-account cap (api.h), as an error object for id; NULL when c may
+ * log in as user_id. Checked before anything is written, so a refused
+ * login stores no token. */
+static cJSON *account_full(api *s, conn *c, const cJSON *id, int64_t user_id)
+{
+    if (session_may_login(s, c, user_id))
+        return NULL;
+    char msg[96];
+    snprintf(msg, sizeof msg, "this account already has %d connections: close one first",
+             s->max_per_account);
+    cJSON *err = qk_proto_error(id, QK_ERR_SERVER_BUSY, msg);
+    return err ? err : qk_proto_error(id, QK_ERR_INTERNAL, NULL);
+}
+
 /* Log c in as u with a new token; the answer, or an error object. */
 static cJSON *login_new_token(api *s, conn *c, const cJSON *id, const store_user *u)
 {
     char hex[AUTH_TOKEN_HEX + 1];
     uint8_t hash[STORE_TOKEN_HASH];
+    cJSON *full = account_full(s, c, id, u->id);
+    if (full)
+        return full;
     if (svc_write_begin(s->svc) != 0)
         return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
     auth_token_new(hex, hash);
@@ -273,7 +292,8 @@ static void login_token(req *r, const char *token)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    req_reply(r, new_login(s, r->conn, r->id, &u, token, hash));
+    cJSON *full = account_full(s, r->conn, r->id, user_id);
+    req_reply(r, full ? full : new_login(s, r->conn, r->id, &u, token, hash));
 }
 
 void op_login(req *r)
@@ -330,5 +350,6 @@ void op_logout(req *r)
     }
     session_touch(s, r->conn);
     session_logout(s, r->conn);
+    ops_drop_hidden_subs(s, r->conn);
     req_reply(r, req_ok(r));
 }

@@ -50,6 +50,17 @@ int session_login(api *a, conn *c, int64_t user_id, const char *username, bool b
     return 0;
 }
 
+bool session_may_login(api *a, conn *c, int64_t user_id)
+{
+    if (session_of(c)->user_id == user_id)
+        return true;
+    int n = 0;
+    for (reg_node *k = reg_first(&a->users, user_id); k; k = reg_next(k))
+        if (++n >= a->max_per_account)
+            return false;
+    return true;
+}
+
 void session_logout(api *a, conn *c)
 {
     session *se = session_of(c);

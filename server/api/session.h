@@ -39,6 +39,9 @@ session *session_of(conn *c);
  * Returns 0, or -1 on allocation failure (c stays anonymous). */
 int session_login(api *a, conn *c, int64_t user_id, const char *username, bool bot,
                   const uint8_t *token_hash);
+/* Whether c may log in as user_id: it already is, or the account has
+ * fewer than api.max_per_account connections logged in. */
+bool session_may_login(api *a, conn *c, int64_t user_id);
 /* Back to anonymous; subscriptions are kept. */
 void session_logout(api *a, conn *c);
 /* Record c's login before a login/logout changes it: if the batch is

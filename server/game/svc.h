@@ -35,11 +35,15 @@ struct corr;
 /* The recipients of one event: the connections of up to two users (0 =
  * none), the watchers of a game (0 = none), and, with all, every
  * logged-in connection. A connection that is several of these gets the
- * event once. */
+ * event once. players_only: the game is private, so its watchers get the
+ * event only while logged in as one of users (visibility is checked at
+ * delivery, not only when they subscribed: a connection may have logged
+ * out or in as someone else since). */
 typedef struct events_to {
     int64_t users[2];
     int64_t game_id;
     bool all;
+    bool players_only;
 } events_to;
 
 /* Where events go. deliver(ctx, name, ev, to): ev is borrowed (valid

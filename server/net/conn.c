@@ -60,6 +60,8 @@ void net_init(net *n, uv_loop_t *loop, const net_hooks *hooks, size_t line_limit
     n->line_limit = line_limit ? line_limit : QK_FRAME_DEFAULT_LIMIT;
     n->out_limit = out_limit ? out_limit : NET_DEFAULT_OUT_LIMIT;
     n->max_conns = NET_DEFAULT_MAX_CONNS;
+    n->max_per_addr = NET_DEFAULT_MAX_PER_ADDR;
+    reg_init(&n->by_addr);
     n->out_soft = n->out_limit / 4;
     n->lines_per_turn = NET_LINES_PER_TURN;
     n->next_serial = 1;
@@ -181,6 +183,10 @@ void conn_close(conn *c)
         c->next->prev = c->prev;
     c->next = c->prev = NULL;
     n->nconns--;
+    if (c->addr_node) {
+        reg_remove(&n->by_addr, c->addr_node);
+        c->addr_node = NULL;
+    }
     log_debug("conn %llu (%s) closed", (unsigned long long)c->serial, c->peer);
     if (n->hooks.close_cb)
         n->hooks.close_cb(c);
@@ -191,6 +197,11 @@ void net_close_all(net *n)
 {
     while (n->all)
         conn_close(n->all);
+}
+
+void net_free(net *n)
+{
+    reg_free(&n->by_addr);
 }
 
 /* ---- ending connections on stop --------------------------------------- */
@@ -261,10 +272,10 @@ int conn_send(conn *c, outbuf *ob, unsigned flags, const cJSON *id)
 {
     if (c->closing || c->shutting)
         return -1;
-    /* One message bigger than the cap (a long login result) may go out
-     * alone; anything queued behind others counts against the cap. */
+    /* One message bigger than the cap may go out alone; an event queued
+     * behind others counts against the cap; an answer never does. */
     size_t pending = c->held_bytes + c->inflight_bytes;
-    if (pending > 0 && pending + ob->len > c->net->out_limit) {
+    if (!(flags & CONN_MSG_REPLY) && pending > 0 && pending + ob->len > c->net->out_limit) {
         log_warn("conn %llu (%s): %zu bytes of output pending, disconnecting",
                  (unsigned long long)c->serial, c->peer, pending);
         conn_close(c);
@@ -420,7 +431,7 @@ static void send_error(conn *c, qk_err e, const char *why)
 {
     cJSON *err = qk_proto_error(NULL, e, why);
     if (err)
-        conn_send_json(c, err, 0, NULL);
+        conn_send_json(c, err, CONN_MSG_REPLY, NULL);
     cJSON_Delete(err);
 }
 
@@ -569,6 +580,35 @@ void conn_init(conn *c, net *n, const transport *tp)
     n->nconns++;
 }
 
+/* The host part of a "host:port" peer name (IPv6 hosts have colons). */
+static size_t host_len(const char *peer)
+{
+    const char *colon = strrchr(peer, ':');
+    return colon ? (size_t)(colon - peer) : strlen(peer);
+}
+
+/* FNV-1a: the registry key of an address; equal hosts are then compared
+ * as text, so a collision only costs a comparison. */
+static int64_t host_key(const char *peer, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)peer[i]) * 1099511628211ULL;
+    return (int64_t)(h >> 1);
+}
+
+/* Connections open from the same address as c (c not counted). */
+static size_t same_host(const conn *c, int64_t key, size_t len)
+{
+    size_t n = 0;
+    for (reg_node *k = reg_first(&c->net->by_addr, key); k; k = reg_next(k)) {
+        const conn *o = k->val;
+        if (host_len(o->peer) == len && memcmp(o->peer, c->peer, len) == 0)
+            n++;
+    }
+    return n;
+}
+
 void conn_accepted(conn *c)
 {
     net *n = c->net;
@@ -581,6 +621,20 @@ void conn_accepted(conn *c)
         log_warn("refusing %s: %zu connections", c->peer, n->nconns);
         send_error(c, QK_ERR_SERVER_BUSY, "too many connections");
         c->close_after_write = true;
+        return;
+    }
+    size_t len = host_len(c->peer);
+    int64_t key = host_key(c->peer, len);
+    if (same_host(c, key, len) >= n->max_per_addr) {
+        log_warn("refusing %s: %zu connections from that address", c->peer, n->max_per_addr);
+        send_error(c, QK_ERR_SERVER_BUSY, "too many connections from your address");
+        c->close_after_write = true;
+        return;
+    }
+    c->addr_node = reg_add(&n->by_addr, key, c);
+    if (!c->addr_node) {
+        log_error("conn %llu: out of memory", (unsigned long long)c->serial);
+        conn_close(c);
         return;
     }
     log_debug("conn %llu (%s, %s) accepted", (unsigned long long)c->serial, c->peer, c->tp->name);

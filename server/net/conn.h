@@ -37,11 +37,14 @@
  *     (a quarter of the cap) gets no more lines handled and is not read
  *     until its output drains to half of that (write callbacks): a client
  *     that pipelines requests but reads slowly is slowed down, not cut.
- * Pending output (held + handed to libuv) is still capped per connection
- * (out_limit): the cap now only hits a connection that does not read what
- * other users' actions send it (events). A single message larger than the
- * cap is let through when nothing else is pending (a login result listing
- * many games). conn_close() is idempotent; the conn is freed only when
+ * Pending output (held + handed to the transport) is capped per
+ * connection (out_limit) for unrequested output only: an event that would
+ * pass the cap closes a connection that does not read what other users'
+ * actions send it. A request's own answer (CONN_MSG_REPLY) is always
+ * queued: the budget and the soft limit above already bound how many
+ * answers one connection can have pending, and answers are bounded in size
+ * (listings are paged), so dropping one would only hide a bug from the
+ * client that asked. conn_close() is idempotent; the conn is freed only when
  * its handle's close callback has run and every conn_ref() was released,
  * so work on the thread pool may hold a reference across a close.
  */
@@ -56,9 +59,13 @@
 #include <uv.h>
 
 #include "net/transport.h"
+#include "util/registry.h"
 
 #define NET_DEFAULT_OUT_LIMIT (1024 * 1024) /* bytes of pending output per conn */
 #define NET_DEFAULT_MAX_CONNS 4096
+/* Connections from one address at once: a classroom behind one NAT
+ * address fits. */
+#define NET_DEFAULT_MAX_PER_ADDR 200
 /* Lines of one connection handled per loop turn (between two commits):
  * enough that a client playing fast is never held back (the server bench
  * sends one move at a time), small enough that a turn's output of one
@@ -80,7 +87,10 @@ outbuf *outbuf_from_json(const cJSON *msg);
 outbuf *outbuf_ref(outbuf *ob);
 void outbuf_unref(outbuf *ob);
 
-enum { CONN_MSG_TXN = 1 }; /* depends on the open transaction */
+enum {
+    CONN_MSG_TXN = 1,   /* depends on the open transaction */
+    CONN_MSG_REPLY = 2, /* the answer to a request: never dropped for the output cap */
+};
 
 typedef struct outmsg {
     struct outmsg *next;
@@ -124,6 +134,7 @@ struct conn {
     unsigned turn_lines; /* lines handled in turn turn_seen */
     conn *ready_next, *ready_prev;
     char peer[64]; /* transport.peer_name(): "host:port" */
+    reg_node *addr_node; /* in net.by_addr (key: a hash of the host part of peer) */
     outmsg *held, **held_tail;
     size_t held_bytes, held_count;
     size_t inflight_bytes; /* handed to the transport, not yet written */
@@ -138,6 +149,8 @@ struct net {
     net_hooks hooks;
     void *data; /* the upper layer's */
     size_t line_limit, out_limit, max_conns;
+    size_t max_per_addr;     /* NET_DEFAULT_MAX_PER_ADDR */
+    registry by_addr;        /* connections by their peer's address */
     size_t out_soft;         /* pending output that pauses a connection */
     unsigned lines_per_turn; /* NET_LINES_PER_TURN */
     uint64_t turn;           /* net_flush() calls so far: budgets reset */
@@ -155,6 +168,8 @@ void net_init(net *n, uv_loop_t *loop, const net_hooks *hooks, size_t line_limit
 
 /* conn_close() every connection. */
 void net_close_all(net *n);
+/* After every connection is gone: free what net_init() set up. */
+void net_free(net *n);
 /* The server is stopping (call after net_stop_listening): connections go
  * on being read and their lines handed to line_cb as before (the upper
  * layer answers them `server_shutdown`), and each one is ended as soon as
@@ -185,10 +200,12 @@ void net_run_ready(net *n);
  * CONN_MSG_TXN events. Call before net_flush(). */
 void net_fail_txn(net *n, const char *message);
 
-/* Queue ob (a reference is taken) for c. flags: CONN_MSG_TXN; id: the
- * request id when ob is a response (copied when CONN_MSG_TXN), else NULL.
- * Returns 0; -1 when c is closing or shut down for writing (dropped) or when the pending-output cap
- * is exceeded (c is closed) or on allocation failure (c is closed). */
+/* Queue ob (a reference is taken) for c. flags: CONN_MSG_TXN,
+ * CONN_MSG_REPLY; id: the request id when ob is a response (copied when
+ * CONN_MSG_TXN), else NULL. Returns 0; -1 when c is closing or shut down
+ * for writing (dropped), when an unrequested message would pass the
+ * pending-output cap (c is closed), or on allocation failure (c is
+ * closed). */
 int conn_send(conn *c, outbuf *ob, unsigned flags, const cJSON *id);
 
 /* Serialize and queue msg (borrowed). Same results as conn_send(). */
@@ -218,7 +235,9 @@ void conn_unref(conn *c);
  * conn_closed(). */
 void conn_init(conn *c, net *n, const transport *tp);
 /* c is connected: it joins n, gets its peer name and open_cb, and starts
- * reading (or is refused with server_busy past n.max_conns). */
+ * reading; or it is answered server_busy and closed past n.max_conns
+ * connections, or past n.max_per_addr from the same address (the host
+ * part of its peer name). */
 void conn_accepted(conn *c);
 /* New input is buffered in the transport: hand out what can be handled. */
 void conn_input(conn *c);
