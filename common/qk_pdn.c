@@ -392,7 +392,7 @@ int qk_pdn_replay(const qk_pdn_record *r, size_t ply, qk_pdn_state *st, qk_pdn_e
     if (r->fen) {
         const char *why = NULL;
         if (qk_pos_parse(v, r->fen, &st->pos, &why) != QK_OK) {
-            qk_pdn_fail(err, QK_PDN_EFEN, r->fen_line, -1, "FEN is not a %s position: %s",
+            qk_pdn_fail(err, QK_PDN_EFEN, r->fen_line, -1, "FEN is not a position of %s: %s",
                         v->name, why ? why : "malformed");
             return QK_PDN_EFEN;
         }
@@ -447,13 +447,13 @@ int qk_pdn_validate(const qk_pdn_record *r, qk_pdn_outcome *out, qk_pdn_error *e
     if (qk_pos_status(v, &out->end.pos, &res, &why)) {
         if (r->result != res) {
             qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1,
-                        "Result %s contradicts the final position: %s by %s", claimed,
+                        "Result %s contradicts the final position: the rules give %s (%s)", claimed,
                         qk_pdn_result_text(res), qk_reason_name(why));
             return QK_PDN_ERESULT;
         }
         if (term >= 0 && rules_reason((qk_reason)term) && term != (int)why) {
             qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1,
-                        "Termination %s contradicts the final position: %s", r->termination,
+                        "Termination %s contradicts the final position: the rules give %s", r->termination,
                         qk_reason_name(why));
             return QK_PDN_ERESULT;
         }
