@@ -149,7 +149,8 @@ int qk_pdn_write(const qk_pdn_record *r, char **out, size_t *len);
  * annotations and !? suffixes (ignored), LF or CRLF, move numbers "1."
  * or "1..." attached or not, results 1-0 0-1 1/2-1/2 * and 2-0 0-2 1-1,
  * several games one after another: a tag after movetext starts the next
- * game). Every game is then checked with qk_pdn_validate(), so an accepted
+ * game). Event, Site, Round, White, Black "?" and Date "????.??.??" mean
+ * unknown, as the writer writes them: those fields stay NULL. Every game is then checked with qk_pdn_validate(), so an accepted
  * text is wholly valid. On success *recs is a malloc'd array of *n >= 1
  * records, freed with qk_pdn_free_all(*recs, *n). On error *recs is NULL,
  * *n 0, and *err (when not NULL) says which record, line and ply: text

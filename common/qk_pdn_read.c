@@ -34,6 +34,7 @@ typedef struct rd {
     size_t n, cap;
     enum phase ph;
     bool result_tag;   /* current game has a Result tag */
+    unsigned unknown;  /* roster tags given as "?" (bit per roster_bit()) */
     int plycount_line; /* line of the current game's PlyCount tag */
     int last_line;     /* last line the current game used */
     qk_pdn_error *err;
@@ -66,6 +67,7 @@ static int open_game(rd *r)
     cur(r)->variant_line = r->line;
     r->ph = PH_TAGS;
     r->result_tag = false;
+    r->unknown = 0;
     r->plycount_line = 0;
     r->last_line = r->line;
     return QK_PDN_OK;
@@ -101,6 +103,26 @@ static bool date_ok(const char *d)
 static bool blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The roster tags whose "?" (Date: "????.??.??") means unknown, which the
+ * writer writes for an absent tag: bit of name, or 0 for other tags. */
+static unsigned roster_bit(const char *name, const char *value)
+{
+    static const char *const roster[] = {"Event", "Site", "Date", "Round", "White", "Black"};
+    for (unsigned k = 0; k < 6; k++)
+        if (strcmp(name, roster[k]) == 0)
+            return strcmp(value, k == 2 ? "????.??.??" : "?") == 0 ? 1u << k : 0;
+    return 0;
+}
+
+static bool roster_seen(const rd *r, const char *name)
+{
+    static const char *const roster[] = {"Event", "Site", "Date", "Round", "White", "Black"};
+    for (unsigned k = 0; k < 6; k++)
+        if (strcmp(name, roster[k]) == 0)
+            return r->unknown & (1u << k);
+    return false;
 }
 
 /* [Name "value"] on one line; r->i at '['. */
@@ -159,7 +181,8 @@ static int read_tag(rd *r)
     qk_pdn_record *g = cur(r);
     bool dup = strcmp(name, "Result") == 0     ? r->result_tag
                : strcmp(name, "PlyCount") == 0 ? g->ply_count >= 0
-                                               : qk_pdn_get(g, name) != NULL;
+                                               : qk_pdn_get(g, name) != NULL ||
+                                                     roster_seen(r, name);
     if (dup) {
         free(val.buf);
         return fail(r, QK_PDN_ESYNTAX, r->line, "tag %s given twice", name);
@@ -169,6 +192,13 @@ static int read_tag(rd *r)
                   val.buf);
         free(val.buf);
         return rc;
+    }
+    unsigned bit = roster_bit(name, val.buf);
+    if (bit) { /* unknown: the field stays NULL, as the writer had it */
+        free(val.buf);
+        r->unknown |= bit;
+        r->last_line = r->line;
+        return QK_PDN_OK;
     }
     rc = qk_pdn_set(g, name, val.buf);
     free(val.buf);
