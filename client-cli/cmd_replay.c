@@ -102,8 +102,8 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
         return show_json(c, src, &st, over, res, why);
 
     FILE *out = c->out;
-    fprintf(out, "Game %zu of %zu  %s  ply %zu of %zu\n", src->index + 1, src->count, v->name,
-            ply, r->nmoves);
+    fprintf(out, "Game %zu of %zu  %s  ply %zu of %zu\n", src->index + 1, src->count, v->name, ply,
+            r->nmoves);
     fprintf(out, "White: %s  Black: %s", r->white ? r->white : "?", r->black ? r->black : "?");
     if (r->event)
         fprintf(out, "  (%s%s%s)", r->event, r->date ? ", " : "", r->date ? r->date : "");
@@ -256,22 +256,22 @@ int cmd_replay(cli *c, const cmd_args *a)
     if (prc != QK_PDN_OK) {
         if (prc == QK_PDN_ETOOBIG)
             return cli_fail(c, CLI_EXIT_SERVER, "%s: %s", path, err.message);
-        return cli_fail(c, CLI_EXIT_SERVER, "%s: game %zu (record %zu): %s", path,
-                        err.record + 1, err.record, err.message);
+        return cli_fail(c, CLI_EXIT_SERVER, "%s: game %zu (record %zu): %s", path, err.record + 1,
+                        err.record, err.message);
     }
     int rc;
     if (game > n) {
-        rc = cli_usage_error(c, "--game %llu: '%s' has %zu game%s", (unsigned long long)game,
-                             path, n, n == 1 ? "" : "s");
+        rc = cli_usage_error(c, "--game %llu: '%s' has %zu game%s", (unsigned long long)game, path,
+                             n, n == 1 ? "" : "s");
         goto done;
     }
     replay_src src = {&recs[game - 1], (size_t)game - 1, n};
     if (args_has(a, "to-ply")) {
         uint64_t ply = args_uint(a, "to-ply", 0);
         if (ply > src.rec->nmoves) {
-            rc = cli_usage_error(c, "--to-ply %llu: game %llu has %zu plies",
-                                 (unsigned long long)ply, (unsigned long long)game,
-                                 src.rec->nmoves);
+            rc =
+                cli_usage_error(c, "--to-ply %llu: game %llu has %zu plies",
+                                (unsigned long long)ply, (unsigned long long)game, src.rec->nmoves);
             goto done;
         }
         rc = replay_show(c, &src, (size_t)ply);

@@ -45,7 +45,7 @@ void qk_pdn_free(qk_pdn_record *r)
 {
     if (!r)
         return;
-    char **fields[] = {&r->event, &r->site,         &r->date,       &r->round, &r->white,
+    char **fields[] = {&r->event, &r->site,         &r->date,        &r->round, &r->white,
                        &r->black, &r->time_control, &r->termination, &r->fen};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         free(*fields[i]);
@@ -453,8 +453,8 @@ int qk_pdn_validate(const qk_pdn_record *r, qk_pdn_outcome *out, qk_pdn_error *e
         }
         if (term >= 0 && rules_reason((qk_reason)term) && term != (int)why) {
             qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1,
-                        "Termination %s contradicts the final position: the rules give %s", r->termination,
-                        qk_reason_name(why));
+                        "Termination %s contradicts the final position: the rules give %s",
+                        r->termination, qk_reason_name(why));
             return QK_PDN_ERESULT;
         }
         out->over = out->by_rules = true;
@@ -476,8 +476,8 @@ int qk_pdn_validate(const qk_pdn_record *r, qk_pdn_outcome *out, qk_pdn_error *e
         return QK_PDN_ERESULT;
     }
     if (r->result == QK_RESULT_DRAW && !qk_variant_has_draws(v)) {
-        qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1, "Result %s: %s has no draws",
-                    claimed, v->name);
+        qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1, "Result %s: %s has no draws", claimed,
+                    v->name);
         return QK_PDN_ERESULT;
     }
     out->over = true;

@@ -77,11 +77,11 @@ typedef struct qk_pdn_tag {
  * them only through the functions so ownership stays simple. */
 typedef struct qk_pdn_record {
     char *event, *site, *date, *round, *white, *black;
-    qk_result result;                  /* Result tag: QK_RESULT_NONE is "*" */
-    char variant[QK_VARIANT_NAMELEN];  /* Variant tag; "" until set (reader: "alquerque") */
-    char *fen;                         /* start position string; NULL: the variant's start */
-    char *time_control, *termination;  /* free text; Termination: a reason word */
-    long ply_count;                    /* PlyCount as read; -1 absent (writer uses nmoves) */
+    qk_result result;                 /* Result tag: QK_RESULT_NONE is "*" */
+    char variant[QK_VARIANT_NAMELEN]; /* Variant tag; "" until set (reader: "alquerque") */
+    char *fen;                        /* start position string; NULL: the variant's start */
+    char *time_control, *termination; /* free text; Termination: a reason word */
+    long ply_count;                   /* PlyCount as read; -1 absent (writer uses nmoves) */
     size_t ntags;
     qk_pdn_tag *tags; /* unknown tags */
     size_t nmoves, cap;
@@ -150,20 +150,17 @@ int qk_pdn_write(const qk_pdn_record *r, char **out, size_t *len);
  * or "1..." attached or not, results 1-0 0-1 1/2-1/2 * and 2-0 0-2 1-1,
  * several games one after another: a tag after movetext starts the next
  * game). Event, Site, Round, White, Black "?" and Date "????.??.??" mean
- * unknown, as the writer writes them: those fields stay NULL. Every game is then checked with qk_pdn_validate(), so an accepted
- * text is wholly valid. On success *recs is a malloc'd array of *n >= 1
- * records, freed with qk_pdn_free_all(*recs, *n). On error *recs is NULL,
- * *n 0, and *err (when not NULL) says which record, line and ply: text
- * over QK_PDN_MAX_TEXT (QK_PDN_ETOOBIG, line 0), malformed tag or token,
- * NUL byte or invalid UTF-8, unterminated comment, duplicate tag, bad Date
- * (YYYY.MM.DD, '?' for unknown digits) or PlyCount that is not the number
- * of moves, no game at all (QK_PDN_ESYNTAX); moves after the result
- * (QK_PDN_EAFTER); Result tag and result token that disagree, or a result
- * contradicting the final position (QK_PDN_ERESULT); and the validator's
+ * unknown, as the writer writes them: those fields stay NULL. Every game is then checked with
+ * qk_pdn_validate(), so an accepted text is wholly valid. On success *recs is a malloc'd array of
+ * *n >= 1 records, freed with qk_pdn_free_all(*recs, *n). On error *recs is NULL, *n 0, and *err
+ * (when not NULL) says which record, line and ply: text over QK_PDN_MAX_TEXT (QK_PDN_ETOOBIG, line
+ * 0), malformed tag or token, NUL byte or invalid UTF-8, unterminated comment, duplicate tag, bad
+ * Date (YYYY.MM.DD, '?' for unknown digits) or PlyCount that is not the number of moves, no game at
+ * all (QK_PDN_ESYNTAX); moves after the result (QK_PDN_EAFTER); Result tag and result token that
+ * disagree, or a result contradicting the final position (QK_PDN_ERESULT); and the validator's
  * errors. Returns the code. Source: PDN 3.0 (pdn.fmjd.org), PROTOCOL.md
  * "Records". */
-int qk_pdn_read(const char *text, size_t len, qk_pdn_record **recs, size_t *n,
-                qk_pdn_error *err);
+int qk_pdn_read(const char *text, size_t len, qk_pdn_record **recs, size_t *n, qk_pdn_error *err);
 
 /* Free an array from qk_pdn_read(): each record, then the array. NULL is a
  * no-op. */
@@ -193,11 +190,11 @@ int qk_pdn_replay(const qk_pdn_record *r, size_t ply, qk_pdn_state *st, qk_pdn_e
 
 /* The outcome of a whole record, decided by the rules. */
 typedef struct qk_pdn_outcome {
-    qk_pdn_state end;  /* after every move */
-    bool over;         /* the game has ended (by the rules or the Result tag) */
-    bool by_rules;     /* qk_pos_status() ended it */
-    qk_result result;  /* QK_RESULT_NONE while not over */
-    qk_reason reason;  /* QK_REASON_NONE while not over */
+    qk_pdn_state end; /* after every move */
+    bool over;        /* the game has ended (by the rules or the Result tag) */
+    bool by_rules;    /* qk_pos_status() ended it */
+    qk_result result; /* QK_RESULT_NONE while not over */
+    qk_reason reason; /* QK_REASON_NONE while not over */
 } qk_pdn_outcome;
 
 /* Replay all of *r (qk_pdn_replay()) and decide its result. When the final

@@ -157,8 +157,7 @@ static int read_tag(rd *r)
     for (;;) {
         if (i >= end || s[i] == '\n') {
             free(val.buf);
-            return fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag %s: unterminated value",
-                        name);
+            return fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag %s: unterminated value", name);
         }
         if (s[i] == '"')
             break;
@@ -175,21 +174,23 @@ static int read_tag(rd *r)
         return fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag %s: missing ']'", name);
     }
     r->i = i + 1;
-    if (val.failed)
+    if (val.failed) {
+        free(val.buf);
         return fail(r, QK_PDN_ENOMEM, r->line, "%s", "out of memory");
+    }
 
     qk_pdn_record *g = cur(r);
-    bool dup = strcmp(name, "Result") == 0     ? r->result_tag
-               : strcmp(name, "PlyCount") == 0 ? g->ply_count >= 0
-                                               : qk_pdn_get(g, name) != NULL ||
-                                                     roster_seen(r, name);
+    bool dup = strcmp(name, "Result") == 0 ? r->result_tag
+               : strcmp(name, "PlyCount") == 0
+                   ? g->ply_count >= 0
+                   : qk_pdn_get(g, name) != NULL || roster_seen(r, name);
     if (dup) {
         free(val.buf);
         return fail(r, QK_PDN_ESYNTAX, r->line, "tag %s given twice", name);
     }
     if (strcmp(name, "Date") == 0 && !date_ok(val.buf)) {
-        rc = fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag Date: '%s' is not YYYY.MM.DD",
-                  val.buf);
+        rc =
+            fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag Date: '%s' is not YYYY.MM.DD", val.buf);
         free(val.buf);
         return rc;
     }
@@ -205,7 +206,7 @@ static int read_tag(rd *r)
     if (rc == QK_PDN_ENOMEM)
         return fail(r, rc, r->line, "%s", "out of memory");
     if (rc != QK_PDN_OK) {
-        const char *why = strcmp(name, "Result") == 0 ? "Result must be 1-0, 0-1, 1/2-1/2 or *"
+        const char *why = strcmp(name, "Result") == 0     ? "Result must be 1-0, 0-1, 1/2-1/2 or *"
                           : strcmp(name, "PlyCount") == 0 ? "PlyCount must be a number"
                           : strcmp(name, "Variant") == 0  ? "Variant name too long"
                                                           : "control character in the value";
@@ -364,7 +365,7 @@ static int read_token(rd *r)
         if (r->result_tag && (qk_result)res != g->result) {
             char msg[64];
             snprintf(msg, sizeof msg, "%s but the moves end with %s", qk_pdn_result_text(g->result),
-                     tok);
+                     qk_pdn_result_text((qk_result)res));
             return fail(r, QK_PDN_ERESULT, line, "Result tag %s", msg);
         }
         if (!r->result_tag) {
@@ -395,8 +396,7 @@ static int read_token(rd *r)
         return fail(r, QK_PDN_EAFTER, line, "move '%s' after the result", t);
     int rc = qk_pdn_add_move(g, t, -1);
     if (rc != QK_PDN_OK)
-        return fail(r, rc == QK_PDN_ENOMEM ? rc : QK_PDN_ESYNTAX, line, "cannot keep move '%s'",
-                    t);
+        return fail(r, rc == QK_PDN_ENOMEM ? rc : QK_PDN_ESYNTAX, line, "cannot keep move '%s'", t);
     g->move_line[g->nmoves - 1] = line;
     r->ph = PH_MOVES;
     return QK_PDN_OK;
@@ -455,8 +455,8 @@ int qk_pdn_read(const char *text, size_t len, qk_pdn_record **recs, size_t *n, q
     if (err)
         err->ply = -1;
     if (len > QK_PDN_MAX_TEXT) {
-        qk_pdn_fail(err, QK_PDN_ETOOBIG, 0, -1, "text of %zu bytes is over the limit of %u",
-                    len, QK_PDN_MAX_TEXT);
+        qk_pdn_fail(err, QK_PDN_ETOOBIG, 0, -1, "text of %zu bytes is over the limit of %u", len,
+                    QK_PDN_MAX_TEXT);
         return QK_PDN_ETOOBIG;
     }
     int bad_line;

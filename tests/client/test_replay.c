@@ -55,9 +55,10 @@ static void recorded(const char *variant, int index, qk_pdn_record *r)
     cr_assert_eq(qk_pdn_set(r, "White", "alice"), 0);
     cr_assert_eq(qk_pdn_set(r, "Black", "bob"), 0);
     const char *res = cJSON_GetObjectItem(g, "result")->valuestring;
-    cr_assert_eq(qk_pdn_set(r, "Result", strcmp(res, "white") == 0   ? "1-0"
-                                         : strcmp(res, "black") == 0 ? "0-1"
-                                                                     : "1/2-1/2"),
+    cr_assert_eq(qk_pdn_set(r, "Result",
+                            strcmp(res, "white") == 0   ? "1-0"
+                            : strcmp(res, "black") == 0 ? "0-1"
+                                                        : "1/2-1/2"),
                  0);
     const cJSON *m;
     cJSON_ArrayForEach(m, cJSON_GetObjectItem(g, "moves"))
@@ -196,8 +197,8 @@ Test(replay, commands_from_stdin)
     crun_do(&r, "n\n\ng 35\nn\np\nzz\ng 36\nf\np\nq\nn\n", "replay", pdn_path, NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     /* Boards shown: 0, 1, 2, 35, 34, 0; nothing after q. */
-    const char *heads[] = {"ply 0 of", "ply 1 of", "ply 2 of", "ply 35 of", "ply 34 of",
-                           "ply 0 of"};
+    const char *heads[] = {"ply 0 of",  "ply 1 of",  "ply 2 of",
+                           "ply 35 of", "ply 34 of", "ply 0 of"};
     const char *p = r.out;
     for (int i = 0; i < 6; i++) {
         p = strstr(p, heads[i]);

@@ -206,11 +206,26 @@ static void illegal_at(const char *variant)
     cJSON_Delete(games);
 }
 
-Test(illegal, kawu) { illegal_at("alquerque"); }
-Test(illegal, traditional) { illegal_at("alquerque-traditional"); }
-Test(illegal, brainking) { illegal_at("alquerque-brainking"); }
-Test(illegal, stoep_long) { illegal_at("alquerque-stoep-long"); }
-Test(illegal, konane_8x8) { illegal_at("alquerkonane-8x8"); }
+Test(illegal, kawu)
+{
+    illegal_at("alquerque");
+}
+Test(illegal, traditional)
+{
+    illegal_at("alquerque-traditional");
+}
+Test(illegal, brainking)
+{
+    illegal_at("alquerque-brainking");
+}
+Test(illegal, stoep_long)
+{
+    illegal_at("alquerque-stoep-long");
+}
+Test(illegal, konane_8x8)
+{
+    illegal_at("alquerkonane-8x8");
+}
 
 /* qk_pdn_replay() at every ply of game 0 of each file equals playing the
  * moves one by one, and its last move is the one played. */

@@ -70,8 +70,8 @@ Test(bad, malformed_tags)
                "line 1: malformed tag Date: '2026-12-01' is not YYYY.MM.DD");
     expect_err("[PlyCount \"3a\"]\n", QK_PDN_ESYNTAX, 0, 1, -1,
                "line 1: malformed tag: PlyCount must be a number");
-    expect_err("[Variant \"alquerque\"]\n[PlyCount \"3\"]\n\n1. d2-c3 b4xd2 *\n",
-               QK_PDN_ESYNTAX, 0, 2, -1, "line 2: PlyCount 3 but the game has 2 moves");
+    expect_err("[Variant \"alquerque\"]\n[PlyCount \"3\"]\n\n1. d2-c3 b4xd2 *\n", QK_PDN_ESYNTAX, 0,
+               2, -1, "line 2: PlyCount 3 but the game has 2 moves");
     expect_err("[Event \"tab\there\"]\n", QK_PDN_ESYNTAX, 0, 1, -1,
                "line 1: malformed tag: control character in the value");
 }
@@ -107,7 +107,8 @@ Test(bad, moves_after_the_result)
 {
     expect_err("[Variant \"alquerque\"]\n\n1. d2-c3 b4xd2 *\n2. e1xc3\n", QK_PDN_EAFTER, 0, 4, -1,
                "line 4: move 'e1xc3' after the result");
-    expect_err("1. d2-c3 1-0 0-1\n", QK_PDN_EAFTER, 0, 1, -1, "line 1: result '0-1' after the result");
+    expect_err("1. d2-c3 1-0 0-1\n", QK_PDN_EAFTER, 0, 1, -1,
+               "line 1: result '0-1' after the result");
     /* After the first game's result, untagged moves are not a new game. */
     expect_err("1. d2-c3 *\n[Event \"b\"]\n1. d2-c3 * 1. b2-c3\n", QK_PDN_EAFTER, 1, 3, -1,
                "line 3: move 'b2-c3' after the result");
@@ -115,8 +116,8 @@ Test(bad, moves_after_the_result)
 
 Test(bad, fen_that_does_not_parse)
 {
-    expect_err("[Variant \"alquerque\"]\n[FEN \"bbbbb/bbbbb/ww.bb/wwwww w 0 -\"]\n*\n",
-               QK_PDN_EFEN, 0, 2, -1,
+    expect_err("[Variant \"alquerque\"]\n[FEN \"bbbbb/bbbbb/ww.bb/wwwww w 0 -\"]\n*\n", QK_PDN_EFEN,
+               0, 2, -1,
                "line 2: FEN is not a position of alquerque: wrong board size: too few ranks");
     expect_err("[FEN \"bbbbb/bbbbb/ww.bb/wwwww/wwwww x 0 -\"]\n*\n", QK_PDN_EFEN, 0, 1, -1,
                "line 1: FEN is not a position of alquerque: side to move must be w or b");
@@ -140,9 +141,10 @@ Test(bad, result_contradicts_the_final_position)
                "no_pieces");
     /* Not over: a rules reason cannot be claimed, and Alquerkonane has no
      * draws. */
-    expect_err("[Result \"1-0\"]\n[Termination \"no_moves\"]\n1. d2-c3 1-0\n", QK_PDN_ERESULT, 0,
-               1, -1, "line 1: Termination no_moves contradicts the final position: the game is "
-                      "not over");
+    expect_err("[Result \"1-0\"]\n[Termination \"no_moves\"]\n1. d2-c3 1-0\n", QK_PDN_ERESULT, 0, 1,
+               -1,
+               "line 1: Termination no_moves contradicts the final position: the game is "
+               "not over");
     expect_err("[Variant \"alquerkonane-6x4\"]\n1. b2-c3 1/2-1/2\n", QK_PDN_ERESULT, 0, 2, -1,
                "line 2: Result 1/2-1/2: alquerkonane-6x4 has no draws");
     /* Tag and token disagree. */
@@ -200,24 +202,22 @@ Test(bad, comments_bytes_and_empty_text)
  * draughts results, several games. */
 Test(read, pasted_text_with_several_games)
 {
-    const char *text =
-        "; exported by hand\r\n"
-        "[Black \"bob\"]\r\n"
-        "[Opening \"centre \\\"fork\\\"\"]\r\n"
-        "[Variant \"alquerque\"]\r\n"
-        "[White \"alice\"]\r\n"
-        "[Result \"*\"]\r\n"
-        "[Event \"club night\"]\r\n"
-        "\r\n"
-        "1.d2-c3 {a quiet start,\r\n"
-        "  over two lines} 1... b4xd2 $1 2. e1xc3! (2. c1xe3 e4xe2) e3xe1?! ; so\r\n"
-        "3. c3xe3 *\r\n"
-        "\r\n"
-        "[Variant \"alquerkonane-6x4\"]\r\n"
-        "[Annotator \"carol\"]\r\n"
-        "1... b2-c3 2-0\r\n" /* a draughts result word, not over by rules */
-        "[Variant \"alquerque\"]\n"
-        KAWU0 " 2-0\n";
+    const char *text = "; exported by hand\r\n"
+                       "[Black \"bob\"]\r\n"
+                       "[Opening \"centre \\\"fork\\\"\"]\r\n"
+                       "[Variant \"alquerque\"]\r\n"
+                       "[White \"alice\"]\r\n"
+                       "[Result \"*\"]\r\n"
+                       "[Event \"club night\"]\r\n"
+                       "\r\n"
+                       "1.d2-c3 {a quiet start,\r\n"
+                       "  over two lines} 1... b4xd2 $1 2. e1xc3! (2. c1xe3 e4xe2) e3xe1?! ; so\r\n"
+                       "3. c3xe3 *\r\n"
+                       "\r\n"
+                       "[Variant \"alquerkonane-6x4\"]\r\n"
+                       "[Annotator \"carol\"]\r\n"
+                       "1... b2-c3 2-0\r\n" /* a draughts result word, not over by rules */
+                       "[Variant \"alquerque\"]\n" KAWU0 " 2-0\n";
     qk_pdn_record *recs = expect_ok(text, 3);
     const qk_pdn_record *a = &recs[0];
     cr_assert_str_eq(a->white, "alice");
