@@ -137,6 +137,43 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
 static const char loop_help[] =
     "n or Enter: next ply  p: previous  f: first  l: last  g N: go to ply N  q: quit\n";
 
+/* The next command as text ("n", "g 12", ...) into buf (size n). On a
+ * terminal one key is a command, and g asks for its ply on a line; else
+ * a line is a command. Returns TERM_OK, TERM_EOF or TERM_ETOOLONG. */
+static int next_command(cli *c, bool tty, char *buf, size_t n)
+{
+    if (!tty)
+        return term_read_line(c->in, buf, n);
+    fputs("replay> ", c->out);
+    fflush(c->out);
+    int key = term_read_key(c->in);
+    if (key < 0) {
+        fputc('\n', c->out);
+        /* No terminal after all (or it failed): read lines instead. */
+        return key == TERM_EOF ? TERM_EOF : term_read_line(c->in, buf, n);
+    }
+    if (key == '\n' || key == '\r' || key == ' ')
+        key = 'n';
+    if (key == 'g') {
+        fputs("g: go to ply: ", c->out);
+        fflush(c->out);
+        char ply[32];
+        int rc = term_read_line(c->in, ply, sizeof ply);
+        if (rc != TERM_OK)
+            return rc;
+        snprintf(buf, n, "g %s", ply);
+        return TERM_OK;
+    }
+    if (key >= 0x20 && key < 0x7F) {
+        fprintf(c->out, "%c\n", key);
+        snprintf(buf, n, "%c", key);
+    } else {
+        fputc('\n', c->out);
+        snprintf(buf, n, "\\x%02x", (unsigned)key);
+    }
+    return TERM_OK;
+}
+
 int replay_loop(cli *c, const replay_src *src, size_t start)
 {
     size_t ply = start, last = src->rec->nmoves;
@@ -148,12 +185,8 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
     if (tty)
         fputs(loop_help, c->out);
     for (;;) {
-        if (tty) {
-            fputs("replay> ", c->out);
-            fflush(c->out);
-        }
         char line[128];
-        int t = term_read_line(c->in, line, sizeof line);
+        int t = next_command(c, tty, line, sizeof line);
         if (t == TERM_EOF)
             break;
         char *cmd = line;
@@ -207,8 +240,6 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
             return rc;
         fflush(c->out);
     }
-    if (tty)
-        fputc('\n', c->out);
     return CLI_EXIT_OK;
 }
 

@@ -35,9 +35,11 @@ typedef struct replay_src {
 int replay_show(cli *c, const replay_src *src, size_t ply);
 
 /* The interactive viewer: shows ply `start`, then reads commands from
- * c->in one line at a time: n (or an empty line) next, p previous, f first,
- * l last, g N go to ply N, h help, q quit; on a terminal with a prompt,
- * otherwise silently (scripts and tests feed the lines). Redraws after each
+ * c->in: n (or Enter, or space) next, p previous, f first, l last, g N go
+ * to ply N, h help, q quit. On a terminal each key acts at once (a prompt,
+ * no Enter; g then asks for N on a line, term_read_key()); otherwise one
+ * command a line, silently (scripts and tests feed the lines; an empty
+ * line is n). Redraws after each
  * move of the cursor; a step past either end, a bad ply or an unknown
  * command prints a one-line note to c->err and reads on. Ends at q or end
  * of input. Returns CLI_EXIT_OK, or replay_show()'s error. */

@@ -7,9 +7,12 @@
  * --json, and the errors (unreadable file 2, invalid record 1 naming the
  * game, line and ply, --game / --to-ply out of range 2).
  */
+#define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -267,5 +270,51 @@ Test(replay, errors)
              "qirkat: %s: game 2 (record 1): line 6: illegal move 'e1-e2' at ply 2\n", pdn_path);
     cr_assert_str_eq(r.err, want);
     cr_assert_str_eq(r.out, "");
+    crun_free(&r);
+}
+
+/* On a terminal each key is a command, no Enter (term_read_key()): a
+ * pseudo-terminal as stdin, keys typed ahead: n n p, g with "35" and
+ * Enter, an unknown key, q. The terminal's modes are restored. */
+Test(replay, keys_on_a_terminal)
+{
+    two_games();
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    cr_assert_geq(master, 0);
+    cr_assert_eq(grantpt(master), 0);
+    cr_assert_eq(unlockpt(master), 0);
+    int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+    cr_assert_geq(slave, 0);
+    /* Raw from the start so the keys written below are readable one by
+     * one (as typed-ahead keys are) and nothing is echoed back. */
+    struct termios raw, before, after;
+    cr_assert_eq(tcgetattr(slave, &raw), 0);
+    raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+    raw.c_cc[VMIN] = 1;
+    raw.c_cc[VTIME] = 0;
+    cr_assert_eq(tcsetattr(slave, TCSANOW, &raw), 0);
+    cr_assert_eq(tcgetattr(slave, &before), 0);
+    const char keys[] = "nnpg35\nzq";
+    cr_assert_eq(write(master, keys, sizeof keys - 1), (ssize_t)(sizeof keys - 1));
+    FILE *in = fdopen(slave, "r");
+    cr_assert_not_null(in);
+    crun r;
+    crun_in(&r, in, "replay", pdn_path, NULL);
+    cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
+    const char *heads[] = {"ply 0 of",  "replay> n\n", "ply 1 of",   "replay> n\n",
+                           "ply 2 of",  "replay> p\n", "ply 1 of",   "replay> g: go to ply: ",
+                           "ply 35 of", "replay> z\n", "replay> q\n"};
+    const char *p = r.out;
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) {
+        const char *q = strstr(p, heads[i]);
+        cr_assert_not_null(q, "'%s' (step %zu) missing after:\n%s", heads[i], i, p);
+        p = q + 1;
+    }
+    cr_assert(strstr(r.out, "White wins (no pieces left)\n"), "%s", r.out);
+    cr_assert_str_eq(r.err, "replay: unknown command 'z' (h for help)\n");
+    cr_assert_eq(tcgetattr(slave, &after), 0);
+    cr_assert_eq(after.c_lflag, before.c_lflag);
+    fclose(in);
+    close(master);
     crun_free(&r);
 }
