@@ -113,9 +113,9 @@ void qk_pdn_free(qk_pdn_record *r);
  * bad name, value or Result/PlyCount text, QK_PDN_ENOMEM. */
 int qk_pdn_set(qk_pdn_record *r, const char *name, const char *value);
 
-/* The value of tag `name` as the writer would write it: the field or the
- * unknown tag, "*"/"1-0"/... for Result, NULL when absent (PlyCount: NULL
- * unless read). Borrowed from the record (Result: a static string); valid
+/* The value of tag `name`: the field or the unknown tag, "*"/"1-0"/...
+ * for Result, NULL when absent; always NULL for PlyCount (a number: read
+ * ply_count). Borrowed from the record (Result: a static string); valid
  * until the record changes. */
 const char *qk_pdn_get(const qk_pdn_record *r, const char *name);
 
