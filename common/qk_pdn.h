@@ -130,7 +130,8 @@ int qk_pdn_add_move(qk_pdn_record *r, const char *text, long long clk_ms);
 const char *qk_pdn_result_text(qk_result res);
 
 /* Write *r as PDN text (PROTOCOL.md "Records"): the tags Event, Site,
- * Date, Round, White, Black, Result, Variant, then FEN, TimeControl,
+ * Date, Round, White, Black, Result, Variant (variant "" is written
+ * "alquerque", the default of PROTOCOL.md), then FEN, TimeControl,
  * Termination when set, PlyCount (= nmoves), the unknown tags in order;
  * a blank line; the moves numbered by pairs of plies from the start
  * ("1. b2-c3 d4xb2 2. ..."; Alquerkonane's Black first move is ply 0 and
