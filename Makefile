@@ -34,7 +34,7 @@ SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
 CLIENT_SRC := $(filter-out client-cli/main.c,$(wildcard client-cli/*.c))
 # One test binary per area, so work in progress in one area never stops
 # another's tests from building: tests/AREA/*.c -> build/test-AREA.
-TEST_AREAS := rules proto engine server client integration
+TEST_AREAS := rules records proto engine server client integration
 BENCH_SRC  := $(wildcard bench/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
