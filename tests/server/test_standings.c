@@ -298,6 +298,80 @@ Test(standings, swiss_half_zero_byes_de_partial)
     check(out, w, 5);
 }
 
+/* Swiss, 7 players, 3 rounds; DE separates a leader among players who
+ * have not all met (art. 6.2), the rest stay tied:
+ *   R1 6 bye, 5-3 +/- (forfeit), 7-4 0-1, 1-2 0-1
+ *   R2 7 bye, 1-6 0-1, 2-3 0-1, 5-4 0-1
+ *   R3 5 bye, 2-4 1-0, 7-1 +/- (forfeit), 6-3 1/2
+ * p1 = 0, p2 = 1+0+1 = 2, p3 = 0+1+1/2 = 1.5, p4 = 1+1+0 = 2,
+ * p5 = 1+0+1 = 2, p6 = 1+1+1/2 = 2.5, p7 = 0+1+1 = 2. No art. 16.3
+ * adjustment (the only trailing VUR, 1's forfeit loss, has an opponent).
+ *   4: vs 7 (2) W, vs 5 (2) W, vs 2 (2) L:          BH 6, SB 4
+ *   5: forfeit W dummy 2, vs 4 (2) L, bye dummy 2:  BH 6, SB 2 + 2 = 4
+ *   7: vs 4 (2) L, bye dummy 2, forfeit W dummy 2:  BH 6, SB 4
+ *   2: vs 1 (0) W, vs 3 (1.5) L, vs 4 (2) W:        BH 3.5, SB 2
+ *   3: forfeit L dummy 1.5, vs 2 (2) W, vs 6 (2.5) D: BH 6, SB 2 + 1.25
+ *   6: bye dummy 2.5, vs 1 (0) W, vs 3 (1.5) D:     BH 4, SB 2.5 + .75
+ *   1: vs 2 (2), vs 6 (2.5), forfeit L dummy 0:     BH 4.5, SB 0
+ * 4, 5, 7 tie on 2 / SB 4 / BH 6. DE: 4 beat both (2, all met); 5 and 7
+ * met only 4 (0 each, could reach 0 + 1 = 1): 2 > 1, so 4 is ahead. DE
+ * again on {5, 7}: never met, 0 each, reach 1: tied; WIN 2 each (a
+ * forfeit win and a bye): shared 3rd. */
+Test(standings, swiss_de_separates_leader)
+{
+    const standings_pairing r1[] = {
+        {6, 0, SR_BYE}, {5, 3, SR_FORFEIT_WHITE}, {7, 4, B}, {1, 2, B}};
+    const standings_pairing r2[] = {{7, 0, SR_BYE}, {1, 6, B}, {2, 3, B}, {5, 4, B}};
+    const standings_pairing r3[] = {
+        {5, 0, SR_BYE}, {2, 4, W}, {7, 1, SR_FORFEIT_WHITE}, {6, 3, D}};
+    const standings_round rs[] = {ROUND(r1), ROUND(r2), ROUND(r3)};
+    const standings_player pl[] = {{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"},
+                                   {5, "e"}, {6, "f"}, {7, "g"}};
+    standings_row out[7];
+    cr_assert_eq(standings_compute(STANDINGS_SWISS, pl, 7, rs, 3, out), 0);
+    const want w[] = {{6, 1, 2.5, 3.25, 4, 0, 2}, {4, 2, 2, 4, 6, 2, 2},
+                      {5, 3, 2, 4, 6, 0, 2},      {7, 3, 2, 4, 6, 0, 2},
+                      {2, 5, 2, 2, 3.5, 0, 2},    {3, 6, 1.5, 3.25, 6, 0, 1},
+                      {1, 7, 0, 0, 4.5, 0, 0}};
+    check(out, w, 7);
+}
+
+/* Round robin, 6 players (Berger): DE splits a group of four into two
+ * pairs and is applied again inside each pair.
+ *   R1 1-6 0-1, 2-5 0-1, 3-4 1/2    R2 6-4 1/2, 5-3 1-0, 1-2 1/2
+ *   R3 2-6 1-0, 3-1 1/2, 4-5 1/2    R4 6-5 1/2, 1-4 0-1, 2-3 0-1
+ *   R5 3-6 1/2, 4-2 0-1, 5-1 0-1
+ * p1 = 1/2 (2) + 1/2 (3) + 0 (4) + 1 (5) + 0 (6) = 2
+ * p2 = 1/2 + 0 (3) + 1 (4) + 0 (5) + 1 (6) = 2.5
+ * p3 = 1/2 + 1 (2) + 1/2 + 0 (5) + 1/2 = 2.5
+ * p4 = 1 (1) + 0 (2) + 1/2 + 1/2 + 1/2 = 2.5
+ * p5 = 0 (1) + 1 (2) + 1 (3) + 1/2 + 1/2 = 3
+ * p6 = 1 (1) + 0 (2) + 1/2 + 1/2 + 1/2 = 2.5;   BH = 15 - own.
+ * SB2 = 1/2 p1 + p4 + p6 = 1 + 2.5 + 2.5 = 6
+ * SB3 = 1/2 p1 + p2 + 1/2 p4 + 1/2 p6 = 1 + 2.5 + 1.25 + 1.25 = 6
+ * SB4 = p1 + 1/2 (p3 + p5 + p6) = 2 + 1.25 + 1.5 + 1.25 = 6
+ * SB6 = p1 + 1/2 (p3 + p4 + p5) = 6;  SB1 = 1/2 (p2 + p3) + p5 = 5.5;
+ * SB5 = p2 + p3 + 1/2 (p4 + p6) = 7.5.
+ * 2, 3, 4, 6 tie on 2.5 / 6 / 12.5. DE among them: 2: 0 + 1 + 1 = 2,
+ * 3: 1 + 1/2 + 1/2 = 2, 4: 0 + 1/2 + 1/2 = 1, 6: 0 + 1/2 + 1/2 = 1.
+ * Again on {2, 3}: 3 beat 2, so 3 is ahead (although 2 has more wins);
+ * again on {4, 6}: drew, tied; WIN 1 each: shared 4th. */
+Test(standings, round_robin_de_applied_again)
+{
+    const standings_pairing r1[] = {{1, 6, B}, {2, 5, B}, {3, 4, D}};
+    const standings_pairing r2[] = {{6, 4, D}, {5, 3, W}, {1, 2, D}};
+    const standings_pairing r3[] = {{2, 6, W}, {3, 1, D}, {4, 5, D}};
+    const standings_pairing r4[] = {{6, 5, D}, {1, 4, B}, {2, 3, B}};
+    const standings_pairing r5[] = {{3, 6, D}, {4, 2, B}, {5, 1, B}};
+    const standings_round rs[] = {ROUND(r1), ROUND(r2), ROUND(r3), ROUND(r4), ROUND(r5)};
+    standings_row out[6];
+    cr_assert_eq(standings_compute(STANDINGS_ROUND_ROBIN, P6, 6, rs, 5, out), 0);
+    const want w[] = {{5, 1, 3, 7.5, 12, 0, 2},    {3, 2, 2.5, 6, 12.5, 2, 1},
+                      {2, 3, 2.5, 6, 12.5, 2, 2},  {4, 4, 2.5, 6, 12.5, 1, 1},
+                      {6, 4, 2.5, 6, 12.5, 1, 1},  {1, 6, 2, 5.5, 13, 0, 1}};
+    check(out, w, 6);
+}
+
 /* Swiss, 6 players, round 1 only: 1-2 1-0, 3-4 1-0, 5-6 1/2.
  * SB: 1: 1*p2 = 0, 3: 0; BH: 1: p2 = 0, 3: p4 = 0. 1 and 3 never met:
  * DE 0 each, reach 1 each: tied; WIN 1 each: shared rank 1.
