@@ -36,8 +36,8 @@ typedef struct cell {
 } cell;
 
 typedef struct pstat {
-    double pts;   /* final score */
-    double adj;   /* score as seen by opponents (Swiss art. 16.3) */
+    double pts; /* final score */
+    double adj; /* score as seen by opponents (Swiss art. 16.3) */
     double sb, bh, wins;
     double de_sum, de_max; /* scratch of the current DE group */
     double de_value;       /* reported DE */
@@ -343,8 +343,8 @@ static void direct_encounter(ctx *c, int *g, size_t k, int first, bool top)
 int standings_compute(standings_system sys, const standings_player *players, size_t np,
                       const standings_round *rounds, size_t nr, standings_row *out)
 {
-    if ((sys != STANDINGS_ROUND_ROBIN && sys != STANDINGS_SWISS) || (np > 0 && (!players || !out)) ||
-        (nr > 0 && !rounds) || np > (size_t)INT_MAX / 2)
+    if ((sys != STANDINGS_ROUND_ROBIN && sys != STANDINGS_SWISS) ||
+        (np > 0 && (!players || !out)) || (nr > 0 && !rounds) || np > (size_t)INT_MAX / 2)
         return STANDINGS_EINVAL;
     if (np == 0)
         return 0;
@@ -400,8 +400,8 @@ int standings_compute(standings_system sys, const standings_player *players, siz
         const pstat *s = &c.st[order[k]];
         standings_row *row = &out[k];
         row->id = players[order[k]].id;
-        row->rank = (k > 0 && cmp_rank(&c, order[k - 1], order[k]) == 0) ? out[k - 1].rank
-                                                                          : (int)k + 1;
+        row->rank =
+            (k > 0 && cmp_rank(&c, order[k - 1], order[k]) == 0) ? out[k - 1].rank : (int)k + 1;
         row->points = s->pts;
         row->tiebreak[ST_TB_SB] = s->sb;
         row->tiebreak[ST_TB_BH] = s->bh;
@@ -487,8 +487,8 @@ static const char *username_of(const standings_player *players, size_t np, int i
     return NULL;
 }
 
-int standings_csv(const standings_row *rows, size_t n, const standings_player *players,
-                  size_t np, char *buf, size_t cap, size_t *len)
+int standings_csv(const standings_row *rows, size_t n, const standings_player *players, size_t np,
+                  char *buf, size_t cap, size_t *len)
 {
     if ((n > 0 && !rows) || (np > 0 && !players) || (cap > 0 && !buf))
         return STANDINGS_EINVAL;

@@ -25,9 +25,9 @@
  *          pairing-allocated byes count; half-point byes do not).
  * Players equal on all of these share a rank (1, 2, 2, 4, ...) and are
  * listed by pairing number. Article numbers are those of C.07 as applied
- * from 1 September 2023 (the April 2024 edition kept them; the edition
- * approved in 2022 for 1 July 2023 numbered the unplayed-rounds article
- * 14).
+ * from 1 September 2023 (kept in the April 2024 edition), as the
+ * implementations named below cite them; the edition approved in 2022 for
+ * 1 July 2023 numbered the unplayed-rounds article 14.
  *
  * Unplayed rounds, Swiss. This implements C.07 2023 art. 16 ("unplayed
  * rounds management") in its 2023 form: no virtual opponent of the 2009
@@ -47,14 +47,20 @@
  *     zero-point bye, forfeit loss): so a player who withdraws and is no
  *     longer paired is valued, by the opponents already met, as if every
  *     later round were drawn. A trailing forfeit loss keeps its 0.
- * The article text was not quoted from the handbook here; the rule was
- * cross-checked against OttoMilvang/TieBreakServer (tiebreak.py, the
- * checker written for FIDE) and the "FIDE_2023" mode of the npm package
- * `tiebreak`, which agree on all of the above.
+ * Source caveat: the handbook page's article 16 text itself was not at
+ * hand when this was written (only the page's opening articles); the rule
+ * is taken from two implementations of the 2023 regulations that agree
+ * on the rest of the above: OttoMilvang/TieBreakServer
+ * (gacrux/tiebreak.py, Otto Milvang) and the "FIDE_2023" mode of the npm
+ * package `tiebreak`. They differ on a trailing forfeit loss, which the
+ * npm package also counts as a draw for the opponents; this module
+ * follows TieBreakServer.
  *
  * Unplayed rounds, round robin. In a tournament with pre-determined
  * pairings every unplayed game is valued as played against its real
- * opponent: a forfeit (e.g. the remaining games of a withdrawn player)
+ * opponent (TieBreakServer's "predetermined" mode; the older arbiters'
+ * guidance "in round robin unplayed games are considered as played" says
+ * the same): a forfeit (e.g. the remaining games of a withdrawn player)
  * adds the opponent's actual final score to BH and score x points to SB,
  * and counts as an encounter for DE. No dummy opponents and no 16.3
  * adjustment. A round without an opponent (the Berger table's free round
@@ -126,8 +132,8 @@ extern const char *const standings_tiebreak_names[STANDINGS_NTIEBREAKS]; /* "SB"
 /* One player's line. All values are multiples of 1/4 (points of 1/2),
  * exact in a double, so equal values compare equal. */
 typedef struct standings_row {
-    int id;     /* pairing number */
-    int rank;   /* 1-based; equal on points and every tie-break = equal */
+    int id;   /* pairing number */
+    int rank; /* 1-based; equal on points and every tie-break = equal */
     double points;
     double tiebreak[STANDINGS_NTIEBREAKS]; /* in standings_tiebreak_names order */
 } standings_row;
@@ -158,8 +164,8 @@ int standings_compute(standings_system sys, const standings_player *players, siz
  * or STANDINGS_ENOSPC with *len = the length needed (without the NUL)
  * and buf holding a truncated prefix; cap 0 with buf NULL measures. len
  * may be NULL. */
-int standings_csv(const standings_row *rows, size_t n, const standings_player *players,
-                  size_t np, char *buf, size_t cap, size_t *len);
+int standings_csv(const standings_row *rows, size_t n, const standings_player *players, size_t np,
+                  char *buf, size_t cap, size_t *len);
 
 /* The same into a new heap string: *out is malloc()ed, NUL-terminated,
  * and the caller frees it with free(). Returns 0 (*len = its length if

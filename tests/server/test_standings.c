@@ -21,7 +21,7 @@
 #define B SR_BLACK_WIN
 #define D SR_DRAW
 #define NP(a) (sizeof(a) / sizeof(a)[0])
-#define ROUND(a) {a, NP(a)}
+#define ROUND(a) ((standings_round){a, NP(a)})
 
 static const standings_player P6[] = {{1, "ann"}, {2, "bob"}, {3, "cat"},
                                       {4, "dan"}, {5, "eve"}, {6, "fay"}};
@@ -38,8 +38,7 @@ static void check(const standings_row *got, const want *w, size_t n)
         const standings_row *g = &got[k];
         cr_expect_eq(g->id, w[k].id, "line %zu: id %d, want %d", k + 1, g->id, w[k].id);
         cr_expect_eq(g->rank, w[k].rank, "id %d: rank %d, want %d", g->id, g->rank, w[k].rank);
-        cr_expect_eq(g->points, w[k].pts, "id %d: points %g, want %g", g->id, g->points,
-                     w[k].pts);
+        cr_expect_eq(g->points, w[k].pts, "id %d: points %g, want %g", g->id, g->points, w[k].pts);
         cr_expect_eq(g->tiebreak[ST_TB_SB], w[k].sb, "id %d: SB %g, want %g", g->id,
                      g->tiebreak[ST_TB_SB], w[k].sb);
         cr_expect_eq(g->tiebreak[ST_TB_BH], w[k].bh, "id %d: BH %g, want %g", g->id,
@@ -319,11 +318,9 @@ Test(standings, swiss_half_zero_byes_de_partial)
  * forfeit win and a bye): shared 3rd. */
 Test(standings, swiss_de_separates_leader)
 {
-    const standings_pairing r1[] = {
-        {6, 0, SR_BYE}, {5, 3, SR_FORFEIT_WHITE}, {7, 4, B}, {1, 2, B}};
+    const standings_pairing r1[] = {{6, 0, SR_BYE}, {5, 3, SR_FORFEIT_WHITE}, {7, 4, B}, {1, 2, B}};
     const standings_pairing r2[] = {{7, 0, SR_BYE}, {1, 6, B}, {2, 3, B}, {5, 4, B}};
-    const standings_pairing r3[] = {
-        {5, 0, SR_BYE}, {2, 4, W}, {7, 1, SR_FORFEIT_WHITE}, {6, 3, D}};
+    const standings_pairing r3[] = {{5, 0, SR_BYE}, {2, 4, W}, {7, 1, SR_FORFEIT_WHITE}, {6, 3, D}};
     const standings_round rs[] = {ROUND(r1), ROUND(r2), ROUND(r3)};
     const standings_player pl[] = {{1, "a"}, {2, "b"}, {3, "c"}, {4, "d"},
                                    {5, "e"}, {6, "f"}, {7, "g"}};
@@ -366,9 +363,9 @@ Test(standings, round_robin_de_applied_again)
     const standings_round rs[] = {ROUND(r1), ROUND(r2), ROUND(r3), ROUND(r4), ROUND(r5)};
     standings_row out[6];
     cr_assert_eq(standings_compute(STANDINGS_ROUND_ROBIN, P6, 6, rs, 5, out), 0);
-    const want w[] = {{5, 1, 3, 7.5, 12, 0, 2},    {3, 2, 2.5, 6, 12.5, 2, 1},
-                      {2, 3, 2.5, 6, 12.5, 2, 2},  {4, 4, 2.5, 6, 12.5, 1, 1},
-                      {6, 4, 2.5, 6, 12.5, 1, 1},  {1, 6, 2, 5.5, 13, 0, 1}};
+    const want w[] = {{5, 1, 3, 7.5, 12, 0, 2},   {3, 2, 2.5, 6, 12.5, 2, 1},
+                      {2, 3, 2.5, 6, 12.5, 2, 2}, {4, 4, 2.5, 6, 12.5, 1, 1},
+                      {6, 4, 2.5, 6, 12.5, 1, 1}, {1, 6, 2, 5.5, 13, 0, 1}};
     check(out, w, 6);
 }
 
@@ -383,9 +380,8 @@ Test(standings, swiss_tie_stays_unmet)
     const standings_round rs[] = {ROUND(r1)};
     standings_row out[6];
     cr_assert_eq(standings_compute(STANDINGS_SWISS, P6, 6, rs, 1, out), 0);
-    const want w[] = {{1, 1, 1, 0, 0, 0, 1},   {3, 1, 1, 0, 0, 0, 1},
-                      {5, 3, .5, .25, .5, .5, 0}, {6, 3, .5, .25, .5, .5, 0},
-                      {2, 5, 0, 0, 1, 0, 0},   {4, 5, 0, 0, 1, 0, 0}};
+    const want w[] = {{1, 1, 1, 0, 0, 0, 1},      {3, 1, 1, 0, 0, 0, 1}, {5, 3, .5, .25, .5, .5, 0},
+                      {6, 3, .5, .25, .5, .5, 0}, {2, 5, 0, 0, 1, 0, 0}, {4, 5, 0, 0, 1, 0, 0}};
     check(out, w, 6);
 }
 
@@ -448,7 +444,7 @@ Test(standings, bad_input)
     const standings_pairing game_no_black[] = {{1, 0, W}};
     const standings_pairing bad_result[] = {{1, 2, (standings_result)42}};
     const standings_pairing bye_and_game[] = {{3, 0, SR_BYE}, {3, 2, D}};
-    const standings_pairing *bad[] = {unknown, twice, self, bye_black,
+    const standings_pairing *bad[] = {unknown,       twice,      self,        bye_black,
                                       game_no_black, bad_result, bye_and_game};
     const size_t badn[] = {1, 2, 1, 1, 1, 1, 2};
     for (size_t k = 0; k < NP(bad); k++) {
@@ -520,8 +516,8 @@ Test(standings, csv_alloc)
  * is an empty field; quarter points print with two decimals. */
 Test(standings, csv_quoting)
 {
-    const standings_player pl[] = {
-        {1, "a,b"}, {2, "say \"hi\""}, {3, "-x"}, {4, "=1+1"}, {5, NULL}, {6, "li\nne"}};
+    const standings_player pl[] = {{1, "a,b"},  {2, "say \"hi\""}, {3, "-x"},
+                                   {4, "=1+1"}, {5, NULL},         {6, "li\nne"}};
     standings_row rows[7] = {0};
     for (int k = 0; k < 7; k++) {
         rows[k].id = k + 1;
