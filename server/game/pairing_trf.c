@@ -128,13 +128,17 @@ int pairing_trf_write(const pairing_trf *t, char *buf, size_t size, size_t *len)
         int col = 92, r = 0;
         for (; r < p->rounds; r++, col += 10) {
             const pairing_trf_game *g = &p->games[r];
-            snprintf(tmp, sizeof tmp, "%04d", g->opponent);
-            put(line, col, tmp, 4);
+            if (g->opponent > 0)
+                put_num(line, col, g->opponent, 4);
+            else
+                put(line, col, "0000", 4);
             line[col + 4] = g->colour;
             line[col + 6] = g->result;
         }
-        if (p->withdrawn)
-            put(line, col, "0000 - Z", 8), col += 10;
+        if (p->withdrawn) {
+            put(line, col, "0000 - Z", 8); /* not paired in the next round */
+            col += 10;
+        }
         emit(&o, line, (size_t)(col - 3));
     }
     if (t->total_rounds > 0) {
