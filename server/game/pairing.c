@@ -89,7 +89,8 @@ int pairing_rr_round(int n, bool dbl, int round, pairing_result *out)
 
 /* ---- Swiss: context ---------------------------------------------------- */
 
-typedef struct sw {
+typedef struct sw sw;
+struct sw {
     int n;                      /* active players, index = rank - 1 */
     const pairing_player *p[MAXP];
     int cd[MAXP];               /* #W - #B */
@@ -100,10 +101,17 @@ typedef struct sw {
     bool alive[MAXP];           /* not yet paired, not the bye */
     int partner[MAXP];
     long budget;                /* oracle calls left in this search, <0: unlimited */
+    uint8_t base_ok[MAXP][MAXP]; /* not met, not forbidden */
+    int bye;                    /* rank index of this round's bye, -1 = none */
+    bool lookahead;             /* prefer pairings that leave a next round */
+    bool have_fallback, stop;
+    long look_budget;           /* oracle calls left once a first pairing exists */
+    int fallback[MAXP];         /* partner[] of the first pairing found */
+    struct sw *nx;              /* scratch context for the next round */
     /* blossom scratch */
     int match[MAXP], par[MAXP], base[MAXP], queue[MAXP];
     bool used[MAXP], blossom[MAXP];
-} sw;
+};
 
 static int rank_cmp(const pairing_player *a, const pairing_player *b)
 {
@@ -229,6 +237,12 @@ static bool perfect(sw *s)
 /* The oracle, charged to the search budget. */
 static bool oracle(sw *s)
 {
+    if (s->stop)
+        return false;
+    if (s->have_fallback && --s->look_budget < 0) {
+        s->stop = true;
+        return false;
+    }
     if (s->budget == 0)
         return false;
     if (s->budget > 0)
@@ -282,7 +296,7 @@ static int setup(sw *s, const pairing_player *pl, int n, const pairing_forbid *f
     }
     for (int i = 0; i < s->n; i++) {
         for (int j = i + 1; j < s->n; j++) {
-            bool ok = (s->can_w[i] && s->can_b[j]) || (s->can_b[i] && s->can_w[j]);
+            bool ok = true;
             const pairing_player *a = s->p[i], *b = s->p[j];
             for (int k = 0; ok && k < a->n_met; k++)
                 ok = a->met[k] != b->number;
@@ -291,13 +305,132 @@ static int setup(sw *s, const pairing_player *pl, int n, const pairing_forbid *f
             for (int k = 0; ok && k < nf; k++)
                 ok = !((fb[k].a == a->number && fb[k].b == b->number) ||
                        (fb[k].a == b->number && fb[k].b == a->number));
+            s->base_ok[i][j] = s->base_ok[j][i] = ok;
+            ok = ok && ((s->can_w[i] && s->can_b[j]) || (s->can_b[i] && s->can_w[j]));
             s->adj[i][j] = s->adj[j][i] = ok;
         }
     }
     return 0;
 }
 
-/* ---- Swiss: bracket search --------------------------------------------- */
+/* ---- Swiss: colours (step 3) ------------------------------------------- */
+
+/* Preferred colour 'W'/'B' or 0 and its strength 0..3. */
+static char preference(const sw *s, int i, int *strength)
+{
+    bool two = s->last[i] && s->last[i] == s->last2[i];
+    if (s->cd[i] <= -2 || (two && s->last[i] == 'B')) {
+        *strength = 3;
+        return 'W';
+    }
+    if (s->cd[i] >= 2 || (two && s->last[i] == 'W')) {
+        *strength = 3;
+        return 'B';
+    }
+    if (s->cd[i] != 0) {
+        *strength = 2;
+        return s->cd[i] < 0 ? 'W' : 'B';
+    }
+    if (s->played[i]) {
+        *strength = 1;
+        return s->last[i] == 'W' ? 'B' : 'W';
+    }
+    *strength = 0;
+    return 0;
+}
+
+/* True when a (higher ranked) gets White against b on board `board` (0-based). */
+static bool a_white(const sw *s, int a, int b, int board)
+{
+    bool aw = s->can_w[a] && s->can_b[b], ab = s->can_b[a] && s->can_w[b];
+    if (!ab)
+        return true;
+    if (!aw)
+        return false;
+    int sa, sb;
+    char pa = preference(s, a, &sa), pb = preference(s, b, &sb);
+    if (pa && pb) {
+        if (pa != pb || sa >= sb)
+            return pa == 'W';
+        return pb == 'B';
+    }
+    if (pa)
+        return pa == 'W';
+    if (pb)
+        return pb == 'B';
+    return board % 2 == 0;
+}
+
+/* ---- Swiss: lookahead -------------------------------------------------- */
+
+/* With partner[] complete: would the round after this one still have a
+ * valid pairing (same field)? Builds the next round's graph in s->nx. */
+static bool next_round_ok(sw *s)
+{
+    sw *x = s->nx;
+    x->n = s->n;
+    int board = 0;
+    for (int i = 0; i < s->n; i++) {
+        x->cd[i] = s->cd[i];
+        x->last[i] = s->last[i];
+        x->last2[i] = s->last2[i];
+        x->alive[i] = true;
+    }
+    for (int i = 0; i < s->n; i++) {
+        int j = s->partner[i];
+        if (j < i)
+            continue;
+        bool w = a_white(s, i, j, board++);
+        int wi = w ? i : j, bi = w ? j : i;
+        x->cd[wi]++;
+        x->cd[bi]--;
+        x->last2[wi] = x->last[wi];
+        x->last[wi] = 'W';
+        x->last2[bi] = x->last[bi];
+        x->last[bi] = 'B';
+    }
+    for (int i = 0; i < s->n; i++) {
+        bool two = x->last[i] && x->last[i] == x->last2[i];
+        x->can_w[i] = x->cd[i] + 1 <= 2 && !(two && x->last[i] == 'W');
+        x->can_b[i] = x->cd[i] - 1 >= -2 && !(two && x->last[i] == 'B');
+    }
+    for (int i = 0; i < s->n; i++)
+        for (int j = 0; j < s->n; j++)
+            x->adj[i][j] = i != j && s->base_ok[i][j] && s->partner[i] != j &&
+                           ((x->can_w[i] && x->can_b[j]) || (x->can_b[i] && x->can_w[j]));
+    s->look_budget -= 1;
+    if (!(s->n & 1))
+        return perfect(x);
+    for (int i = s->n - 1; i >= 0; i--) {
+        if (i == s->bye || s->p[i]->had_bye || s->p[i]->had_forfeit_win)
+            continue;
+        s->look_budget -= 1;
+        x->alive[i] = false;
+        if (perfect(x))
+            return true;
+        x->alive[i] = true;
+    }
+    return false;
+}
+
+/* A complete pairing: keep the first one as the fallback; accept it when no
+ * lookahead is wanted or the next round stays pairable. */
+static bool leaf(sw *s)
+{
+    if (!s->have_fallback) {
+        memcpy(s->fallback, s->partner, sizeof s->fallback);
+        s->have_fallback = true;
+    }
+    if (!s->lookahead)
+        return true;
+    if (s->look_budget <= 0) {
+        s->stop = true;
+        return false;
+    }
+    return next_round_ok(s);
+}
+
+/* ---- Swiss: bracket search (step 2) ------------------------------------ */
 
 enum { UNDECIDED = 0, PAIRED = 1, FLOATED = 2 };
 
@@ -306,14 +439,31 @@ typedef struct bracket {
     int mem[MAXP];    /* player indices */
     bool floater[MAXP];
     uint8_t st[MAXP]; /* UNDECIDED / PAIRED / FLOATED */
+    int next;         /* first rank index after this bracket's score group */
 } bracket;
 
+static bool solve(sw *s, const int *fl, int nfl, int next);
 static bool try_pair(sw *s, bracket *b, int pi, int ci, int pairs, int t);
+
+/* t pairs made: the rest of the bracket floats into the next one. */
+static bool bracket_done(sw *s, bracket *b)
+{
+    int fl[MAXP], nfl = 0;
+    for (int i = 0; i < b->m; i++)
+        if (b->st[i] != PAIRED)
+            fl[nfl++] = b->mem[i];
+    long saved = s->budget;
+    bool ok = solve(s, fl, nfl, b->next);
+    s->budget = saved;
+    return ok;
+}
 
 static bool dfs(sw *s, bracket *b, int pairs, int t)
 {
+    if (s->stop)
+        return false;
     if (pairs == t)
-        return true;
+        return bracket_done(s, b);
     if (s->budget == 0)
         return false;
     int pi = -1, undecided = 0;
@@ -375,107 +525,51 @@ static bool try_pair(sw *s, bracket *b, int pi, int ci, int pairs, int t)
     return false;
 }
 
-/* Pair everything left, bracket by bracket (step 2). */
-static int pair_brackets(sw *s)
+/* The bracket of the floaters fl[] and the score group starting at rank
+ * index next; true once a leaf accepted a complete pairing. */
+static bool solve(sw *s, const int *fl, int nfl, int next)
 {
     bracket b;
-    int nfl = 0, fl[MAXP];
-    int next = 0; /* first rank index not yet in any bracket */
-    while (next < s->n || nfl > 0) {
-        while (next < s->n && !s->alive[next])
-            next++; /* the bye player */
-        b.m = 0;
-        for (int i = 0; i < nfl; i++) {
-            b.mem[b.m] = fl[i];
-            b.floater[b.m++] = true;
+    while (next < s->n && !s->alive[next])
+        next++; /* the bye player */
+    b.m = 0;
+    for (int i = 0; i < nfl; i++) {
+        b.mem[b.m] = fl[i];
+        b.floater[b.m++] = true;
+    }
+    if (next < s->n) {
+        int score = s->p[next]->score2;
+        for (; next < s->n && s->p[next]->score2 == score; next++) {
+            if (!s->alive[next])
+                continue;
+            b.mem[b.m] = next;
+            b.floater[b.m++] = false;
         }
-        if (next < s->n) {
-            int score = s->p[next]->score2;
-            for (; next < s->n && s->p[next]->score2 == score; next++) {
-                if (!s->alive[next])
-                    continue;
-                b.mem[b.m] = next;
-                b.floater[b.m++] = false;
-            }
-        }
-        bool last = true;
-        for (int i = next; i < s->n; i++)
-            last = last && !s->alive[i];
-        int t = b.m / 2;
-        for (; t > 0; t--) {
-            memset(b.st, 0, sizeof b.st);
-            s->budget = last ? -1 : PAIRING_SWISS_BUDGET;
-            if (dfs(s, &b, 0, t))
-                break;
-            if (last)
-                return PAIRING_ERR_NO_PAIRING; /* cannot happen: the oracle held */
-        }
-        if (t == 0)
-            memset(b.st, 0, sizeof b.st);
-        nfl = 0;
-        for (int i = 0; i < b.m; i++)
-            if (b.st[i] != PAIRED)
-                fl[nfl++] = b.mem[i];
-        if (last && nfl > 0)
-            return PAIRING_ERR_NO_PAIRING;
-        if (last)
-            break;
     }
-    return 0;
-}
-
-/* ---- Swiss: colours (step 3) ------------------------------------------- */
-
-/* Preferred colour 'W'/'B' or 0 and its strength 0..3. */
-static char preference(const sw *s, int i, int *strength)
-{
-    bool two = s->last[i] && s->last[i] == s->last2[i];
-    if (s->cd[i] <= -2 || (two && s->last[i] == 'B')) {
-        *strength = 3;
-        return 'W';
+    b.next = next;
+    bool last = true;
+    for (int i = next; i < s->n; i++)
+        last = last && !s->alive[i];
+    if (b.m == 0)
+        return last ? leaf(s) : solve(s, NULL, 0, next);
+    if (last && (b.m & 1))
+        return false; /* cannot happen: the oracle held */
+    for (int t = b.m / 2; t >= (last ? b.m / 2 : 0); t--) {
+        memset(b.st, 0, sizeof b.st);
+        s->budget = last ? -1 : PAIRING_SWISS_BUDGET;
+        if (dfs(s, &b, 0, t))
+            return true;
+        if (s->stop)
+            return false;
     }
-    if (s->cd[i] >= 2 || (two && s->last[i] == 'W')) {
-        *strength = 3;
-        return 'B';
-    }
-    if (s->cd[i] != 0) {
-        *strength = 2;
-        return s->cd[i] < 0 ? 'W' : 'B';
-    }
-    if (s->played[i]) {
-        *strength = 1;
-        return s->last[i] == 'W' ? 'B' : 'W';
-    }
-    *strength = 0;
-    return 0;
-}
-
-/* True when a (higher ranked) gets White against b on board `board` (0-based). */
-static bool a_white(const sw *s, int a, int b, int board)
-{
-    bool aw = s->can_w[a] && s->can_b[b], ab = s->can_b[a] && s->can_w[b];
-    if (!ab)
-        return true;
-    if (!aw)
-        return false;
-    int sa, sb;
-    char pa = preference(s, a, &sa), pb = preference(s, b, &sb);
-    if (pa && pb) {
-        if (pa != pb || sa >= sb)
-            return pa == 'W';
-        return pb == 'B';
-    }
-    if (pa)
-        return pa == 'W';
-    if (pb)
-        return pb == 'B';
-    return board % 2 == 0;
+    return false;
 }
 
 int pairing_swiss(const pairing_player *players, int n, const pairing_forbid *forbidden,
-                  int n_forbidden, pairing_result *out)
+                  int n_forbidden, int rounds_left, pairing_result *out)
 {
-    if (!players || !out || n < 0 || n_forbidden < 0 || (n_forbidden > 0 && !forbidden))
+    if (!players || !out || n < 0 || n_forbidden < 0 || (n_forbidden > 0 && !forbidden) ||
+        rounds_left < 0)
         return PAIRING_ERR_INVAL;
     if (n > PAIRING_MAX_PLAYERS)
         return PAIRING_ERR_RANGE;
@@ -483,28 +577,35 @@ int pairing_swiss(const pairing_player *players, int n, const pairing_forbid *fo
     int rc = setup(s, players, n, forbidden, n_forbidden);
     if (rc)
         return rc;
+    s->nx = &(sw){0};
     memset(out, 0, sizeof *out);
     s->budget = -1;
+    s->bye = -1;
     if (s->n & 1) {
-        int bye = -1;
-        for (int i = s->n - 1; i >= 0 && bye < 0; i--) {
+        for (int i = s->n - 1; i >= 0 && s->bye < 0; i--) {
             if (s->p[i]->had_bye || s->p[i]->had_forfeit_win)
                 continue;
             s->alive[i] = false;
             if (perfect(s))
-                bye = i;
+                s->bye = i;
             else
                 s->alive[i] = true;
         }
-        if (bye < 0)
+        if (s->bye < 0)
             return PAIRING_ERR_NO_PAIRING;
-        out->bye = s->p[bye]->number;
+        out->bye = s->p[s->bye]->number;
     } else if (!perfect(s)) {
         return PAIRING_ERR_NO_PAIRING;
     }
-    rc = pair_brackets(s);
-    if (rc)
-        return rc;
+    s->lookahead = rounds_left > 0;
+    s->look_budget = PAIRING_LOOKAHEAD_BUDGET;
+    if (!solve(s, NULL, 0, 0)) {
+        /* No pairing keeps the next round pairable (or the lookahead ran
+         * out of budget): the first pairing found stands. */
+        if (!s->have_fallback)
+            return PAIRING_ERR_NO_PAIRING; /* cannot happen: the oracle held */
+        memcpy(s->partner, s->fallback, sizeof s->partner);
+    }
     /* Boards in rank order of the higher-ranked player (step 4). */
     for (int i = 0; i < s->n; i++) {
         int j = s->partner[i];

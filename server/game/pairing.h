@@ -72,7 +72,17 @@
  *        floats) always succeeds. The last bracket has no cap and needs no
  *        backtracking: the oracle guarantees the pivot always has a partner
  *        that keeps a perfect matching. Hence: a valid pairing is found
- *        whenever one exists, and the search is polynomial (the cap).
+ *        whenever one exists, and the search is polynomial (the caps).
+ *     2b. Lookahead (only when rounds_left > 0; not a FIDE rule, ranked
+ *        after the hard rules and before the score-group preferences): the
+ *        brackets form one search, so the pairings come out in the order of
+ *        preference of step 2. The first one is kept; if the round after it
+ *        would have no valid pairing (same field, colours as step 3 gives
+ *        them), the search goes on to the next pairing in that order, up to
+ *        PAIRING_LOOKAHEAD_BUDGET oracle calls. If none keeps the next round
+ *        pairable, the first one stands. This keeps small fields (6-8
+ *        players, many rounds) from painting themselves into a corner, e.g.
+ *        6 players whose three rounds leave two triangles.
  *     3. Colours per pair (C.04.1 h): preference of a player with colour
  *        difference cd and last two colours: |cd| = 2 or the last two equal
  *        is absolute (the other colour); cd = +-1 is strong (equalise);
@@ -98,6 +108,8 @@
 /* Oracle calls one bracket search may spend for one target before it gives
  * up on that target (see step 2 above). */
 #define PAIRING_SWISS_BUDGET 4000
+/* Oracle calls the lookahead (step 2b) may spend after the first pairing. */
+#define PAIRING_LOOKAHEAD_BUDGET 2000
 
 /* Error table: enum value, name. Functions return 0 or one of these. */
 #define PAIRING_ERR_MAP(X)                                                                    \
@@ -164,15 +176,17 @@ typedef struct pairing_forbid {
 
 /* Pair the next Swiss round of players[0..n-1] (any order; withdrawn ones
  * are skipped) per the algorithm in the header comment. forbidden may be
- * NULL when n_forbidden is 0. On 0 *out holds the pairs and the bye. Errors:
- * PAIRING_ERR_INVAL (NULL pointers, n < 0, a number < 1 or repeated, a
+ * NULL when n_forbidden is 0. rounds_left: rounds still to be paired after
+ * this one (0 in the last round: no lookahead). On 0 *out holds the pairs
+ * and the bye. Errors:
+ * PAIRING_ERR_INVAL (NULL pointers, n < 0, rounds_left < 0, a number < 1 or repeated, a
  * colour other than W/B/-, counts out of range), PAIRING_ERR_RANGE (more than
  * PAIRING_MAX_PLAYERS players or PAIRING_MAX_ROUNDS rounds),
  * PAIRING_ERR_NO_PAIRING (no round satisfies C.04.1 b, c, d, f, g: the
  * tournament cannot go on). *out is unspecified on error. Deterministic:
  * the same input gives the same pairing. */
 int pairing_swiss(const pairing_player *players, int n, const pairing_forbid *forbidden,
-                  int n_forbidden, pairing_result *out);
+                  int n_forbidden, int rounds_left, pairing_result *out);
 
 /* ---- TRF-16 and the optional external pairer ---------------------------
  * FIDE TRF 2016 as bbpPairings reads it (`bbpPairings --dutch FILE -p OUT`).

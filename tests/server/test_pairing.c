@@ -390,7 +390,7 @@ static int ceil_log2(int n)
 
 Test(pairing, swiss_6_to_30_players_random_results_every_round_valid)
 {
-    int total_rounds = 0, no_pairing_ends = 0, refereed = 0;
+    int total_rounds = 0, no_pairing_ends = 0, refereed = 0, lookahead_changed = 0;
     for (int n = 6; n <= 30; n++) {
         sim s;
         sim_init(&s, n, (unsigned long long)n);
@@ -404,7 +404,11 @@ Test(pairing, swiss_6_to_30_players_random_results_every_round_valid)
             if (n % 5 == 0 && round == 3)
                 s.pl[n - 2].withdrawn = true; /* withdraws after round 2 */
             pairing_result r;
-            int rc = pairing_swiss(s.pl, n, s.fb, s.nfb, &r);
+            int rc = pairing_swiss(s.pl, n, s.fb, s.nfb, n - 1 - round, &r);
+            /* the same round without lookahead: step 2 alone */
+            pairing_result r0;
+            int rc0 = pairing_swiss(s.pl, n, s.fb, s.nfb, 0, &r0);
+            cr_assert_eq(rc0, rc, "n=%d round %d", n, round);
             int ref = n <= 20 ? referee(&s) : 0;
             if (rc == PAIRING_ERR_NO_PAIRING) {
                 if (n <= 20)
@@ -415,20 +419,23 @@ Test(pairing, swiss_6_to_30_players_random_results_every_round_valid)
             }
             cr_assert_eq(rc, 0, "n=%d round %d: %s", n, round, pairing_strerror(rc));
             if (n <= 20) {
+                /* step 2 pairs the top score group as fully as any valid
+                 * pairing can (with the bye it chose) */
                 cr_assert_neq(ref, -1);
-                int top = referee_with_bye(&s, r.bye);
+                int top = referee_with_bye(&s, r0.bye);
                 int got = 0, topscore = -1;
                 for (int i = 0; i < n; i++)
-                    if (!s.pl[i].withdrawn && s.pl[i].number != r.bye &&
+                    if (!s.pl[i].withdrawn && s.pl[i].number != r0.bye &&
                         s.pl[i].score2 > topscore)
                         topscore = s.pl[i].score2;
-                for (int k = 0; k < r.n_pairs; k++)
-                    got += s.pl[r.pairs[k].white - 1].score2 == topscore &&
-                           s.pl[r.pairs[k].black - 1].score2 == topscore;
+                for (int k = 0; k < r0.n_pairs; k++)
+                    got += s.pl[r0.pairs[k].white - 1].score2 == topscore &&
+                           s.pl[r0.pairs[k].black - 1].score2 == topscore;
                 cr_expect_eq(got, top, "n=%d round %d: top group pairs %d, possible %d", n, round,
                              got, top);
                 refereed++;
             }
+            lookahead_changed += memcmp(&r, &r0, sizeof r) != 0;
             if (round == 1 && s.nfb == 0) {
                 /* all on 0: top half against bottom half, alternating colours */
                 int h = n / 2;
@@ -449,8 +456,9 @@ Test(pairing, swiss_6_to_30_players_random_results_every_round_valid)
             cr_expect_leq(s.byes[i], 1);
         total_rounds += played;
     }
-    cr_log_info("swiss: %d rounds paired, %d fields ended by no valid pairing, %d refereed",
-                total_rounds, no_pairing_ends, refereed);
+    cr_log_info("swiss: %d rounds paired, %d fields ended by no valid pairing, %d refereed, "
+                "%d rounds changed by the lookahead",
+                total_rounds, no_pairing_ends, refereed, lookahead_changed);
 }
 
 /* ---- Swiss: hand-made cases -------------------------------------------- */
@@ -472,7 +480,7 @@ Test(pairing, swiss_round_one_orders_by_rating_then_number)
     pairing_player pl[4] = {player(1, 1500, 0, ""), player(2, 1800, 0, ""),
                             player(3, 1500, 0, ""), player(4, 1900, 0, "")};
     pairing_result r;
-    cr_assert_eq(pairing_swiss(pl, 4, NULL, 0, &r), 0);
+    cr_assert_eq(pairing_swiss(pl, 4, NULL, 0, 0, &r), 0);
     /* rank: 4, 2, 1, 3 -> 4-1, 3-2 (board 2: the higher-ranked 2 has Black) */
     cr_assert_eq(r.n_pairs, 2);
     cr_expect_eq(r.pairs[0].white, 4);
@@ -487,7 +495,7 @@ Test(pairing, swiss_forbidden_pair_takes_the_next_transposition)
                             player(4, 0, 0, "")};
     pairing_forbid fb = {3, 1};
     pairing_result r;
-    cr_assert_eq(pairing_swiss(pl, 4, &fb, 1, &r), 0);
+    cr_assert_eq(pairing_swiss(pl, 4, &fb, 1, 0, &r), 0);
     cr_assert_eq(r.n_pairs, 2);
     cr_expect_eq(r.pairs[0].white, 1);
     cr_expect_eq(r.pairs[0].black, 4);
@@ -507,7 +515,7 @@ Test(pairing, swiss_bye_lowest_eligible_and_floater)
     pl[3].had_forfeit_win = true;
     pl[4].had_bye = true;
     pairing_result r;
-    cr_assert_eq(pairing_swiss(pl, 5, NULL, 0, &r), 0);
+    cr_assert_eq(pairing_swiss(pl, 5, NULL, 0, 0, &r), 0);
     cr_expect_eq(r.bye, 3);
     /* score group 2: 1, 2, 4, 5 -> S1 {1,2}, S2 {4,5}: 1-4, 2-5. Colours:
      * 1 (had W) prefers B, 4 none -> 4 White; 2 (had B) prefers W. */
@@ -525,20 +533,20 @@ Test(pairing, swiss_colour_strength_decides)
     pairing_player a[2] = {player(1, 0, 2, "WW"), player(2, 0, 2, "BW")};
     pairing_result r;
     /* 2 has cd 0, last W -> mild Black; 1 absolute Black wins it. */
-    cr_assert_eq(pairing_swiss(a, 2, NULL, 0, &r), 0);
+    cr_assert_eq(pairing_swiss(a, 2, NULL, 0, 0, &r), 0);
     cr_expect_eq(r.pairs[0].white, 2);
     cr_expect_eq(r.pairs[0].black, 1);
     pairing_player b[2] = {player(1, 0, 2, "BW"), player(2, 0, 2, "BWW")};
     /* 1 mild Black, 2 (cd +1 and last two W) absolute Black. */
-    cr_assert_eq(pairing_swiss(b, 2, NULL, 0, &r), 0);
+    cr_assert_eq(pairing_swiss(b, 2, NULL, 0, 0, &r), 0);
     cr_expect_eq(r.pairs[0].white, 1);
     pairing_player c[2] = {player(1, 0, 2, "WB"), player(2, 0, 2, "BW")};
     /* both mild, different: 1 White (alternates), 2 Black. */
-    cr_assert_eq(pairing_swiss(c, 2, NULL, 0, &r), 0);
+    cr_assert_eq(pairing_swiss(c, 2, NULL, 0, 0, &r), 0);
     cr_expect_eq(r.pairs[0].white, 1);
     pairing_player d[2] = {player(1, 0, 2, "BW"), player(2, 0, 2, "BW")};
     /* same mild preference (Black): the higher rank, 1, gets it. */
-    cr_assert_eq(pairing_swiss(d, 2, NULL, 0, &r), 0);
+    cr_assert_eq(pairing_swiss(d, 2, NULL, 0, 0, &r), 0);
     cr_expect_eq(r.pairs[0].black, 1);
 }
 
@@ -552,27 +560,27 @@ Test(pairing, swiss_no_valid_pairing_is_its_own_error)
             if (i != j)
                 pl[i].met[pl[i].n_met++] = j + 1;
     pairing_result r;
-    cr_expect_eq(pairing_swiss(pl, 4, NULL, 0, &r), PAIRING_ERR_NO_PAIRING);
+    cr_expect_eq(pairing_swiss(pl, 4, NULL, 0, 0, &r), PAIRING_ERR_NO_PAIRING);
     cr_expect_neq(PAIRING_ERR_NO_PAIRING, PAIRING_ERR_INVAL);
     cr_expect_str_eq(pairing_strerror(PAIRING_ERR_NO_PAIRING), "no valid pairing exists");
 
     /* two players who both must have Black */
     pairing_player two[2] = {player(1, 0, 0, "WW"), player(2, 0, 0, "BWW")};
-    cr_expect_eq(pairing_swiss(two, 2, NULL, 0, &r), PAIRING_ERR_NO_PAIRING);
+    cr_expect_eq(pairing_swiss(two, 2, NULL, 0, 0, &r), PAIRING_ERR_NO_PAIRING);
 
     /* siblings alone */
     pairing_player sib[2] = {player(1, 0, 0, ""), player(2, 0, 0, "")};
     pairing_forbid fb = {1, 2};
-    cr_expect_eq(pairing_swiss(sib, 2, &fb, 1, &r), PAIRING_ERR_NO_PAIRING);
+    cr_expect_eq(pairing_swiss(sib, 2, &fb, 1, 0, &r), PAIRING_ERR_NO_PAIRING);
 
     /* odd field where everyone had a bye or a forfeit win */
     pairing_player odd[3] = {player(1, 0, 2, "-"), player(2, 0, 2, "-"), player(3, 0, 2, "-")};
     odd[0].had_bye = true;
     odd[1].had_forfeit_win = true;
     odd[2].had_bye = true;
-    cr_expect_eq(pairing_swiss(odd, 3, NULL, 0, &r), PAIRING_ERR_NO_PAIRING);
+    cr_expect_eq(pairing_swiss(odd, 3, NULL, 0, 0, &r), PAIRING_ERR_NO_PAIRING);
     odd[1].had_forfeit_win = false; /* now 2 can take it */
-    cr_assert_eq(pairing_swiss(odd, 3, NULL, 0, &r), 0);
+    cr_assert_eq(pairing_swiss(odd, 3, NULL, 0, 0, &r), 0);
     cr_expect_eq(r.bye, 2);
     cr_expect_eq(r.n_pairs, 1);
 }
@@ -581,15 +589,15 @@ Test(pairing, swiss_bad_input)
 {
     pairing_player pl[2] = {player(1, 0, 0, ""), player(1, 0, 0, "")};
     pairing_result r;
-    cr_expect_eq(pairing_swiss(pl, 2, NULL, 0, &r), PAIRING_ERR_INVAL); /* number twice */
+    cr_expect_eq(pairing_swiss(pl, 2, NULL, 0, 0, &r), PAIRING_ERR_INVAL); /* number twice */
     pl[1] = player(2, 0, 0, "X");
-    cr_expect_eq(pairing_swiss(pl, 2, NULL, 0, &r), PAIRING_ERR_INVAL); /* colour */
+    cr_expect_eq(pairing_swiss(pl, 2, NULL, 0, 0, &r), PAIRING_ERR_INVAL); /* colour */
     pl[1] = player(2, 0, 0, "");
-    cr_expect_eq(pairing_swiss(pl, 2, NULL, 1, &r), PAIRING_ERR_INVAL); /* NULL forbidden */
-    cr_expect_eq(pairing_swiss(pl, PAIRING_MAX_PLAYERS + 1, NULL, 0, &r), PAIRING_ERR_RANGE);
-    cr_expect_eq(pairing_swiss(pl, 2, NULL, 0, &r), 0);
+    cr_expect_eq(pairing_swiss(pl, 2, NULL, 1, 0, &r), PAIRING_ERR_INVAL); /* NULL forbidden */
+    cr_expect_eq(pairing_swiss(pl, PAIRING_MAX_PLAYERS + 1, NULL, 0, 0, &r), PAIRING_ERR_RANGE);
+    cr_expect_eq(pairing_swiss(pl, 2, NULL, 0, 0, &r), 0);
     pl[0].withdrawn = true;
-    cr_expect_eq(pairing_swiss(pl, 2, NULL, 0, &r), 0); /* one left: the bye */
+    cr_expect_eq(pairing_swiss(pl, 2, NULL, 0, 0, &r), 0); /* one left: the bye */
     cr_expect_eq(r.bye, 2);
     cr_expect_eq(r.n_pairs, 0);
 }
