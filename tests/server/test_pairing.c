@@ -461,6 +461,33 @@ Test(pairing, swiss_6_to_30_players_random_results_every_round_valid)
                 total_rounds, no_pairing_ends, refereed, lookahead_changed);
 }
 
+/* Small fields are where a Swiss paints itself into a corner: 6 to 8
+ * players over 30 seeds each must reach min(n-1, ceil(log2 n)+2) rounds,
+ * every round valid (6 players: the full five rounds). */
+Test(pairing, swiss_small_fields_many_seeds_reach_the_round_count)
+{
+    for (int n = 6; n <= 8; n++) {
+        int need = ceil_log2(n) + 2 < n - 1 ? ceil_log2(n) + 2 : n - 1;
+        for (unsigned long long seed = 100; seed < 130; seed++) {
+            sim s;
+            sim_init(&s, n, seed);
+            int played = 0;
+            for (int round = 1; round <= n - 1; round++) {
+                pairing_result r;
+                int rc = pairing_swiss(s.pl, n, NULL, 0, n - 1 - round, &r);
+                if (rc == PAIRING_ERR_NO_PAIRING) {
+                    cr_assert_eq(referee(&s), -1);
+                    break;
+                }
+                cr_assert_eq(rc, 0);
+                check_and_play(&s, &r, round);
+                played = round;
+            }
+            cr_expect_geq(played, need, "n=%d seed %llu: %d rounds", n, seed, played);
+        }
+    }
+}
+
 /* ---- Swiss: hand-made cases -------------------------------------------- */
 
 static pairing_player player(int number, int rating, int score2, const char *colours)
