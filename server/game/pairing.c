@@ -15,8 +15,8 @@
 const char *pairing_strerror(int err)
 {
     switch (err) {
-#define PAIRING_TEXT(name, val, text)                                                         \
-    case val:                                                                                 \
+#define PAIRING_TEXT(name, val, text)                                                              \
+    case val:                                                                                      \
         return text;
         PAIRING_ERR_MAP(PAIRING_TEXT)
 #undef PAIRING_TEXT
@@ -91,23 +91,23 @@ int pairing_rr_round(int n, bool dbl, int round, pairing_result *out)
 
 typedef struct sw sw;
 struct sw {
-    int n;                      /* active players, index = rank - 1 */
+    int n; /* active players, index = rank - 1 */
     const pairing_player *p[MAXP];
-    int cd[MAXP];               /* #W - #B */
+    int cd[MAXP];                 /* #W - #B */
     char last[MAXP], last2[MAXP]; /* last two played colours, 0 = none */
     bool can_w[MAXP], can_b[MAXP];
-    bool played[MAXP];          /* has at least one coloured game */
+    bool played[MAXP]; /* has at least one coloured game */
     uint8_t adj[MAXP][MAXP];
-    bool alive[MAXP];           /* not yet paired, not the bye */
+    bool alive[MAXP]; /* not yet paired, not the bye */
     int partner[MAXP];
-    long budget;                /* oracle calls left in this search, <0: unlimited */
+    long budget;                 /* oracle calls left in this search, <0: unlimited */
     uint8_t base_ok[MAXP][MAXP]; /* not met, not forbidden */
-    int bye;                    /* rank index of this round's bye, -1 = none */
-    bool lookahead;             /* prefer pairings that leave a next round */
+    int bye;                     /* rank index of this round's bye, -1 = none */
+    bool lookahead;              /* prefer pairings that leave a next round */
     bool have_fallback, stop;
-    long look_budget;           /* oracle calls left once a first pairing exists */
-    int fallback[MAXP];         /* partner[] of the first pairing found */
-    struct sw *nx;              /* scratch context for the next round */
+    long look_budget;   /* oracle calls left once a first pairing exists */
+    int fallback[MAXP]; /* partner[] of the first pairing found */
+    struct sw *nx;      /* scratch context for the next round */
     /* blossom scratch */
     int match[MAXP], par[MAXP], base[MAXP], queue[MAXP];
     bool used[MAXP], blossom[MAXP];
@@ -435,8 +435,8 @@ static bool leaf(sw *s)
 enum { UNDECIDED = 0, PAIRED = 1, FLOATED = 2 };
 
 typedef struct bracket {
-    int m;            /* members, rank order */
-    int mem[MAXP];    /* player indices */
+    int m;         /* members, rank order */
+    int mem[MAXP]; /* player indices */
     bool floater[MAXP];
     uint8_t st[MAXP]; /* UNDECIDED / PAIRED / FLOATED */
     int next;         /* first rank index after this bracket's score group */

@@ -112,14 +112,14 @@
 #define PAIRING_LOOKAHEAD_BUDGET 2000
 
 /* Error table: enum value, name. Functions return 0 or one of these. */
-#define PAIRING_ERR_MAP(X)                                                                    \
-    X(OK, 0, "ok")                                                                            \
-    X(INVAL, -1, "invalid argument")                                                          \
-    X(NO_PAIRING, -2, "no valid pairing exists")                                              \
-    X(RANGE, -3, "too many players or rounds")                                                \
-    X(NOSPACE, -4, "output buffer too small")                                                 \
-    X(PARSE, -5, "malformed pairer output")                                                   \
-    X(EXEC, -6, "external pairer failed")                                                     \
+#define PAIRING_ERR_MAP(X)                                                                         \
+    X(OK, 0, "ok")                                                                                 \
+    X(INVAL, -1, "invalid argument")                                                               \
+    X(NO_PAIRING, -2, "no valid pairing exists")                                                   \
+    X(RANGE, -3, "too many players or rounds")                                                     \
+    X(NOSPACE, -4, "output buffer too small")                                                      \
+    X(PARSE, -5, "malformed pairer output")                                                        \
+    X(EXEC, -6, "external pairer failed")                                                          \
     X(IO, -7, "temporary file error")
 
 typedef enum {
@@ -193,9 +193,12 @@ int pairing_swiss(const pairing_player *players, int n, const pairing_forbid *fo
  * Player line "001", columns (1-based): 1-3 "001", 5-8 pairing number,
  * 15-47 name, 49-52 rating, 81-84 points ("%4.1f"), 86-89 rank; round r
  * occupies columns 92+10(r-1) .. 99+10(r-1): opponent (4 digits, 0000 =
- * none), colour (w/b/-), result. Then "XXR n" (total rounds) and one
- * "XXP a b" line per forbidden pair (bbpPairings' forbidden-pairs
- * extension).
+ * none), colour (w/b/-), result. Then "XXR n" (total rounds), "XXC
+ * white1" (the top seed had or has White in round 1: bbpPairings needs the
+ * initial colour; JaVaFo/bbpPairings TRF(x) extension) and one "XXP a b"
+ * line per forbidden pair (bbpPairings' forbidden-pairs extension).
+ * bbpPairings exit status (its README): 0 ok, 1 no valid pairing, 2
+ * unexpected error, 3 invalid request, 4 size limit, 5 file access.
  */
 
 typedef struct pairing_trf_game {
@@ -252,7 +255,7 @@ int pairing_parse_output(const char *text, pairing_result *out);
  * (cannot start, timed out, exit status not 0), PAIRING_ERR_PARSE. An exit
  * status of 1 from bbpPairings means "no valid pairing": reported as
  * PAIRING_ERR_NO_PAIRING. */
-int pairing_external(const char *program, const pairing_trf *t, const char *tmpdir,
-                     int timeout_ms, pairing_result *out);
+int pairing_external(const char *program, const pairing_trf *t, const char *tmpdir, int timeout_ms,
+                     pairing_result *out);
 
 #endif

@@ -101,8 +101,8 @@ int pairing_trf_write(const pairing_trf *t, char *buf, size_t size, size_t *len)
     }
     for (int i = 0; i < t->n; i++) {
         const pairing_trf_player *p = &t->players[i];
-        if (p->number < 1 || p->number > 9999 || p->rating < 0 || p->rating > 9999 ||
-            p->rank < 0 || p->rank > 9999 || p->rounds < 0)
+        if (p->number < 1 || p->number > 9999 || p->rating < 0 || p->rating > 9999 || p->rank < 0 ||
+            p->rank > 9999 || p->rounds < 0)
             return PAIRING_ERR_INVAL;
         if (p->rounds > PAIRING_MAX_ROUNDS)
             return PAIRING_ERR_RANGE;
@@ -145,6 +145,9 @@ int pairing_trf_write(const pairing_trf *t, char *buf, size_t size, size_t *len)
         snprintf(line, sizeof line, "XXR %d", t->total_rounds);
         emit(&o, line, strlen(line));
     }
+    /* bbpPairings cannot draw the first colour by lot: the top seed is
+     * White in round 1, as in the built-in pairer. */
+    emit(&o, "XXC white1", 10);
     for (int k = 0; k < t->n_forbidden; k++) {
         if (t->forbidden[k].a < 1 || t->forbidden[k].b < 1)
             return PAIRING_ERR_INVAL;
@@ -267,8 +270,8 @@ static int wait_child(pid_t pid, int timeout_ms)
     }
 }
 
-int pairing_external(const char *program, const pairing_trf *t, const char *tmpdir,
-                     int timeout_ms, pairing_result *out)
+int pairing_external(const char *program, const pairing_trf *t, const char *tmpdir, int timeout_ms,
+                     pairing_result *out)
 {
     if (!program || !t || !out || timeout_ms <= 0)
         return PAIRING_ERR_INVAL;

@@ -152,8 +152,8 @@ Test(pairing, double_round_robin_reverses_colours_and_no_three_in_a_row)
                     cr_expect_eq(wcount[a][c], 1, "n=%d %d White against %d", n, a, c);
             for (int i = 2; i < len[a]; i++)
                 cr_expect(!(hist[a][i] == hist[a][i - 1] && hist[a][i] == hist[a][i - 2]),
-                          "n=%d player %d: three %c in a row ending at game %d", n, a,
-                          hist[a][i], i + 1);
+                          "n=%d player %d: three %c in a row ending at game %d", n, a, hist[a][i],
+                          i + 1);
         }
     }
 }
@@ -331,8 +331,7 @@ static int check_and_play(sim *s, const pairing_result *r, int round)
         cr_assert(!seen[w]++ && !seen[b]++, "n=%d round %d: a player twice", s->n, round);
         cr_assert(!s->pl[w].withdrawn && !s->pl[b].withdrawn);
         cr_assert(!met(s, w, b), "n=%d round %d: %d-%d rematch", s->n, round, w + 1, b + 1);
-        cr_assert(!forbidden(s, w, b), "n=%d round %d: forbidden %d-%d", s->n, round, w + 1,
-                  b + 1);
+        cr_assert(!forbidden(s, w, b), "n=%d round %d: forbidden %d-%d", s->n, round, w + 1, b + 1);
         cr_assert(may(s, w, 'W'), "n=%d round %d: %d may not have White", s->n, round, w + 1);
         cr_assert(may(s, b, 'B'), "n=%d round %d: %d may not have Black", s->n, round, b + 1);
         mixed += s->pl[w].score2 != s->pl[b].score2;
@@ -341,8 +340,8 @@ static int check_and_play(sim *s, const pairing_result *r, int round)
         int y = r->bye - 1;
         cr_assert(!seen[y]++);
         cr_assert(!s->pl[y].had_bye, "n=%d round %d: second bye for %d", s->n, round, y + 1);
-        cr_assert(!s->pl[y].had_forfeit_win, "n=%d round %d: bye to forfeit winner %d", s->n,
-                  round, y + 1);
+        cr_assert(!s->pl[y].had_forfeit_win, "n=%d round %d: bye to forfeit winner %d", s->n, round,
+                  y + 1);
     }
     /* play: 4% forfeits, then White wins 40%, draws 25%, Black wins */
     for (int i = 0; i < s->n; i++)
@@ -425,8 +424,7 @@ Test(pairing, swiss_6_to_30_players_random_results_every_round_valid)
                 int top = referee_with_bye(&s, r0.bye);
                 int got = 0, topscore = -1;
                 for (int i = 0; i < n; i++)
-                    if (!s.pl[i].withdrawn && s.pl[i].number != r0.bye &&
-                        s.pl[i].score2 > topscore)
+                    if (!s.pl[i].withdrawn && s.pl[i].number != r0.bye && s.pl[i].score2 > topscore)
                         topscore = s.pl[i].score2;
                 for (int k = 0; k < r0.n_pairs; k++)
                     got += s.pl[r0.pairs[k].white - 1].score2 == topscore &&
@@ -441,10 +439,8 @@ Test(pairing, swiss_6_to_30_players_random_results_every_round_valid)
                 int h = n / 2;
                 for (int k = 0; k < h; k++) {
                     int hi = k + 1, lo = h + k + 1;
-                    cr_expect_eq(r.pairs[k].white, k % 2 == 0 ? hi : lo, "n=%d board %d", n,
-                                 k + 1);
-                    cr_expect_eq(r.pairs[k].black, k % 2 == 0 ? lo : hi, "n=%d board %d", n,
-                                 k + 1);
+                    cr_expect_eq(r.pairs[k].white, k % 2 == 0 ? hi : lo, "n=%d board %d", n, k + 1);
+                    cr_expect_eq(r.pairs[k].black, k % 2 == 0 ? lo : hi, "n=%d board %d", n, k + 1);
                 }
                 cr_expect_eq(r.bye, n % 2 ? n : 0);
             }
@@ -504,8 +500,8 @@ static pairing_player player(int number, int rating, int score2, const char *col
 
 Test(pairing, swiss_round_one_orders_by_rating_then_number)
 {
-    pairing_player pl[4] = {player(1, 1500, 0, ""), player(2, 1800, 0, ""),
-                            player(3, 1500, 0, ""), player(4, 1900, 0, "")};
+    pairing_player pl[4] = {player(1, 1500, 0, ""), player(2, 1800, 0, ""), player(3, 1500, 0, ""),
+                            player(4, 1900, 0, "")};
     pairing_result r;
     cr_assert_eq(pairing_swiss(pl, 4, NULL, 0, 0, &r), 0);
     /* rank: 4, 2, 1, 3 -> 4-1, 3-2 (board 2: the higher-ranked 2 has Black) */
@@ -580,8 +576,8 @@ Test(pairing, swiss_colour_strength_decides)
 Test(pairing, swiss_no_valid_pairing_is_its_own_error)
 {
     /* four players who have all met */
-    pairing_player pl[4] = {player(1, 0, 2, "WBW"), player(2, 0, 2, "BWB"),
-                            player(3, 0, 2, "WBB"), player(4, 0, 2, "BWW")};
+    pairing_player pl[4] = {player(1, 0, 2, "WBW"), player(2, 0, 2, "BWB"), player(3, 0, 2, "WBB"),
+                            player(4, 0, 2, "BWW")};
     for (int i = 0; i < 4; i++)
         for (int j = 0; j < 4; j++)
             if (i != j)
@@ -657,6 +653,7 @@ Test(pairing, trf_writer_exact_text)
         "001    4      Dan                               1300                             0.5"
         "    4     2 w =     3 b 0  0000 - Z\n"
         "XXR 3\n"
+        "XXC white1\n"
         "XXP 2 3\n";
     char buf[2048];
     size_t len = 0;
@@ -697,9 +694,9 @@ Test(pairing, parse_bbp_output)
     cr_assert_eq(pairing_parse_output("1\r\n2 1\r\n", &r), 0);
     cr_expect_eq(r.pairs[0].white, 2);
     cr_expect_eq(r.bye, 0);
-    const char *bad[] = {"",           "x\n",          "2\n1 2\n",     "1\n1 2\n3 4\n",
-                         "2\n1 2\n2 3\n", "2\n1 0\n2 0\n", "1\n1 1\n",    "1\n1 2 3\n",
-                         "1\n-1 2\n",  "1\n1\n"};
+    const char *bad[] = {
+        "",         "x\n",        "2\n1 2\n",  "1\n1 2\n3 4\n", "2\n1 2\n2 3\n", "2\n1 0\n2 0\n",
+        "1\n1 1\n", "1\n1 2 3\n", "1\n-1 2\n", "1\n1\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         cr_expect_eq(pairing_parse_output(bad[i], &r), PAIRING_ERR_PARSE, "case %zu", i);
 }
@@ -728,10 +725,11 @@ Test(pairing, external_pairer_runs_and_parses)
     pairing_trf t = {NULL, 1, p, 2, NULL, 0};
     pairing_result r;
     /* checks its arguments and that the input is our TRF, answers 2-1 */
-    const char *ok = script("ok.sh", "[ \"$1\" = --dutch ] && [ \"$3\" = -p ] || exit 3\n"
-                                     "grep -q '^XXR 1$' \"$2\" || exit 3\n"
-                                     "grep -q '^001    2      B  *0\\.0$' \"$2\" || exit 3\n"
-                                     "printf '1\\n2 1\\n' > \"$4\"");
+    const char *ok =
+        script("ok.sh", "[ \"$1\" = --dutch ] && [ \"$3\" = -p ] || exit 3\n"
+                        "grep -q '^XXR 1$' \"$2\" && grep -q '^XXC white1$' \"$2\" || exit 3\n"
+                        "grep -q '^001    2      B  *0\\.0$' \"$2\" || exit 3\n"
+                        "printf '1\\n2 1\\n' > \"$4\"");
     cr_assert_eq(pairing_external(ok, &t, tdir, 5000, &r), 0);
     cr_expect_eq(r.n_pairs, 1);
     cr_expect_eq(r.pairs[0].white, 2);
