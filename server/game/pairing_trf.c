@@ -83,6 +83,26 @@ static void emit(outbuf *o, const char *line, size_t n)
     o->buf[o->len] = '\0';
 }
 
+/* The name field (columns 15-47) is 33 characters, not bytes: readers such
+ * as bbpPairings decode UTF-8 and count code points. Copies at most 33 code
+ * points of name (control bytes become spaces) into dst and pads with
+ * spaces to 33 characters. Returns the bytes written (at most 33 * 4). */
+static size_t name_field(char *dst, const char *name)
+{
+    size_t n = 0;
+    int chars = 0;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+        bool lead = (*c & 0xC0) != 0x80;
+        if (lead && chars == 33)
+            break;
+        chars += lead;
+        dst[n++] = *c < 0x20 || *c == 0x7F ? ' ' : (char)*c;
+    }
+    for (; chars < 33; chars++)
+        dst[n++] = ' ';
+    return n;
+}
+
 int pairing_trf_write(const pairing_trf *t, char *buf, size_t size, size_t *len)
 {
     if (!t || !buf || size == 0 || t->n < 0 || t->n_forbidden < 0 || (t->n > 0 && !t->players) ||
@@ -117,7 +137,6 @@ int pairing_trf_write(const pairing_trf *t, char *buf, size_t size, size_t *len)
         memset(line, ' ', sizeof line);
         put(line, 1, "001", 3);
         put_num(line, 5, p->number, 4);
-        put(line, 15, p->name ? p->name : "", 33);
         if (p->rating > 0)
             put_num(line, 49, p->rating, 4);
         char tmp[16];
@@ -139,7 +158,12 @@ int pairing_trf_write(const pairing_trf *t, char *buf, size_t size, size_t *len)
             put(line, col, "0000 - Z", 8); /* not paired in the next round */
             col += 10;
         }
-        emit(&o, line, (size_t)(col - 3));
+        /* splice the name, whose byte length may exceed its 33 columns */
+        char out[sizeof line + 33 * 3];
+        memcpy(out, line, 14);
+        size_t k = 14 + name_field(out + 14, p->name ? p->name : "");
+        memcpy(out + k, line + 47, (size_t)(col - 3 - 47));
+        emit(&o, out, k + (size_t)(col - 3 - 47));
     }
     if (t->total_rounds > 0) {
         snprintf(line, sizeof line, "XXR %d", t->total_rounds);

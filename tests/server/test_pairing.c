@@ -671,6 +671,13 @@ Test(pairing, trf_writer_exact_text)
     cr_expect_eq(l1[98], '1');
 
     cr_expect_eq(pairing_trf_write(&t, buf, 100, &len), PAIRING_ERR_NOSPACE);
+    /* names count in characters: UTF-8 is not cut and keeps the columns */
+    p[1].name = "Zo\xc3\xab \xc3\x9cnal-Bj\xc3\xb6rkqvist-Lindstr\xc3\xb6m-Oyelaran";
+    cr_assert_eq(pairing_trf_write(&t, buf, sizeof buf, &len), 0);
+    cr_expect(strstr(buf, "001    2      Zo\xc3\xab \xc3\x9cnal-Bj\xc3\xb6rkqvist-Lindstr\xc3\xb6m-"
+                          "Oye 1400 ") != NULL,
+              "%s", buf);
+    p[1].name = "Bob";
     p[0].games[0].colour = '-'; /* a played game needs a colour */
     cr_expect_eq(pairing_trf_write(&t, buf, sizeof buf, &len), PAIRING_ERR_INVAL);
     p[0].games[0] = G(0, '-', 'U');
