@@ -184,7 +184,12 @@ typedef struct pairing_forbid {
  * PAIRING_MAX_PLAYERS players or PAIRING_MAX_ROUNDS rounds),
  * PAIRING_ERR_NO_PAIRING (no round satisfies C.04.1 b, c, d, f, g: the
  * tournament cannot go on). *out is unspecified on error. Deterministic:
- * the same input gives the same pairing. */
+ * the same input gives the same pairing. Cost (measured, -O2): about 2 ms
+ * per round for 64 or 128 players in the first 12 rounds; late rounds of
+ * very long events, when few valid pairings are left, take up to about 1 s
+ * (64 players, round 60) or 4 s (128 players, round 64). Stack: about
+ * 100 KB plus about 2 KB per search level (a few hundred KB at 128
+ * players); run it on a thread with a normal-sized stack. */
 int pairing_swiss(const pairing_player *players, int n, const pairing_forbid *forbidden,
                   int n_forbidden, int rounds_left, pairing_result *out);
 
@@ -254,7 +259,8 @@ int pairing_parse_output(const char *text, pairing_result *out);
  * pairing_trf_write, PAIRING_ERR_IO (temporary files), PAIRING_ERR_EXEC
  * (cannot start, timed out, exit status not 0), PAIRING_ERR_PARSE. An exit
  * status of 1 from bbpPairings means "no valid pairing": reported as
- * PAIRING_ERR_NO_PAIRING. */
+ * PAIRING_ERR_NO_PAIRING. The child is reaped with waitpid() on its pid:
+ * SIGCHLD must not be set to SIG_IGN in the process. */
 int pairing_external(const char *program, const pairing_trf *t, const char *tmpdir, int timeout_ms,
                      pairing_result *out);
 
