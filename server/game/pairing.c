@@ -196,17 +196,20 @@ static int bl_find(sw *s, int root)
     return -1;
 }
 
-static bool perfect(sw *s)
+/* Maximum matching on alive[]: the number of pairs; with need_perfect, -1
+ * as soon as some vertex cannot be matched. */
+static int matching(sw *s, bool need_perfect)
 {
-    int n = s->n, count = 0;
+    int n = s->n, count = 0, pairs = 0;
     for (int i = 0; i < n; i++) {
         s->match[i] = -1;
         count += s->alive[i];
     }
-    if (count & 1)
-        return false;
+    if (need_perfect && (count & 1))
+        return -1;
     /* Greedy start, then augment. A vertex with no augmenting path now never
-     * gets one later (Edmonds), so the first failure decides. */
+     * gets one later (Edmonds), so one pass over the vertices suffices and
+     * for a perfect matching the first failure decides. */
     for (int i = 0; i < n; i++) {
         if (!s->alive[i] || s->match[i] >= 0)
             continue;
@@ -214,6 +217,7 @@ static bool perfect(sw *s)
             if (s->alive[j] && s->match[j] < 0 && s->adj[i][j]) {
                 s->match[i] = j;
                 s->match[j] = i;
+                pairs++;
                 break;
             }
         }
@@ -222,8 +226,12 @@ static bool perfect(sw *s)
         if (!s->alive[v] || s->match[v] >= 0)
             continue;
         int u = bl_find(s, v);
-        if (u < 0)
-            return false;
+        if (u < 0) {
+            if (need_perfect)
+                return -1;
+            continue;
+        }
+        pairs++;
         while (u >= 0) {
             int pv = s->par[u], ppv = s->match[pv];
             s->match[u] = pv;
@@ -231,7 +239,12 @@ static bool perfect(sw *s)
             u = ppv;
         }
     }
-    return true;
+    return pairs;
+}
+
+static bool perfect(sw *s)
+{
+    return matching(s, true) >= 0;
 }
 
 /* The oracle, charged to the search budget. */
@@ -554,7 +567,19 @@ static bool solve(sw *s, const int *fl, int nfl, int next)
         return last ? leaf(s) : solve(s, NULL, 0, next);
     if (last && (b.m & 1))
         return false; /* cannot happen: the oracle held */
-    for (int t = b.m / 2; t >= (last ? b.m / 2 : 0); t--) {
+    /* No target above the bracket's own maximum matching can be met. */
+    int tmax = b.m / 2;
+    if (!last && tmax > 0) {
+        bool saved[MAXP];
+        memcpy(saved, s->alive, sizeof saved);
+        for (int i = 0; i < s->n; i++)
+            s->alive[i] = false;
+        for (int i = 0; i < b.m; i++)
+            s->alive[b.mem[i]] = true;
+        tmax = matching(s, false);
+        memcpy(s->alive, saved, sizeof saved);
+    }
+    for (int t = tmax; t >= (last ? b.m / 2 : 0); t--) {
         memset(b.st, 0, sizeof b.st);
         s->budget = last ? -1 : PAIRING_SWISS_BUDGET;
         if (dfs(s, &b, 0, t))

@@ -52,7 +52,8 @@
  *        Even field without a perfect matching: PAIRING_ERR_NO_PAIRING.
  *     2. Score groups top down. The bracket is the players moved down from
  *        above (floaters, first) plus the next score group. For a target t
- *        of pairs inside the bracket, from floor(size/2) down to 0, run a
+ *        of pairs inside the bracket, from the size of the bracket's own
+ *        maximum matching (at most floor(size/2)) down to 0, run a
  *        depth-first search:
  *          - the pivot is the highest-ranked undecided bracket member;
  *          - a floater pivot tries the group's residents in rank order, then
@@ -186,8 +187,8 @@ typedef struct pairing_forbid {
  * tournament cannot go on). *out is unspecified on error. Deterministic:
  * the same input gives the same pairing. Cost (measured, -O2): about 2 ms
  * per round for 64 or 128 players in the first 12 rounds; late rounds of
- * very long events, when few valid pairings are left, take up to about 1 s
- * (64 players, round 60) or 4 s (128 players, round 64). Stack: about
+ * very long events, when few valid pairings are left, take up to about
+ * 0.3 s (64 players, round 60) or 3 s (128 players, round 64). Stack: about
  * 100 KB plus about 2 KB per search level (a few hundred KB at 128
  * players); run it on a thread with a normal-sized stack. */
 int pairing_swiss(const pairing_player *players, int n, const pairing_forbid *forbidden,
