@@ -1,0 +1,338 @@
+// Browser test of the web client (issue 14): the real page in Debian's
+// chromium (driven by playwright-core, never a downloaded browser) against a
+// real qirkatd.
+//
+// - qirkatd is started on ephemeral ports with a fresh database. The runner
+//   first tries `qirkatd --http HOST:PORT` (the server's own WebSocket
+//   transport); when the binary rejects the flag (it exits before it is
+//   ready), it falls back to qirkatd on TCP plus bridge.mjs, the stand-in.
+// - The browser registers alice and challenges bob; a plain TCP client
+//   (JSON lines, as a bot would) registers bob and accepts. The first recorded
+//   game of ../shared/data/games/alquerque.jsonl is played to its end: alice's
+//   moves by clicks on the board, bob's over TCP. At every browser ply the
+//   page's legal moves must be the file's; at the end the server's final
+//   position and result must be the file's `final` and `result`.
+// - Then: the page reconnects and logs back in by itself after its WebSocket
+//   drops, and the replay screen steps through the game.
+// - Screenshots go to build/web-artifacts/ (1024 and 320 px wide).
+//
+// Prints SKIP and exits 0 only when chromium cannot start.
+//
+//   node tests/web/run.mjs     (env: QK_BIN=build, QK_SHARED=../shared, QK_CHROMIUM=/usr/bin/chromium)
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startBridge } from './bridge.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const BIN = path.resolve(root, process.env.QK_BIN || 'build');
+const SHARED = path.resolve(root, process.env.QK_SHARED || '../shared');
+const CHROMIUM = process.env.QK_CHROMIUM || '/usr/bin/chromium';
+const ARTIFACTS = path.join(root, 'build/web-artifacts');
+
+// ------------------------------------------------------------ the server
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Start qirkatd; with httpPort, also `--http 127.0.0.1:httpPort`. Resolves to
+ * {child, tcpPort} once it wrote its port to the ready fd, or to null if it
+ * exited first (a binary without --http rejects the flag as a usage error).
+ */
+function spawnQirkatd(dir, httpPort) {
+  const args = ['--listen', '127.0.0.1:0', '--db', path.join(dir, 'web.db'), '--ready-fd', '3',
+    '--pwhash', 'min', '--log-level', 'warn'];
+  if (httpPort) args.push('--http', `127.0.0.1:${httpPort}`);
+  const child = spawn(path.join(BIN, 'qirkatd'), args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  return new Promise((resolve, reject) => {
+    let ready = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('qirkatd not ready in 20 s: ' + stderr)); }, 20000);
+    child.stdio[3].on('data', (d) => {
+      ready += d;
+      if (ready.includes('\n')) {
+        clearTimeout(timer);
+        resolve({ child, tcpPort: parseInt(ready, 10), stderr: () => stderr });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (!ready.includes('\n')) {
+        if (httpPort) resolve(null);
+        else reject(new Error(`qirkatd exited (${code}): ${stderr}`));
+      }
+    });
+    child.once('error', reject);
+  });
+}
+
+async function startServer() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-web-'));
+  const httpPort = await freePort();
+  const withHttp = await spawnQirkatd(dir, httpPort);
+  if (withHttp) {
+    return { mode: `qirkatd --http 127.0.0.1:${httpPort}`, url: `http://127.0.0.1:${httpPort}/`, tcpPort: withHttp.tcpPort,
+      stop: () => stopChild(withHttp.child), dir };
+  }
+  fs.rmSync(path.join(dir, 'web.db'), { force: true });
+  const srv = await spawnQirkatd(dir, 0);
+  const bridge = await startBridge({ tcpPort: srv.tcpPort, webRoot: path.join(root, 'web') });
+  return { mode: 'qirkatd (TCP) + tests/web/bridge.mjs (qirkatd has no --http yet)', url: `http://127.0.0.1:${bridge.port}/`,
+    tcpPort: srv.tcpPort, stop: async () => { await bridge.close(); await stopChild(srv.child); }, dir };
+}
+
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) { resolve(); return; }
+    const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => { clearTimeout(t); resolve(); });
+    child.kill('SIGTERM');
+  });
+}
+
+// ------------------------------------------------------------ a TCP client
+
+class TcpClient {
+  constructor(port) {
+    this.port = port;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.events = [];
+    this.waiters = [];
+  }
+
+  connect() {
+    return new Promise((resolve, reject) => {
+      this.sock = net.connect(this.port, '127.0.0.1', resolve);
+      this.sock.once('error', reject);
+      this.sock.setEncoding('utf8');
+      let buf = '';
+      this.sock.on('data', (d) => {
+        buf += d;
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          if (line.trim()) this.receive(JSON.parse(line));
+        }
+      });
+    });
+  }
+
+  receive(msg) {
+    if (msg.type === 'event') {
+      this.events.push(msg);
+      this.waiters = this.waiters.filter((w) => !(w.pred(msg) && (w.resolve(msg), true)));
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    if (msg.type === 'ok') p.resolve(msg);
+    else p.reject(Object.assign(new Error(`${msg.code}: ${msg.message}`), msg));
+  }
+
+  request(op, fields = {}) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.sock.write(JSON.stringify({ type: op, id, ...fields }) + '\n');
+    });
+  }
+
+  /** The first event (already received or to come) matching pred. */
+  waitEvent(pred, ms = 15000) {
+    const seen = this.events.find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const w = { pred, resolve: (m) => { clearTimeout(t); resolve(m); } };
+      const t = setTimeout(() => {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        reject(new Error('no such event in time'));
+      }, ms);
+      this.waiters.push(w);
+    });
+  }
+
+  close() {
+    this.sock?.destroy();
+  }
+}
+
+// ------------------------------------------------------------ the browser
+
+let chromium;
+let context = null;
+let skipWhy = null;
+let server = null;
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-chromium-'));
+
+before(async () => {
+  try {
+    ({ chromium } = await import('playwright-core'));
+    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist (apt-get install chromium)`);
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1024, height: 800 },
+      timeout: 30000,
+    });
+  } catch (e) {
+    skipWhy = `chromium cannot start: ${String(e.message || e).split('\n')[0]}`;
+    return;
+  }
+  server = await startServer();
+  console.log(`# serving the page with ${server.mode} at ${server.url}`);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+});
+
+after(async () => {
+  if (context) await context.close();
+  if (server) await server.stop();
+  fs.rmSync(profile, { recursive: true, force: true });
+  if (server) fs.rmSync(server.dir, { recursive: true, force: true });
+});
+
+/** Tap the points of move text `mv` on the board, as a child would. */
+async function clickMove(page, mv) {
+  const pts = mv.split(/[-x]/);
+  await page.locator(`.piece.movable[data-at="${pts[0]}"]`).waitFor();
+  await page.locator(`.hit[data-point="${pts[0]}"]`).click();
+  for (const p of pts.slice(1)) {
+    await page.locator(`[data-target="${p}"]`).waitFor();
+    await page.locator(`.hit[data-point="${p}"]`).click();
+  }
+  // A capture that could go on shows "Play ..." instead of sending at once.
+  const pending = page.locator('#pending');
+  if (await pending.isVisible()) await page.locator('#pending-play').click();
+}
+
+test('a recorded alquerque game played by clicks in the browser against a TCP client', { timeout: 180000 }, async (t) => {
+  if (skipWhy) {
+    console.log(`SKIP: ${skipWhy}`);
+    t.skip(skipWhy);
+    return;
+  }
+  const rec = JSON.parse(fs.readFileSync(path.join(SHARED, 'data/games/alquerque.jsonl'), 'utf8').split('\n')[0]);
+  const page = context.pages()[0] || await context.newPage();
+  page.setDefaultTimeout(15000);
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  // The page must never reach beyond the server it came from.
+  const origin = new URL(server.url).origin;
+  const foreign = [];
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith(origin.replace('http', 'ws')) && !u.startsWith('data:')) foreign.push(u);
+  });
+
+  // alice registers in the browser.
+  await page.goto(server.url);
+  await page.locator('#login-form input[name=username]').fill('alice');
+  await page.locator('#login-form input[name=password]').fill('alice password');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'login-1024.png') });
+  await page.locator('#btn-register').click();
+  await page.locator('#lobby').waitFor();
+  assert.equal(await page.locator('#who').textContent(), 'alice');
+
+  // bob registers over TCP.
+  const bob = new TcpClient(server.tcpPort);
+  await bob.connect();
+  await bob.request('hello', { version: 1, client: 'web-test' });
+  await bob.request('register', { username: 'bob', password: 'bob password' });
+
+  // alice challenges bob as White from the lobby form; bob accepts.
+  const form = page.locator('#challenge-form');
+  await form.locator('input[name=to]').fill('bob');
+  await form.locator('select[name=variant]').selectOption(rec.variant);
+  await form.locator('select[name=color]').selectOption('white');
+  await form.locator('#btn-challenge').click();
+  const ch = (await bob.waitEvent((e) => e.event === 'challenge')).challenge;
+  assert.equal(ch.from, 'alice');
+  assert.equal(ch.color, 'white');
+  await page.locator(`[data-challenge="${ch.id}"]`).waitFor(); // alice sees her challenge listed
+  const game = (await bob.request('accept', { challenge: ch.id })).game;
+  assert.equal(game.white, 'alice');
+  assert.equal(game.start, rec.start);
+
+  // The page opens the game by itself when the challenge is accepted.
+  await page.locator(`#game-screen[data-game-id="${game.id}"]`).waitFor();
+
+  for (let ply = 0; ply < rec.moves.length; ply++) {
+    const mv = rec.moves[ply];
+    if (ply % 2 === 0) {
+      await page.locator(`#game-screen[data-ply="${ply}"]`).waitFor();
+      await page.waitForFunction((id) => window.qirkat.games.get(id)?.legal_moves, game.id);
+      const legal = await page.evaluate((id) => window.qirkat.games.get(id).legal_moves, game.id);
+      assert.deepEqual([...legal].sort(), [...rec.legal[ply]].sort(), `legal moves at ply ${ply}`);
+      await clickMove(page, mv);
+      const ev = await bob.waitEvent((e) => e.event === 'move' && e.game === game.id && e.ply === ply);
+      assert.equal(ev.move, mv, `the browser played ${mv} at ply ${ply}`);
+    } else {
+      await bob.request('move', { game: game.id, ply, move: mv });
+    }
+  }
+
+  const end = (await bob.request('game', { game: game.id })).game;
+  assert.equal(end.position, rec.final);
+  assert.equal(end.result, rec.result);
+  assert.equal(end.reason, rec.reason);
+  assert.equal(end.ply, rec.plies);
+
+  // The page shows the end: the final board and the result.
+  await page.locator(`#game-screen[data-status="finished"][data-ply="${rec.plies}"]`).waitFor();
+  assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.final.split(' ')[0]);
+  assert.match(await page.locator('#status').textContent(), /alice \(white\) wins/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'game-end-1024.png') });
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'game-end-320.png'), fullPage: true });
+
+  // The WebSocket drops: the page reconnects and logs back in with its token.
+  await page.evaluate(() => window.qirkat.conn.drop());
+  await page.locator('#conn[data-state="open"]').waitFor({ timeout: 20000 });
+  await page.locator(`#game-screen[data-status="finished"]`).waitFor();
+  assert.equal(await page.evaluate(() => window.qirkat.me.username), 'alice');
+
+  // Replay: from the start position to the end, one ply at a time at first.
+  await page.goto(`${server.url}#/replay/${game.id}`);
+  await page.locator(`#replay-screen[data-ply="${rec.plies}"]`).waitFor();
+  assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.final.split(' ')[0]);
+  await page.locator('[data-step="first"]').click();
+  assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.start.split(' ')[0]);
+  await page.locator('[data-step="next"]').click();
+  await page.locator('#replay-screen[data-ply="1"]').waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'replay-320.png'), fullPage: true });
+  await page.locator('#ply').fill(String(rec.plies)); // the slider to the end
+  assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.final.split(' ')[0]);
+
+  await page.goto(`${server.url}#/lobby`);
+  await page.locator('#lobby').waitFor();
+  await page.locator(`[data-replay-link="${game.id}"]`).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-320.png'), fullPage: true });
+  await page.setViewportSize({ width: 1024, height: 800 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-1024.png'), fullPage: true });
+
+  bob.close();
+  assert.deepEqual(pageErrors, [], 'no JavaScript error in the page');
+  assert.deepEqual(foreign, [], 'no request outside the server');
+  console.log(`# screenshots in ${path.relative(root, ARTIFACTS)}/`);
+});
