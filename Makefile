@@ -5,6 +5,8 @@
 #   make deps       install missing Debian packages (deploy/deps.sh)
 #   make run        deps + build + start qirkatd on 127.0.0.1:7420 with ./qirkat.db
 #   make test       unit tests (rules, protocol, store) + integration tests
+#   make test-web   the web client: replay applier (node) + browser tests
+#                   (Debian chromium driven by playwright-core, tests/web/)
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
 #   make install PREFIX=/usr/local DESTDIR=
@@ -46,7 +48,7 @@ QIRKAT    := $(BUILD)/qirkat
 TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/test-$(a)))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
-.PHONY: all deps run test tests asan bench install clean format
+.PHONY: all deps run test test-web tests asan bench install clean format
 all: $(QIRKATD) $(QIRKAT)
 
 $(BUILD)/%.o: %.c
@@ -91,6 +93,17 @@ test: all tests
 	    if [ -x $(BUILD)/test-$$a ]; then \
 	        echo "== test-$$a"; QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-$$a --jobs 2; \
 	    fi; done
+
+# The web client's tests (tests/web/): the replay move applier against the
+# recorded games, then the browser tests against a real qirkatd (through
+# tests/web/bridge.mjs until qirkatd has --http). Screenshots go to
+# $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
+# checkout without them gets them here (npm ci, from the lock file).
+test-web: all
+	@[ -f tests/web/node_modules/.package-lock.json ] || (cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
+	@echo "== test-web"
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/rules.test.mjs
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/run.mjs
 
 asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1

@@ -71,6 +71,21 @@ function resultText(g) {
   return `${winner} (${g.result}) wins: ${why}`;
 }
 
+/**
+ * The move list in numbered pairs, as players read a score sheet: each row
+ * is one move of each side (the first mover's first, Black in Alquerkonane).
+ * `current` is the ply to highlight (-1 for none).
+ */
+function moveListHtml(moves, current) {
+  const rows = [];
+  for (let i = 0; i < moves.length; i += 2) {
+    const cell = (j) => (j < moves.length
+      ? `<span data-ply="${j}" class="mv${j === current ? ' last' : ''}" tabindex="0">${esc(moves[j])}</span>` : '<span></span>');
+    rows.push(`<li><span class="n">${i / 2 + 1}.</span>${cell(i)}${cell(i + 1)}</li>`);
+  }
+  return rows.join('');
+}
+
 // ---------------------------------------------------------------- state
 
 const TOKEN_KEY = 'qirkat.token';
@@ -482,14 +497,14 @@ async function showGame(id) {
       </div>
       <div class="game-main">
         <div class="board-col">
-          <div class="player" id="p-top"></div>
-          <div id="board"></div>
-          <div class="player" id="p-bottom"></div>
           <p class="status" id="status" role="status" aria-live="polite"></p>
           <div class="row pending" id="pending" hidden>
             <button class="primary" id="pending-play"></button>
             <button id="pending-cancel">Change</button>
           </div>
+          <div class="player" id="p-top"></div>
+          <div id="board"></div>
+          <div class="player" id="p-bottom"></div>
         </div>
         <div class="side-col">
           <div class="actions" id="actions"></div>
@@ -592,7 +607,7 @@ function drawGame() {
 
   // Move list, numbered in pairs as players read them.
   const ol = $('#moves');
-  ol.innerHTML = g.moves.map((m, i) => `<li data-ply="${i}" class="${i === g.moves.length - 1 ? 'last' : ''}">${esc(m)}</li>`).join('');
+  ol.innerHTML = g.moves.length ? moveListHtml(g.moves, g.moves.length - 1) : '<li class="muted">No move yet.</li>';
   ol.scrollTop = ol.scrollHeight;
   tickClocks();
 }
@@ -701,18 +716,18 @@ async function showReplay(id) {
           <div class="replay-controls" ${positions ? '' : 'hidden'}>
             <input type="range" id="ply" min="0" max="${g.ply}" value="${g.ply}" aria-label="ply">
             <div class="row">
-              <button data-step="first" aria-label="start">⏮</button>
+              <button data-step="first" aria-label="start">◀◀</button>
               <button data-step="prev" aria-label="back">◀</button>
               <span id="ply-label" class="ply-label"></span>
               <button data-step="next" aria-label="forward">▶</button>
-              <button data-step="last" aria-label="end">⏭</button>
+              <button data-step="last" aria-label="end">▶▶</button>
             </div>
           </div>
         </div>
         <div class="side-col">
           <div class="actions"><button id="replay-flip">Turn board</button>${g.status === 'active' ? `<a class="button" href="#/game/${id}">Live view</a>` : ''}</div>
           <h3>Moves</h3>
-          <ol class="moves" id="moves">${g.moves.map((m, i) => `<li data-ply="${i}" tabindex="0">${esc(m)}</li>`).join('')}</ol>
+          <ol class="moves" id="moves">${moveListHtml(g.moves, -1)}</ol>
         </div>
       </div>
     </section>`;
@@ -726,7 +741,7 @@ async function showReplay(id) {
     $('#ply').value = i;
     $('#ply-label').textContent = `${i} / ${g.ply}`;
     $('#replay-screen').dataset.ply = i;
-    $('#moves').querySelectorAll('li').forEach((li) => li.classList.toggle('last', Number(li.dataset.ply) === i - 1));
+    $('#moves').querySelectorAll('[data-ply]').forEach((m) => m.classList.toggle('last', Number(m.dataset.ply) === i - 1));
   };
   const go = (i) => { app.replay.i = Math.max(0, Math.min(g.ply, i)); show(); };
   $('#ply').addEventListener('input', (e) => go(Number(e.target.value)));
@@ -734,7 +749,7 @@ async function showReplay(id) {
     const i = app.replay.i;
     go({ first: 0, prev: i - 1, next: i + 1, last: g.ply }[b.dataset.step]);
   }));
-  $('#moves').addEventListener('click', (e) => { const li = e.target.closest('li'); if (li && positions) go(Number(li.dataset.ply) + 1); });
+  $('#moves').addEventListener('click', (e) => { const m = e.target.closest('[data-ply]'); if (m && positions) go(Number(m.dataset.ply) + 1); });
   $('#replay-flip').addEventListener('click', () => { flipped = !flipped; show(); });
   show();
 }

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { replayPositions, boardString } from '../../web/rules.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const shared = process.env.QK_SHARED || path.resolve(here, '../../../shared');
+const root = path.resolve(here, '../..');
+// QK_SHARED as the Makefile passes it: relative to the project root.
+const shared = path.resolve(root, process.env.QK_SHARED || '../shared');
 const dir = path.join(shared, 'data/games');
 
 for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort()) {

@@ -35,7 +35,7 @@ const root = path.resolve(here, '../..');
 const BIN = path.resolve(root, process.env.QK_BIN || 'build');
 const SHARED = path.resolve(root, process.env.QK_SHARED || '../shared');
 const CHROMIUM = process.env.QK_CHROMIUM || '/usr/bin/chromium';
-const ARTIFACTS = path.join(root, 'build/web-artifacts');
+const ARTIFACTS = path.join(BIN, 'web-artifacts'); // beside the binaries: build/web-artifacts
 
 // ------------------------------------------------------------ the server
 
@@ -179,14 +179,16 @@ class TcpClient {
 // ------------------------------------------------------------ the browser
 
 let chromium;
+const shared = {}; // the page and bob's connection, from the first test to the next
 let context = null;
 let skipWhy = null;
 let server = null;
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-chromium-'));
 
 before(async () => {
+  // A missing playwright-core is a broken set-up (deploy/deps.sh runs npm ci), not a skip.
+  ({ chromium } = await import('playwright-core'));
   try {
-    ({ chromium } = await import('playwright-core'));
     if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist (apt-get install chromium)`);
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
@@ -213,10 +215,11 @@ after(async () => {
 });
 
 /** Tap the points of move text `mv` on the board, as a child would. */
-async function clickMove(page, mv) {
+async function clickMove(page, mv, afterSelect = null) {
   const pts = mv.split(/[-x]/);
   await page.locator(`.piece.movable[data-at="${pts[0]}"]`).waitFor();
   await page.locator(`.hit[data-point="${pts[0]}"]`).click();
+  if (afterSelect) await afterSelect();
   for (const p of pts.slice(1)) {
     await page.locator(`[data-target="${p}"]`).waitFor();
     await page.locator(`.hit[data-point="${p}"]`).click();
@@ -284,7 +287,8 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
       await page.waitForFunction((id) => window.qirkat.games.get(id)?.legal_moves, game.id);
       const legal = await page.evaluate((id) => window.qirkat.games.get(id).legal_moves, game.id);
       assert.deepEqual([...legal].sort(), [...rec.legal[ply]].sort(), `legal moves at ply ${ply}`);
-      await clickMove(page, mv);
+      await clickMove(page, mv, ply === 0
+        ? () => page.screenshot({ path: path.join(ARTIFACTS, 'game-select-1024.png') }) : null);
       const ev = await bob.waitEvent((e) => e.event === 'move' && e.game === game.id && e.ply === ply);
       assert.equal(ev.move, mv, `the browser played ${mv} at ply ${ply}`);
     } else {
@@ -331,8 +335,59 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
   await page.setViewportSize({ width: 1024, height: 800 });
   await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-1024.png'), fullPage: true });
 
-  bob.close();
+  shared.page = page;
+  shared.bob = bob;
   assert.deepEqual(pageErrors, [], 'no JavaScript error in the page');
   assert.deepEqual(foreign, [], 'no request outside the server');
   console.log(`# screenshots in ${path.relative(root, ARTIFACTS)}/`);
+});
+
+test('an Alquerkonane game on a live clock, at 320 px: board, ticking clock, resign with confirmation', { timeout: 60000 }, async (t) => {
+  if (skipWhy) {
+    t.skip(skipWhy);
+    return;
+  }
+  const { page, bob } = shared;
+  assert.ok(page && bob, 'the first test made the page and bob');
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.goto(`${server.url}#/lobby`);
+  const form = page.locator('#challenge-form');
+  await form.locator('input[name=to]').fill('bob');
+  await form.locator('select[name=variant]').selectOption('alquerkonane-6x4');
+  await form.locator('select[name=color]').selectOption('black');
+  await form.locator('select[name=time]').selectOption('live:300+5');
+  await form.locator('#btn-challenge').click();
+  const ch = (await bob.waitEvent((e) => e.event === 'challenge' && e.challenge.variant === 'alquerkonane-6x4')).challenge;
+  const game = (await bob.request('accept', { challenge: ch.id })).game;
+  assert.equal(game.black, 'alice');
+  await page.locator(`#game-screen[data-game-id="${game.id}"][data-turn="black"]`).waitFor();
+
+  // Black (alice) moves first in Alquerkonane: a pawn of hers can be tapped.
+  const first = game.legal_moves[0].split('-')[0];
+  await page.locator(`.piece.movable[data-at="${first}"]`).waitFor();
+  await page.locator(`.hit[data-point="${first}"]`).click();
+  await page.locator('[data-target]').first().waitFor();
+
+  // Her clock runs: it shows a time and changes within two seconds.
+  const clock = page.locator(`#game-screen [data-clock="${game.id}"][data-side="black"]`);
+  const before = await clock.textContent();
+  assert.match(before, /^\d+:\d\d$/);
+  await page.waitForFunction(([id, was]) => document.querySelector(`[data-clock="${id}"][data-side="black"]`).textContent !== was,
+    [game.id, before], { timeout: 3000 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'konane-320.png'), fullPage: true });
+  await page.setViewportSize({ width: 1024, height: 800 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'konane-1024.png') });
+
+  // Resign asks first; "Cancel" keeps the game, "Resign" ends it.
+  await page.locator('[data-act="resign"]').click();
+  await page.locator('#confirm[open]').waitFor();
+  await page.locator('#confirm button[value="no"]').click();
+  assert.equal(await page.locator('#game-screen').getAttribute('data-status'), 'active');
+  await page.locator('[data-act="resign"]').click();
+  await page.locator('#confirm-yes').click();
+  const end = await bob.waitEvent((e) => e.event === 'game_end' && e.game === game.id);
+  assert.equal(end.result, 'white');
+  assert.equal(end.reason, 'resign');
+  await page.locator('#game-screen[data-status="finished"]').waitFor();
+  bob.close();
 });
