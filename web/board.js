@@ -232,8 +232,10 @@ export class BoardView {
       }
     }
     if (s.hint) {
-      const pts = movePoints(s.hint).map(parsePoint).filter(Boolean).map((p) => this.xy(p).join(','));
-      el('polyline', { points: pts.join(' '), class: 'hintline' }, marks);
+      // The hint's path as a dashed line, with a ring on each landing point.
+      const pts = movePoints(s.hint).map(parsePoint).filter(Boolean).map((p) => this.xy(p));
+      el('polyline', { points: pts.map((p) => p.join(',')).join(' '), class: 'hintline' }, marks);
+      for (const [x, y] of pts.slice(1)) el('circle', { cx: x, cy: y, r: 28, class: 'hintdot' }, marks);
     }
 
     const starts = this.path.length === 0 ? this.startPoints() : new Set();

@@ -358,6 +358,8 @@ test('an Alquerkonane game on a live clock, at 320 px: board, ticking clock, res
   await form.locator('select[name=time]').selectOption('live:300+5');
   await form.locator('#btn-challenge').click();
   const ch = (await bob.waitEvent((e) => e.event === 'challenge' && e.challenge.variant === 'alquerkonane-6x4')).challenge;
+  await page.locator(`[data-challenge="${ch.id}"]`).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-challenge-320.png'), fullPage: true });
   const game = (await bob.request('accept', { challenge: ch.id })).game;
   assert.equal(game.black, 'alice');
   await page.locator(`#game-screen[data-game-id="${game.id}"][data-turn="black"]`).waitFor();
@@ -389,5 +391,62 @@ test('an Alquerkonane game on a live clock, at 320 px: board, ticking clock, res
   assert.equal(end.result, 'white');
   assert.equal(end.reason, 'resign');
   await page.locator('#game-screen[data-status="finished"]').waitFor();
+});
+
+test('draw offer, decline and accept; hint; watching a game of others', { timeout: 60000 }, async (t) => {
+  if (skipWhy) {
+    t.skip(skipWhy);
+    return;
+  }
+  const { page, bob } = shared;
+  await page.setViewportSize({ width: 1024, height: 800 });
+  await page.goto(`${server.url}#/lobby`);
+  const form = page.locator('#challenge-form');
+  await form.locator('input[name=to]').fill('bob');
+  await form.locator('select[name=variant]').selectOption('alquerque-traditional');
+  await form.locator('select[name=color]').selectOption('white');
+  await form.locator('select[name=time]').selectOption('unlimited');
+  await form.locator('#btn-challenge').click();
+  const ch = (await bob.waitEvent((e) => e.event === 'challenge' && e.challenge.variant === 'alquerque-traditional')).challenge;
+  const game = (await bob.request('accept', { challenge: ch.id })).game;
+  await page.locator(`#game-screen[data-game-id="${game.id}"][data-ply="0"]`).waitFor();
+
+  // A hint (unrated game) is drawn on the board and named.
+  await page.locator('[data-act="hint"]').click();
+  await page.locator('#hint-text', { hasText: /^Hint: [a-e]\d/ }).waitFor();
+  await page.locator('.hintdot').waitFor();
+
+  // alice offers a draw (after confirming), bob declines.
+  await page.locator('[data-act="draw-offer"]').click();
+  await page.locator('#confirm-yes').click();
+  await bob.waitEvent((e) => e.event === 'draw_offer' && e.game === game.id && e.action === 'offer');
+  await page.locator('#actions button:disabled', { hasText: 'Draw offered' }).waitFor();
+  await bob.request('draw', { game: game.id, action: 'decline' });
+  await page.locator('[data-act="draw-offer"]').waitFor();
+
+  // bob offers, alice accepts: a draw by agreement.
+  await bob.request('draw', { game: game.id, action: 'offer' });
+  await page.locator('[data-act="draw-accept"]').click();
+  const end = await bob.waitEvent((e) => e.event === 'game_end' && e.game === game.id);
+  assert.equal(end.result, 'draw');
+  assert.equal(end.reason, 'agreement');
+  await page.locator('#status', { hasText: 'Draw (draw agreed)' }).waitFor();
+
+  // alice watches a game between bob and carol: moves appear as they are played.
+  const carol = new TcpClient(server.tcpPort);
+  await carol.connect();
+  await carol.request('register', { username: 'carol', password: 'carol password' });
+  const c2 = (await bob.request('challenge', { to: 'carol', variant: 'alquerque', color: 'white' })).challenge;
+  const g2 = (await carol.request('accept', { challenge: c2.id })).game;
+  await page.goto(`${server.url}#/lobby`);
+  await page.locator('#watch-form input[name=game]').fill(String(g2.id));
+  await page.locator('#watch-form button[type=submit]').click();
+  await page.locator(`#game-screen[data-game-id="${g2.id}"][data-ply="0"]`).waitFor();
+  assert.match(await page.locator('#game-title').textContent(), /watching/);
+  assert.equal(await page.locator('.piece.movable').count(), 0, 'a watcher cannot move');
+  await bob.request('move', { game: g2.id, ply: 0, move: g2.legal_moves[0] });
+  await page.locator(`#game-screen[data-game-id="${g2.id}"][data-ply="1"]`).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'watch-1024.png') });
+  carol.close();
   bob.close();
 });
