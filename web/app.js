@@ -211,8 +211,11 @@ function onEvent(ev) {
     case 'game_end':
     case 'draw_offer':
       if (app.games.has(ev.game)) refreshGame(ev.game);
-      if (ev.event === 'draw_offer' && ev.action === 'offer') toast(`${ev.by} offers a draw`);
-      if (ev.event === 'draw_offer' && ev.action === 'decline') toast(`${ev.by} declined the draw`);
+      if (ev.event === 'draw_offer' && ev.by !== myColour(app.games.get(ev.game))) {
+        // Only what the other side did is news; name them as people know them.
+        const g = app.games.get(ev.game), who = g ? g[ev.by] : ev.by;
+        toast(ev.action === 'offer' ? `${who} offers a draw` : `${who} declined the draw`);
+      }
       break;
     case 'server_stopping':
       toast('The server is restarting; reconnecting by itself…');
@@ -794,13 +797,17 @@ function tickClocks() {
   });
 }
 
+/** A short message; at most two at once so they never bury the board. Tap to dismiss. */
 function toast(text, href) {
+  const box = $('#toasts');
   const t = document.createElement(href ? 'a' : 'div');
   t.className = 'toast';
   t.textContent = text;
   if (href) t.href = href;
-  $('#toasts').appendChild(t);
-  setTimeout(() => t.remove(), 6000);
+  t.addEventListener('click', () => t.remove());
+  box.appendChild(t);
+  while (box.children.length > 2) box.firstChild.remove();
+  setTimeout(() => t.remove(), 4500);
 }
 
 /** A confirmation with big buttons (window.confirm is tiny on a tablet). */
