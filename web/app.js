@@ -10,7 +10,7 @@
 
 import { Connection } from './net.js';
 import { BoardView } from './board.js';
-import { isKonane, hasDraws, replayPositions, positionString } from './rules.js';
+import { isKonane, hasDraws, replayPositions, positionString, parsePosition } from './rules.js';
 
 // ---------------------------------------------------------------- helpers
 
@@ -84,6 +84,18 @@ function moveListHtml(moves, current) {
     rows.push(`<li><span class="n">${i / 2 + 1}.</span>${cell(i)}${cell(i + 1)}</li>`);
   }
   return rows.join('');
+}
+
+/**
+ * Let the CSS size the board column by the board's shape, so a tall board
+ * (Alquerkonane 6x4, 12x2) fits the screen's height instead of its width.
+ */
+function setAspect(position) {
+  const col = $('.board-col');
+  try {
+    const p = parsePosition(position);
+    if (col) col.style.setProperty('--aspect', String(p.cols / p.rows));
+  } catch (e) { /* leave the default */ }
 }
 
 // ---------------------------------------------------------------- state
@@ -565,6 +577,7 @@ function drawGame() {
   $('#p-bottom').classList.toggle('to-move', active && g.turn === bottom);
 
   const hint = app.hint && app.hint.game === id && app.hint.ply === g.ply ? app.hint : null;
+  setAspect(g.position);
   app.board.set({
     variant: g.variant,
     position: g.position,
@@ -735,6 +748,7 @@ async function showReplay(id) {
       </div>
     </section>`;
   app.board = new BoardView($('#board'));
+  setAspect(g.start);
   let flipped = false;
   const show = () => {
     const r = app.replay, i = r.i;

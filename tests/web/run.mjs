@@ -248,6 +248,12 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
     if (!u.startsWith(origin) && !u.startsWith(origin.replace('http', 'ws')) && !u.startsWith('data:')) foreign.push(u);
   });
 
+  // A computer opponent exists (a bot account), so the lobby offers it.
+  const computer = new TcpClient(server.tcpPort);
+  await computer.connect();
+  await computer.request('register', { username: 'computer-1', password: 'bot password', bot: true });
+  computer.close();
+
   // alice registers in the browser.
   await page.goto(server.url);
   await page.locator('#login-form input[name=username]').fill('alice');
@@ -263,8 +269,12 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
   await bob.request('hello', { version: 1, client: 'web-test' });
   await bob.request('register', { username: 'bob', password: 'bob password' });
 
-  // alice challenges bob as White from the lobby form; bob accepts.
+  // The lobby lists the computer opponent; tapping it fills in the opponent.
   const form = page.locator('#challenge-form');
+  await page.locator('[data-bot="computer-1"]').click();
+  assert.equal(await form.locator('input[name=to]').inputValue(), 'computer-1');
+
+  // alice challenges bob as White from the lobby form; bob accepts.
   await form.locator('input[name=to]').fill('bob');
   await form.locator('select[name=variant]').selectOption(rec.variant);
   await form.locator('select[name=color]').selectOption('white');
