@@ -153,6 +153,9 @@ async function onOpen() {
       }
     }
   }
+  // The server closes a connection that has not logged in within 60 s, so a
+  // slow typist's login screen sees reconnects: keep what they typed.
+  if (!app.me && app.screen?.name === 'login') return;
   route(); // redraw (and resubscribe) whatever screen we are on
 }
 
@@ -369,8 +372,11 @@ function challengeRow(c) {
 }
 
 function drawLobby() {
+  // Events redraw the lobby while someone may be filling in the form: keep
+  // its values and the focused field.
   const form = $('#challenge-form');
-  const saved = form ? Object.fromEntries(new FormData(form)) : null; // keep what is being typed
+  const saved = form ? Object.fromEntries(new FormData(form)) : null;
+  const focused = form && form.contains(document.activeElement) ? document.activeElement.name : null;
   const mine = [...app.games.values()].filter((g) => g.status === 'active' && myColour(g));
   mine.sort((a, b) => (b.turn === myColour(b)) - (a.turn === myColour(a)) || b.id - a.id);
   const chals = [...app.challenges.values()].filter((c) => c.status === 'open');
@@ -438,6 +444,7 @@ function drawLobby() {
   const f = $('#challenge-form');
   if (saved) for (const [k, v] of Object.entries(saved)) if (f[k] && f[k].type !== 'checkbox') f[k].value = v;
   if (saved && f.rated) f.rated.checked = saved.rated === 'on';
+  if (focused && f[focused]) f[focused].focus();
   const sizeRow = f.querySelector('.size');
   const syncSize = () => { sizeRow.hidden = f.variant.value !== 'alquerkonane-RxC'; };
   f.variant.addEventListener('change', syncSize);
@@ -598,7 +605,6 @@ function drawGame() {
   else status = `${g.turn === 'white' ? g.white : g.black} (${g.turn}) to move`;
   const st = $('#status');
   st.textContent = status;
-  st.id = 'status';
   st.classList.toggle('result', !active);
   st.classList.toggle('your-turn', !!myTurn);
   $('#hint-text').textContent = hint ? `Hint: ${hint.move} (${hint.eval})` : '';
