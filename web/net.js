@@ -26,6 +26,7 @@ export class Connection {
     this.backoff = 500; // ms; doubles up to 15 s, reset after a good connection
     this.timer = null;
     this.state = 'closed';
+    this.opens = 0; // connections made so far (the tests watch it)
   }
 
   start() {
@@ -50,6 +51,7 @@ export class Connection {
     this.ws = ws;
     ws.onopen = async () => {
       this.backoff = 500;
+      this.opens++;
       this.setState('open');
       try {
         if (this.h.onOpen) await this.h.onOpen();

@@ -13,7 +13,10 @@
 //   page's legal moves must be the file's; at the end the server's final
 //   position and result must be the file's `final` and `result`.
 // - Then: the page reconnects and logs back in by itself after its WebSocket
-//   drops, and the replay screen steps through the game.
+//   drops, and the replay screen steps through the game. More tests: an
+//   Alquerkonane game on a live clock at 320 px with resign; draw offer,
+//   decline and accept, a hint, watching; a server restart (the page logs
+//   back in with its token and resubscribes the watched game).
 // - Screenshots go to build/web-artifacts/ (1024 and 320 px wide).
 //
 // Prints SKIP and exits 0 only when chromium cannot start.
@@ -55,8 +58,8 @@ function freePort() {
  * {child, tcpPort} once it wrote its port to the ready fd, or to null if it
  * exited first (a binary without --http rejects the flag as a usage error).
  */
-function spawnQirkatd(dir, httpPort) {
-  const args = ['--listen', '127.0.0.1:0', '--db', path.join(dir, 'web.db'), '--ready-fd', '3',
+function spawnQirkatd(dir, httpPort, tcpPort = 0) {
+  const args = ['--listen', `127.0.0.1:${tcpPort}`, '--db', path.join(dir, 'web.db'), '--ready-fd', '3',
     '--pwhash', 'min', '--log-level', 'warn'];
   if (httpPort) args.push('--http', `127.0.0.1:${httpPort}`);
   const child = spawn(path.join(BIN, 'qirkatd'), args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
@@ -87,15 +90,29 @@ async function startServer() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-web-'));
   const httpPort = await freePort();
   const withHttp = await spawnQirkatd(dir, httpPort);
+  // restart(): stop qirkatd and start it again on the same ports and database
+  // (the page must reconnect, log in with its token and resubscribe).
   if (withHttp) {
-    return { mode: `qirkatd --http 127.0.0.1:${httpPort}`, url: `http://127.0.0.1:${httpPort}/`, tcpPort: withHttp.tcpPort,
-      stop: () => stopChild(withHttp.child), dir };
+    const s = { mode: `qirkatd --http 127.0.0.1:${httpPort}`, url: `http://127.0.0.1:${httpPort}/`, tcpPort: withHttp.tcpPort,
+      child: withHttp.child, dir };
+    s.stop = () => stopChild(s.child);
+    s.restart = async () => {
+      await stopChild(s.child);
+      s.child = (await spawnQirkatd(dir, httpPort, s.tcpPort)).child;
+    };
+    return s;
   }
   fs.rmSync(path.join(dir, 'web.db'), { force: true });
   const srv = await spawnQirkatd(dir, 0);
   const bridge = await startBridge({ tcpPort: srv.tcpPort, webRoot: path.join(root, 'web') });
-  return { mode: 'qirkatd (TCP) + tests/web/bridge.mjs (qirkatd has no --http yet)', url: `http://127.0.0.1:${bridge.port}/`,
-    tcpPort: srv.tcpPort, stop: async () => { await bridge.close(); await stopChild(srv.child); }, dir };
+  const s = { mode: 'qirkatd (TCP) + tests/web/bridge.mjs (qirkatd has no --http yet)', url: `http://127.0.0.1:${bridge.port}/`,
+    tcpPort: srv.tcpPort, child: srv.child, dir };
+  s.stop = async () => { await bridge.close(); await stopChild(s.child); };
+  s.restart = async () => {
+    await stopChild(s.child);
+    s.child = (await spawnQirkatd(dir, 0, s.tcpPort)).child;
+  };
+  return s;
 }
 
 function stopChild(child) {
@@ -457,6 +474,30 @@ test('draw offer, decline and accept; hint; watching a game of others', { timeou
   await bob.request('move', { game: g2.id, ply: 0, move: g2.legal_moves[0] });
   await page.locator(`#game-screen[data-game-id="${g2.id}"][data-ply="1"]`).waitFor();
   await page.screenshot({ path: path.join(ARTIFACTS, 'watch-1024.png') });
+  shared.watched = g2.id;
   carol.close();
   bob.close();
+});
+
+test('after a server restart the page logs back in by itself and still follows the watched game', { timeout: 60000 }, async (t) => {
+  if (skipWhy) {
+    t.skip(skipWhy);
+    return;
+  }
+  const { page, watched } = shared;
+  assert.ok(watched, 'the watch test ran');
+  const opens = await page.evaluate(() => window.qirkat.conn.opens);
+  await server.restart();
+  await page.waitForFunction((n) => window.qirkat.conn.opens > n && window.qirkat.conn.state === 'open', opens, { timeout: 30000 });
+  await page.locator(`#game-screen[data-game-id="${watched}"][data-ply="1"]`).waitFor();
+  assert.equal(await page.evaluate(() => window.qirkat.me.username), 'alice');
+
+  // carol (a new connection to the new server) moves: the page, resubscribed, shows it.
+  const carol = new TcpClient(server.tcpPort);
+  await carol.connect();
+  await carol.request('login', { username: 'carol', password: 'carol password' });
+  const g = (await carol.request('game', { game: watched })).game;
+  await carol.request('move', { game: watched, ply: 1, move: g.legal_moves[0] });
+  await page.locator(`#game-screen[data-game-id="${watched}"][data-ply="2"]`).waitFor();
+  carol.close();
 });
