@@ -165,6 +165,10 @@ function loggedIn(res) {
   localStorage.setItem(TOKEN_KEY, res.token);
   app.challenges.clear();
   for (const c of res.challenges || []) app.challenges.set(c.id, c);
+  const active = new Set((res.games || []).map((g) => g.id));
+  // A game of mine that ended while the connection was down is not in the
+  // login's active list: fetch it so the lobby stops showing it as running.
+  for (const g of app.games.values()) if (g.status === 'active' && !active.has(g.id)) refreshGame(g.id);
   for (const g of res.games || []) keepGame(g);
   app.conn.request('users', { bot: true }).then((r) => { app.bots = r.users; if (app.screen?.name === 'lobby') drawLobby(); }).catch(() => {});
 }
@@ -287,7 +291,7 @@ function route() {
   if (name === 'game' && id) showGame(id);
   else if (name === 'replay' && id) showReplay(id);
   else if (name === 'classes') drawClasses();
-  else { app.screen = { name: 'lobby' }; drawLobby(); loadFinished(); }
+  else { app.screen = { name: 'lobby' }; drawLobby(); loadChallenges(); loadFinished(); }
 }
 
 // ---------------------------------------------------------------- log in
@@ -336,6 +340,16 @@ async function logout() {
 }
 
 // ---------------------------------------------------------------- lobby
+
+/** Open challenges afresh: an open seek someone else accepted sends me no event. */
+async function loadChallenges() {
+  try {
+    const r = await app.conn.request('challenges');
+    app.challenges.clear();
+    for (const c of r.challenges) app.challenges.set(c.id, c);
+    if (app.screen?.name === 'lobby') drawLobby();
+  } catch (e) { /* offline */ }
+}
 
 async function loadFinished() {
   try {

@@ -407,6 +407,13 @@ test('an Alquerkonane game on a live clock, at 320 px: board, ticking clock, res
   await page.setViewportSize({ width: 1024, height: 800 });
   await page.screenshot({ path: path.join(ARTIFACTS, 'konane-1024.png') });
 
+  // The lobby lists the game as alice's turn, with her clock; its row leads back.
+  await page.locator('.back').click();
+  await page.locator(`.game-row.my-turn [data-clock="${game.id}"]`).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-games-1024.png') });
+  await page.locator(`[data-game-link="${game.id}"]`).click();
+  await page.locator(`#game-screen[data-game-id="${game.id}"]`).waitFor();
+
   // Resign asks first; "Cancel" keeps the game, "Resign" ends it.
   await page.locator('[data-act="resign"]').click();
   await page.locator('#confirm[open]').waitFor();
