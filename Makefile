@@ -5,10 +5,10 @@
 #   make deps       install missing Debian packages (deploy/deps.sh)
 #   make run        deps + build + start qirkatd on 127.0.0.1:7420 with ./qirkat.db
 #   make test       unit tests (rules, protocol, store) + integration tests
-#   make test-web   the web client: replay applier (node) + browser tests
-#                   (Debian chromium driven by playwright-core, tests/web/)
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
+#   make test-web   the web client: replay applier (node) + browser tests
+#                   (Debian chromium driven by playwright-core, tests/web/)
 #   make install PREFIX=/usr/local DESTDIR=
 
 BUILD    ?= build
@@ -48,7 +48,7 @@ QIRKAT    := $(BUILD)/qirkat
 TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/test-$(a)))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
-.PHONY: all deps run test test-web tests asan bench install clean format
+.PHONY: all deps run test tests asan bench install clean format
 all: $(QIRKATD) $(QIRKAT)
 
 $(BUILD)/%.o: %.c
@@ -99,6 +99,7 @@ test: all tests
 # tests/web/bridge.mjs until qirkatd has --http). Screenshots go to
 # $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
 # checkout without them gets them here (npm ci, from the lock file).
+.PHONY: test-web
 test-web: all
 	@[ -f tests/web/node_modules/.package-lock.json ] || (cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
 	@echo "== test-web"
