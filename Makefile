@@ -8,6 +8,8 @@
 #   make check-layers  the server's include rule (docs/design.md "Server layers")
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
+#   make test-web   the web client: replay applier (node) + browser tests
+#                   (Debian chromium driven by playwright-core, tests/web/)
 #   make install PREFIX=/usr/local DESTDIR=
 
 BUILD    ?= build
@@ -97,6 +99,18 @@ test: all tests check-layers
 	    if [ -x $(BUILD)/test-$$a ]; then \
 	        echo "== test-$$a"; QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-$$a --jobs 2; \
 	    fi; done
+
+# The web client's tests (tests/web/): the replay move applier against the
+# recorded games, then the browser tests against a real qirkatd (through
+# tests/web/bridge.mjs until qirkatd has --http). Screenshots go to
+# $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
+# checkout without them gets them here (npm ci, from the lock file).
+.PHONY: test-web
+test-web: all
+	@[ -f tests/web/node_modules/.package-lock.json ] || (cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
+	@echo "== test-web"
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/rules.test.mjs
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/run.mjs
 
 asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
