@@ -18,13 +18,13 @@
  * Group commit. Writers never commit on their own: the first write of a
  * loop iteration calls store_begin() (idempotent), every later write of
  * that iteration joins the same transaction, and the server commits once
- * per iteration, from its prepare/check handles, BEFORE it writes any
- * response or event produced in that iteration to a socket (conn.h: held
- * output). So N moves arriving together cost one durable commit (SQLite:
+ * per iteration (batch.h: batch_end()), from its prepare/check handles,
+ * BEFORE it writes any response or event produced in that iteration to a
+ * socket (net/conn.h: held output). So N moves arriving together cost one durable commit (SQLite:
  * one fsync), and nothing a client is told can be lost. The commit may
  * complete later (store_commit_async(): a writer thread, a network
- * database); the held output then waits for its done callback (the
- * server calls the blocking store_commit() today). The in-memory
+ * database); the held output then waits for its done callback
+ * (batch_end() calls the blocking store_commit() today). The in-memory
  * game state is advanced when a move is staged, so a second move in the
  * same batch validates against it; if the commit fails the transaction is
  * rolled back, the server forgets the touched games (they are reloaded
