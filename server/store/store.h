@@ -10,7 +10,7 @@
  * (store_user_by_name(), store_commit(), ...) are thin dispatchers in
  * store.c: s->ops->x(s, ...). Rows cross the interface only as the
  * store-neutral structs below, filled and read by value; no backend type
- * (no sqlite3 handle, statement or column index) appears here. The one
+ * (no SQLite handle, statement or column index) appears here. The one
  * backend today is SQLite (sqlite.h: store_sqlite_open(); its schema,
  * migrations and connection settings are documented there); store_open()
  * picks the backend for a path (today always SQLite).
