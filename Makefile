@@ -56,11 +56,16 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(QK_CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) $(CFLAGS) -c $< -o $@
 
+# rm first: `ar rcs` never drops a member, so a source file that was
+# renamed or deleted would otherwise live on in the archive.
 $(LIBQK): $(call obj,$(COMMON_SRC))
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBSERVER): $(call obj,$(SERVER_SRC))
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBCLIENT): $(call obj,$(CLIENT_SRC))
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(QIRKATD): $(call obj,server/main.c) $(LIBSERVER) $(LIBQK)
