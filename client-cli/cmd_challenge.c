@@ -272,7 +272,8 @@ int cmd_accept(cli *c, const cmd_args *a)
         return rc;
     if (!cli_json(c, resp)) {
         const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
-        render_game(c->out, game, cli_me(c), c->render_flags);
+        render_game(c->out, game, cli_me(c),
+                    c->render_flags | render_view_flags(game, cli_me(c), false));
     }
     cJSON_Delete(resp);
     return CLI_EXIT_OK;
