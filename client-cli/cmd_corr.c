@@ -299,7 +299,7 @@ int cmd_watch(cli *c, const cmd_args *a)
         return CLI_EXIT_USAGE;
     /* play_run watches a game you do not play (subscribing, and again
      * after each reconnect); in your own game it is `play`. */
-    return play_run(c, id);
+    return play_run(c, id, args_has(a, "flip") ? PLAY_FLIP : 0);
 }
 
 /* draw offer|accept|decline GAME, abort GAME: one request and the game's
