@@ -29,7 +29,8 @@ static size_t utf8_chars(const char *s)
 }
 
 /* Registering replaces the stored session. When it belongs to another
- * account (another name, or the same name on another server), ask first
+ * user (another name; the same name on another server is the same person,
+ * e.g. deploy/run.sh's bots after a move of the server), ask first
  * at a terminal; elsewhere refuse unless --yes, since stdin may be the
  * password. Returns CLI_EXIT_OK to go on, or an exit status (a printed
  * usage error, or CLI_EXIT_OK with *stop when the user said no). */
@@ -39,7 +40,8 @@ static int confirm_replace_session(cli *c, const cmd_args *a, const char *user, 
     session s;
     if (args_has(a, "yes") || session_load(&s) != SESSION_OK)
         return CLI_EXIT_OK;
-    bool same = strcasecmp(s.username, user) == 0 && strcmp(s.server, c->server) == 0;
+    /* The same name (in any case) is the same person, whatever server. */
+    bool same = strcasecmp(s.username, user) == 0;
     char who[SESSION_USER_MAX + SESSION_SERVER_MAX + 8];
     snprintf(who, sizeof who, "%s on %s", s.username, s.server);
     explicit_bzero(&s, sizeof s);
