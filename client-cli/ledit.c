@@ -19,7 +19,12 @@
 
 #define HISTORY_MAX 200
 
-static bool active, in_line, hidden;
+static bool active, in_line, hidden, line_seen;
+/* After a line, this libedit leaves the terminal in its normal mode with
+ * no prompt until the next key; the next ledit_show() installs the
+ * handler again, which restores edit mode and prints the (new) prompt. */
+static bool reinstall;
+static char cur_prompt[512]; /* our copy: libedit frees the one it holds */
 static ledit_line_cb line_cb;
 static void *line_ctx;
 static FILE *out_stream;
@@ -34,6 +39,7 @@ bool ledit_possible(FILE *in, FILE *out)
 /* libedit hands over a malloc'd copy of the line (NULL at end of input). */
 static void line_done_cb(char *line)
 {
+    line_seen = true;
     in_line = true;
     if (line_cb)
         line_cb(line, line_ctx);
@@ -57,8 +63,9 @@ bool ledit_start(FILE *in, FILE *out, const char *prompt, ledit_line_cb cb, void
     out_stream = out;
     active = true;
     hidden = false;
+    snprintf(cur_prompt, sizeof cur_prompt, "%s", prompt);
     fflush(out);
-    rl_callback_handler_install(prompt, line_done_cb);
+    rl_callback_handler_install(cur_prompt, line_done_cb);
     return true;
 }
 
@@ -69,15 +76,22 @@ bool ledit_active(void)
 
 void ledit_feed(void)
 {
-    if (active)
-        rl_callback_read_char();
+    if (!active)
+        return;
+    line_seen = false;
+    rl_callback_read_char();
+    if (line_seen && active) {
+        reinstall = true;
+        hidden = true; /* no prompt on the screen until ledit_show() */
+    }
 }
 
 void ledit_set_prompt(const char *prompt)
 {
     if (!active)
         return;
-    (void)rl_set_prompt(prompt);
+    snprintf(cur_prompt, sizeof cur_prompt, "%s", prompt);
+    (void)rl_set_prompt(cur_prompt);
     if (in_line || hidden)
         return; /* printed by libedit after the line function, or by ledit_show() */
     fputs("\r\033[K", out_stream);
@@ -89,7 +103,7 @@ void ledit_hide(bool discard)
 {
     if (!active || in_line)
         return;
-    if (discard)
+    if (discard && !reinstall)
         rl_replace_line("", 0);
     if (hidden)
         return;
@@ -104,6 +118,11 @@ void ledit_show(void)
         return;
     hidden = false;
     fflush(out_stream);
+    if (reinstall) {
+        reinstall = false;
+        rl_callback_handler_install(cur_prompt, line_done_cb);
+        return;
+    }
     rl_forced_update_display();
 }
 
@@ -123,13 +142,16 @@ void ledit_stop(void)
     if (!active)
         return;
     active = false;
+    bool prompt_shown = !hidden;
     hidden = false;
+    reinstall = false;
     rl_callback_handler_remove();
     line_cb = NULL;
     line_ctx = NULL;
-    /* The prompt line is left as it is: end it so the shell's prompt starts
-     * on its own line. */
-    fputc('\n', out_stream);
+    /* A prompt left on the screen is ended so the shell's prompt starts on
+     * its own line. */
+    if (prompt_shown)
+        fputc('\n', out_stream);
     fflush(out_stream);
     out_stream = NULL;
 }

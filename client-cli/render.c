@@ -172,8 +172,8 @@ static void draw_alquerque(grid *g, const qk_variant *v, const qk_pos *p, const 
         draw_rank_label(g, row, r);
         for (int f = 0; f < F; f++) {
             int col = AQ_COL(f);
-            if (f + 1 < F) /* the line to the right-hand neighbour on screen */
-                grid_text(g, row, col + 1, "---", A_DIM);
+            if (f + 1 < F) /* the line to file f + 1, whichever side it is drawn on */
+                grid_text(g, row, (flip ? AQ_COL(f + 1) : col) + 1, "---", A_DIM);
             if (r + 1 < R) {
                 /* The connector row between ranks r and r + 1. */
                 int crow = (AQ_ROW(r) + AQ_ROW(r + 1)) / 2;
