@@ -189,7 +189,7 @@ static void print_notes(cli *c, const char *head, const cJSON **notes, const int
         cmd_note_text(notes[i], text, sizeof text);
         fprintf(c->out, "  %s  %s", when, text);
         if (merged[i] > 1)
-            fprintf(c->out, " (%d moves)", merged[i]);
+            fprintf(c->out, " (%d notices)", merged[i]);
         fputc('\n', c->out);
     }
 }
