@@ -8,6 +8,8 @@
  * register's password length and session question, --version.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pty.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "fake.h"
+#include "ledit.h"
 #include "qk_proto.h"
 #include "render.h"
 #include "session.h"
@@ -666,4 +669,74 @@ Test(live, version)
     crun_do(&r, NULL, "--help", NULL);
     cr_assert(strstr(r.out, "  --version "), "%s", r.out);
     crun_free(&r);
+}
+
+/* ---- the line editor on a real terminal -------------------------------- */
+
+typedef struct lines {
+    char got[4][64];
+    int n;
+    bool eof;
+} lines;
+
+static void lines_cb(const char *line, void *ctx)
+{
+    lines *l = ctx;
+    if (!line) {
+        l->eof = true;
+        return;
+    }
+    if (l->n < 4)
+        snprintf(l->got[l->n++], sizeof l->got[0], "%s", line);
+    ledit_add_history(line);
+}
+
+/* Feed what the "user" typed on the pty's master side to the editor, as
+ * the play loop does: one ledit_feed() each time the terminal is readable
+ * (libedit takes a key per call). */
+static void type_keys(int master, int slave, const char *keys)
+{
+    cr_assert_eq(write(master, keys, strlen(keys)), (ssize_t)strlen(keys));
+    struct pollfd p = {.fd = slave, .events = POLLIN};
+    for (int i = 0; i < 100 && poll(&p, 1, 200) > 0; i++)
+        ledit_feed();
+    /* Drain the echo so the pty never fills. */
+    char junk[4096];
+    while (read(master, junk, sizeof junk) > 0) {
+    }
+}
+
+Test(live, line_editor_edits_and_recalls_history_on_a_pty)
+{
+    setenv("TERM", "vt100", 1);
+    int master, slave;
+    cr_assert_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
+    fcntl(master, F_SETFL, O_NONBLOCK);
+    FILE *in = fdopen(slave, "r"), *out = fdopen(dup(slave), "w");
+    cr_assert(in && out);
+    cr_assert(ledit_possible(in, out));
+    /* Not a terminal: refused, the caller reads plain lines. */
+    FILE *file = tmpfile();
+    cr_assert_not(ledit_possible(file, out));
+    fclose(file);
+    lines l = {0};
+    cr_assert(ledit_start(in, out, "your move: ", lines_cb, &l));
+    cr_assert(ledit_active());
+    type_keys(master, slave, "b2-c4");
+    type_keys(master, slave, "\x7f" "3\r"); /* backspace, then the right digit */
+    cr_assert_eq(l.n, 1);
+    cr_assert_str_eq(l.got[0], "b2-c3");
+    ledit_show();
+    ledit_set_prompt("[White 4:55  Black 5:00] your move: ");
+    type_keys(master, slave, "\x1b[A\r"); /* up arrow: the last line again */
+    cr_assert_eq(l.n, 2);
+    cr_assert_str_eq(l.got[1], "b2-c3");
+    ledit_show();
+    type_keys(master, slave, "\x04"); /* Ctrl-D on an empty line: end of input */
+    cr_assert(l.eof);
+    ledit_stop();
+    cr_assert_not(ledit_active());
+    fclose(in);
+    fclose(out);
+    close(master);
 }
