@@ -87,6 +87,11 @@ int cmd_abort(cli *c, const cmd_args *a);
  * "-" for a negative ms. Returns the text (buf or a literal). */
 const char *cmd_format_left(long long ms, char *buf, size_t n);
 
+/* Words for a decline reason of docs/protocol.md ("variant" -> "not this
+ * variant"); NULL for "generic" or none; an unknown word as it is. Static
+ * storage. */
+const char *cmd_decline_words(const char *reason);
+
 /* One line in words for a notification object of docs/protocol.md
  * ("notifications"), every kind: your_turn, challenge, draw_offer,
  * draw_declined, game_end, deadline_soon, challenge_declined (with the

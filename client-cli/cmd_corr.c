@@ -36,8 +36,7 @@ const char *cmd_format_left(long long ms, char *buf, size_t n)
     return buf;
 }
 
-/* "the variant", ... for a decline reason word of docs/protocol.md. */
-static const char *decline_words(const char *reason)
+const char *cmd_decline_words(const char *reason)
 {
     if (!reason || strcmp(reason, "generic") == 0)
         return NULL;
@@ -108,7 +107,7 @@ void cmd_note_text(const cJSON *n, char *buf, size_t len)
                  dl);
     } else if (strcmp(kind, "challenge_declined") == 0) {
         const char *by = cli_str(n, "by"), *msg = cli_str(n, "message");
-        const char *why = decline_words(cli_str(n, "reason"));
+        const char *why = cmd_decline_words(cli_str(n, "reason"));
         snprintf(buf, len, "challenge %lld: %s declined%s%s%s%s%s%s", cli_int(n, "challenge"),
                  by ? by : "the player", why ? " (" : "", why ? why : "", why ? ")" : "",
                  msg ? ": \"" : "", msg ? msg : "", msg ? "\"" : "");
