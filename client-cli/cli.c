@@ -300,8 +300,9 @@ int cli_login_token(cli *c, bool required)
     if (!required) {
         char text[512];
         cli_error_text(cli_error_code(resp), cli_str(resp, "message"), text, sizeof text);
-        fprintf(c->err, "qirkat: warning: the stored session was refused (%s); going on logged "
-                        "out\n",
+        fprintf(c->err,
+                "qirkat: warning: the stored session was refused (%s); going on logged "
+                "out\n",
                 text);
         cJSON_Delete(resp);
         return CLI_EXIT_OK;

@@ -172,8 +172,8 @@ static void when_text(const cJSON *n, char *buf, size_t len)
         snprintf(buf, len, "%-20s", "(no time)");
 }
 
-static void print_notes(cli *c, const char *head, const cJSON **notes, const int *merged,
-                        size_t n, bool want_read)
+static void print_notes(cli *c, const char *head, const cJSON **notes, const int *merged, size_t n,
+                        bool want_read)
 {
     bool first = true;
     for (size_t i = 0; i < n; i++) {

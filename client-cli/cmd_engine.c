@@ -284,8 +284,7 @@ static const char *hint_side(cli *c, uint64_t id, long long ply, char *buf, size
 {
     cJSON *resp = NULL;
     const char *side = NULL;
-    if (cli_exchange(c, cli_game_request("game", id), &resp) == CLI_EXIT_OK &&
-        cli_is_ok(resp)) {
+    if (cli_exchange(c, cli_game_request("game", id), &resp) == CLI_EXIT_OK && cli_is_ok(resp)) {
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(resp, "game");
         const char *turn = cli_str(g, "turn");
         if (turn && cli_int(g, "ply") == ply) {
@@ -310,9 +309,9 @@ int cmd_hint(cli *c, const cmd_args *a)
         const char *mv = cli_str(resp, "move"), *eval = cli_str(resp, "eval");
         const cJSON *score = cJSON_GetObjectItemCaseSensitive(resp, "score");
         char sidebuf[8], verdict[64] = "";
-        const char *side =
-            cJSON_IsNumber(score) ? hint_side(c, id, cli_int(resp, "ply"), sidebuf, sizeof sidebuf)
-                                  : NULL;
+        const char *side = cJSON_IsNumber(score)
+                               ? hint_side(c, id, cli_int(resp, "ply"), sidebuf, sizeof sidebuf)
+                               : NULL;
         if (side)
             snprintf(verdict, sizeof verdict, "%s to move, ", side[0] == 'w' ? "White" : "Black");
         if (side)

@@ -111,8 +111,8 @@ int cmd_games(cli *c, const cmd_args *a)
         fputs("No games\n", c->out);
         goto out;
     }
-    static const char *const mine_heads[] = {"GAME", "OPPONENT", "COLOR",  "VARIANT",  "TIME",
-                                             "TURN", "STATUS",   "PLY",    "YOU LEFT", "OPP LEFT"};
+    static const char *const mine_heads[] = {"GAME", "OPPONENT", "COLOR", "VARIANT",  "TIME",
+                                             "TURN", "STATUS",   "PLY",   "YOU LEFT", "OPP LEFT"};
     static const char *const all_heads[] = {"GAME", "WHITE",  "BLACK", "VARIANT",
                                             "TURN", "STATUS", "PLY"};
     table t;
@@ -143,8 +143,8 @@ int cmd_games(cli *c, const cmd_args *a)
             const char *my_color = white_me ? "white" : "black";
             row[1] = opp;
             row[2] = my_color;
-            row[4] = timectl_format(cJSON_GetObjectItemCaseSensitive(g, "time_control"), tc,
-                                    sizeof tc);
+            row[4] =
+                timectl_format(cJSON_GetObjectItemCaseSensitive(g, "time_control"), tc, sizeof tc);
             /* Whose turn, in the viewer's terms. */
             row[5] = !active || !turn ? "-" : strcmp(turn, my_color) == 0 ? "you" : opp_name;
             time_cells(g, white_me, mine_left, opp_left, sizeof mine_left);

@@ -18,7 +18,7 @@
  * Black, White's side for watchers); --flip turns them around. */
 #define O_FLIP                                                                                     \
     {                                                                                              \
-        OPT_FLAG, "flip", NULL, "turn the board around (default: your side at the bottom)"        \
+        OPT_FLAG, "flip", NULL, "turn the board around (default: your side at the bottom)"         \
     }
 
 /* clang-format off */

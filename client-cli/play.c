@@ -46,10 +46,10 @@ typedef struct play {
     char in[INPUT_MAX];
     size_t inlen;
     bool in_eof;
-    bool flip;            /* --flip: the board turned from the default view */
-    render_clock clk;     /* the live clock as last received */
-    confirm_kind confirm; /* resign/abort asked, answer pending */
-    bool quit;            /* the line editor's line said quit (or Ctrl-D) */
+    bool flip;                     /* --flip: the board turned from the default view */
+    render_clock clk;              /* the live clock as last received */
+    confirm_kind confirm;          /* resign/abort asked, answer pending */
+    bool quit;                     /* the line editor's line said quit (or Ctrl-D) */
     char shown_prompt[PROMPT_MAX]; /* the line editor's current prompt */
 } play;
 
@@ -195,8 +195,8 @@ static int refresh(play *p)
 /* The question of a pending confirmation into buf (size n). */
 static void confirm_question(const play *p, char *buf, size_t n)
 {
-    const char *opp = p->color ? game_str(p, strcmp(p->color, "white") == 0 ? "black" : "white")
-                               : NULL;
+    const char *opp =
+        p->color ? game_str(p, strcmp(p->color, "white") == 0 ? "black" : "white") : NULL;
     snprintf(buf, n, "%s game %llu against %s? [y/N] ",
              p->confirm == CONFIRM_RESIGN ? "Resign" : "Abort", (unsigned long long)p->id,
              opp ? opp : "your opponent");
@@ -214,8 +214,8 @@ static void editor_prompt(play *p, char *buf, size_t n)
     buf[0] = '\0';
     if (p->clk.valid) {
         char clk[80];
-        len = (size_t)snprintf(buf, n, "[%s] ", render_clock_text(&p->clk, net_now_ms(), clk,
-                                                                   sizeof clk));
+        len = (size_t)snprintf(buf, n, "[%s] ",
+                               render_clock_text(&p->clk, net_now_ms(), clk, sizeof clk));
         if (len >= n)
             return;
     }

@@ -38,9 +38,9 @@
 
 /* What a typed line asks for. */
 typedef enum {
-    PLAY_IN_EMPTY, /* blank line: prompt again */
-    PLAY_IN_QUIT,  /* quit, exit, q */
-    PLAY_IN_HELP,  /* help, ? */
+    PLAY_IN_EMPTY,        /* blank line: prompt again */
+    PLAY_IN_QUIT,         /* quit, exit, q */
+    PLAY_IN_HELP,         /* help, ? */
     PLAY_IN_RESIGN,       /* resign: asks y/N first */
     PLAY_IN_BOARD,        /* board, show: fetch and redraw */
     PLAY_IN_MOVES,        /* moves: list the legal moves */

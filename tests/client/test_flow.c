@@ -163,8 +163,8 @@ Test(flow, refused_token_is_a_server_error)
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "challenges", NULL);
     expect(&r, 1);
-    cr_assert(strncmp(r.err, "Not logged in, or the login was refused: bad token\n", 51) == 0,
-              "%s", r.err);
+    cr_assert(strncmp(r.err, "Not logged in, or the login was refused: bad token\n", 51) == 0, "%s",
+              r.err);
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "challenges"), 0, "went on after the refused login");
 }

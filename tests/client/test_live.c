@@ -303,7 +303,7 @@ Test(live, every_error_code_has_a_sentence)
     do {                                                                                           \
         const char *w = cli_error_sentence(code);                                                  \
         cr_assert_not_null(w, "no words for %s", code);                                            \
-        cr_assert_null(strstr(w, code), "%s: %s", code, w);                                       \
+        cr_assert_null(strstr(w, code), "%s: %s", code, w);                                        \
         cr_assert(w[0] >= 'A' && w[0] <= 'Z', "%s: %s", code, w);                                  \
     } while (0);
     QK_ERRORS(CHECK_CODE)
@@ -455,22 +455,46 @@ Test(live, server_errors_in_words_and_codes_under_json)
 /* As the server orders them: unread oldest first, then read newest first.
  * Minutes 12:00.. of 2025-12-01 UTC. */
 #define T(m) "\"created\":" #m
-#define NOTES                                                                                      \
-    "[{\"id\":3,\"kind\":\"your_turn\",\"game\":5,\"read\":false," T(1764590520000) ","           \
-    "\"opponent\":\"bob\",\"move\":\"b2-c3\",\"ply\":1,\"deadline\":null},"                        \
-    "{\"id\":4,\"kind\":\"your_turn\",\"game\":7,\"read\":false," T(1764590580000) ","             \
-    "\"opponent\":\"carol\",\"move\":null,\"ply\":0,\"deadline\":1764849600000},"                  \
-    "{\"id\":5,\"kind\":\"your_turn\",\"game\":5,\"read\":false," T(1764590640000) ","             \
-    "\"opponent\":\"bob\",\"move\":\"d4xb2\",\"ply\":3,\"deadline\":null},"                        \
-    "{\"id\":6,\"kind\":\"challenge_declined\",\"game\":null,\"read\":false," T(1764590700000) "," \
-    "\"challenge\":9,\"by\":\"bob\",\"reason\":\"variant\",\"message\":\"alquerkonane only\"},"    \
-    "{\"id\":7,\"kind\":\"draw_declined\",\"game\":7,\"read\":false," T(1764590760000) ","         \
-    "\"opponent\":\"carol\"},"                                                                     \
-    "{\"id\":2,\"kind\":\"challenge\",\"game\":null,\"read\":true," T(1764590460000) ","           \
-    "\"challenge\":4,\"from\":\"carol\",\"variant\":\"alquerque\","                                \
-    "\"time_control\":{\"kind\":\"correspondence\",\"days_per_move\":3}},"                         \
-    "{\"id\":1,\"kind\":\"your_turn\",\"game\":5,\"read\":true," T(1764590400000) ","              \
-    "\"opponent\":\"bob\",\"move\":null,\"ply\":0,\"deadline\":null}]"
+#define NOTES                                                                                                                                                                                \
+    "[{\"id\":3,\"kind\":\"your_turn\",\"game\":5,\"read\":false," T(                                                                                                                        \
+        1764590520000) ","                                                                                                                                                                   \
+                       "\"opponent\":\"bob\",\"move\":\"b2-c3\",\"ply\":1,\"deadline\":null},"                                                                                               \
+                       "{\"id\":4,\"kind\":\"your_turn\",\"game\":7,\"read\":false," T(                                                                                                      \
+                           1764590580000) ","                                                                                                                                                \
+                                          "\"opponent\":\"carol\",\"move\":null,\"ply\":0,"                                                                                                  \
+                                          "\"deadline\":1764849600000},"                                                                                                                     \
+                                          "{\"id\":5,\"kind\":\"your_turn\",\"game\":5,\"read\":"                                                                                            \
+                                          "false," T(                                                                                                                                        \
+                                              1764590640000) ","                                                                                                                             \
+                                                             "\"opponent\":\"bob\",\"move\":"                                                                                                \
+                                                             "\"d4xb2\",\"ply\":3,\"deadline\":"                                                                                             \
+                                                             "null},"                                                                                                                        \
+                                                             "{\"id\":6,\"kind\":\"challenge_"                                                                                               \
+                                                             "declined\",\"game\":null,\"read\":"                                                                                            \
+                                                             "false," T(                                                                                                                     \
+                                                                 1764590700000) ","                                                                                                          \
+                                                                                "\"challenge\":9,"                                                                                           \
+                                                                                "\"by\":\"bob\","                                                                                            \
+                                                                                "\"reason\":"                                                                                                \
+                                                                                "\"variant\","                                                                                               \
+                                                                                "\"message\":"                                                                                               \
+                                                                                "\"alquerkonane "                                                                                            \
+                                                                                "only\"},"                                                                                                   \
+                                                                                "{\"id\":7,"                                                                                                 \
+                                                                                "\"kind\":\"draw_"                                                                                           \
+                                                                                "declined\","                                                                                                \
+                                                                                "\"game\":7,"                                                                                                \
+                                                                                "\"read\":"                                                                                                  \
+                                                                                "false," T(                                                                                                  \
+                                                                                    1764590760000) ","                                                                                       \
+                                                                                                   "\"opponent\":\"carol\"},"                                                                \
+                                                                                                   "{\"id\":2,\"kind\":\"challenge\",\"game\":null,\"read\":true," T(                        \
+                                                                                                       1764590460000) ","                                                                    \
+                                                                                                                      "\"challenge\":4,\"from\":\"carol\",\"variant\":\"alquerque\","        \
+                                                                                                                      "\"time_control\":{\"kind\":\"correspondence\",\"days_per_move\":3}}," \
+                                                                                                                      "{\"id\":1,\"kind\":\"your_turn\",\"game\":5,\"read\":true," T(        \
+                                                                                                                          1764590400000) ","                                                 \
+                                                                                                                                         "\"opponent\":\"bob\",\"move\":null,\"ply\":0,\"deadline\":null}]"
 
 Test(live, inbox_newest_first_one_line_per_game_read_ones_apart)
 {
@@ -574,8 +598,7 @@ Test(live, eval_verdict_names_the_side)
     cr_assert_str_eq(cmd_eval_verdict(-120, true, buf, sizeof buf), "favours Black");
     cr_assert_str_eq(cmd_eval_verdict(0, true, buf, sizeof buf), "even");
     cr_assert_str_eq(cmd_eval_verdict(29978, false, buf, sizeof buf), "Black wins with best play");
-    cr_assert_str_eq(cmd_eval_verdict(-29978, false, buf, sizeof buf),
-                     "White wins with best play");
+    cr_assert_str_eq(cmd_eval_verdict(-29978, false, buf, sizeof buf), "White wins with best play");
     crun r;
     crun_do(&r, NULL, "analyse", "alquerque", "--depth", "2", NULL);
     expect(&r, 0);
@@ -595,9 +618,11 @@ Test(live, register_refuses_short_passwords_before_connecting)
     crun_do(&r, "seven77\n", "--server", "127.0.0.1:1", "register", "bob", "--password-stdin",
             NULL);
     expect(&r, 2);
-    cr_assert(strncmp(r.err, "qirkat register: the password is too short: 7 characters, at least 8 "
-                             "needed\n", strlen("qirkat register: the password is too short: 7 "
-                                                 "characters, at least 8 needed\n")) == 0,
+    cr_assert(strncmp(r.err,
+                      "qirkat register: the password is too short: 7 characters, at least 8 "
+                      "needed\n",
+                      strlen("qirkat register: the password is too short: 7 "
+                             "characters, at least 8 needed\n")) == 0,
               "%s", r.err);
     crun_free(&r);
     /* Characters, not bytes: seven two-byte letters are still seven. */
@@ -618,8 +643,7 @@ Test(live, register_over_another_users_session_asks_or_needs_yes)
     fake_start(&srv, script_fn, &s);
     save_session("alice", srv.addr);
     crun r;
-    crun_do(&r, "long enough\n", "--server", srv.addr, "register", "bob", "--password-stdin",
-            NULL);
+    crun_do(&r, "long enough\n", "--server", srv.addr, "register", "bob", "--password-stdin", NULL);
     expect(&r, 2);
     cr_assert(strstr(r.err, "holds the session of alice on 127.0.0.1:"), "%s", r.err);
     cr_assert(strstr(r.err, "registering bob would replace it: add --yes"), "%s", r.err);
@@ -651,8 +675,7 @@ Test(live, register_over_another_users_session_asks_or_needs_yes)
     cr_assert_eq(session_load(&kept), SESSION_OK);
     cr_assert_str_eq(kept.username, "bob");
     /* The same name again: nothing to ask. */
-    crun_do(&r, "long enough\n", "--server", srv.addr, "register", "Bob", "--password-stdin",
-            NULL);
+    crun_do(&r, "long enough\n", "--server", srv.addr, "register", "Bob", "--password-stdin", NULL);
     expect(&r, 0);
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "register"), 2);
@@ -723,7 +746,9 @@ Test(live, line_editor_edits_and_recalls_history_on_a_pty)
     cr_assert(ledit_start(in, out, "your move: ", lines_cb, &l));
     cr_assert(ledit_active());
     type_keys(master, slave, "b2-c4");
-    type_keys(master, slave, "\x7f" "3\r"); /* backspace, then the right digit */
+    type_keys(master, slave,
+              "\x7f"
+              "3\r"); /* backspace, then the right digit */
     cr_assert_eq(l.n, 1);
     cr_assert_str_eq(l.got[0], "b2-c3");
     ledit_show();

@@ -35,9 +35,9 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     hrun_free(&r);
     hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", "--time",
              "corr:2", NULL);
-    long long cid = (long long)cJSON_GetObjectItem(
-                        cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
-                        ->valuedouble;
+    long long cid =
+        (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
+            ->valuedouble;
     hrun_free(&r);
 
     /* bob's inbox: the challenge, marked read by being shown. */
