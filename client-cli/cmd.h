@@ -69,6 +69,8 @@ int cmd_bot(cli *c, const cmd_args *a);
 int cmd_hint(cli *c, const cmd_args *a);
 int cmd_analyse(cli *c, const cmd_args *a);
 int cmd_solve(cli *c, const cmd_args *a);
+/* cmd_replay.c: a PDN record's boards, offline (the viewer: replay.h). */
+int cmd_replay(cli *c, const cmd_args *a);
 
 /* Which side an engine score favours, in words, into buf (size n):
  * "favours White", "Black wins with best play" (forced results,

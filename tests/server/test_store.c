@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "store.h"
+#include "util/log.h"
+#include "store/store.h"
 
 static char dir[64], path[128];
 
@@ -87,7 +87,7 @@ static int64_t add_game(store *s, int64_t w, int64_t b)
     return g.id;
 }
 
-/* schema.sql is the source of truth; server/schema.c must be its copy. */
+/* schema.sql is the source of truth; server/store/schema.c must be its copy. */
 Test(store, schema_matches_file)
 {
     FILE *f = fopen("schema.sql", "rb");
@@ -97,7 +97,7 @@ Test(store, schema_matches_file)
     fclose(f);
     buf[n] = '\0';
     cr_assert(strcmp(buf, store_schema_sql) == 0,
-              "server/schema.c differs from schema.sql: run sh server/schema-gen.sh");
+              "server/store/schema.c differs from schema.sql: run sh server/store/schema-gen.sh");
 }
 
 Test(store, schema_applied_and_versioned)
