@@ -186,6 +186,10 @@ int main(int argc, char **argv)
     if (per_acct && cfg.max_per_account == 0 &&
         parse_int(per_acct, 1, 1 << 20, &cfg.max_per_account))
         cfg.max_per_account = 0;
+    /* QK_FAULT_FSYNC_MS (tests and benchmarks) stalls every fsync. */
+    const char *fsync_ms = getenv("QK_FAULT_FSYNC_MS");
+    if (fsync_ms && parse_int(fsync_ms, 0, 60000, &cfg.fsync_delay_ms) != 0)
+        cfg.fsync_delay_ms = 0;
     const char *out_limit = getenv("QK_OUT_LIMIT");
     int out_bytes = 0;
     if (out_limit && parse_int(out_limit, 4096, INT_MAX, &out_bytes) == 0)

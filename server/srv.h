@@ -10,7 +10,11 @@
  * Requests run to completion on the loop thread; their writes go into the
  * iteration's batch and their output into the connections' held
  * queues. A uv_prepare and a uv_check handle call srv_flush() once per
- * iteration: end the batch (commit) first, then write. The prepare handle covers output
+ * iteration: end the batch (commit) first, then write what is durable.
+ * The commit's fsync runs on the store's writer thread (store.h
+ * store_async_start): the batch's answers wait for it (net/conn.h
+ * "Durability epochs") while the loop goes on with the next batch, so a
+ * slow disk delays only the answers that depend on it. The prepare handle covers output
  * made by timers and deferred callbacks before the loop blocks; the check
  * handle covers everything read in the poll phase (store.h, "Group
  * commit"). A connection handles a bounded batch of lines per iteration
@@ -91,6 +95,7 @@ typedef struct srv_config {
     int hash_delay_ms;    /* tests only: each hash job sleeps this long first */
     int max_per_addr;     /* connections from one address; 0 = NET_DEFAULT_MAX_PER_ADDR */
     int max_per_account;  /* connections logged in as one user; 0 = API_MAX_CONNS_PER_ACCOUNT */
+    int fsync_delay_ms;   /* tests and benchmarks: every fsync stalls this long (store.h) */
 } srv_config;
 
 typedef struct srv {
