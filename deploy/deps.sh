@@ -2,7 +2,9 @@
 # Install the Debian packages Qirkat needs to build and test, only those
 # missing. Runs apt-get as root (through sudo when not root).
 set -euo pipefail
-pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev sqlite3)
+# clang and libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes): `make fuzz`.
+pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev sqlite3
+      clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
