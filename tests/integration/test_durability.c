@@ -250,7 +250,7 @@ static uint64_t crash_rand(uint64_t *s)
 
 static void crash_connect(crash_game *cg, int i, const hsrv *s, bool fresh)
 {
-    char wn[16], bn[16];
+    char wn[24], bn[24];
     snprintf(wn, sizeof wn, "white%d", i);
     snprintf(bn, sizeof bn, "black%d", i);
     cg->d.w = hconn_open(s->port);
@@ -323,7 +323,7 @@ Test(durability, sigkill_during_concurrent_games_keeps_every_acknowledged_move)
         memset(&cg[i], 0, sizeof cg[i]);
         cg[i].g = pick[i];
         crash_connect(&cg[i], i, &srv, true);
-        char to[16];
+        char to[24];
         snprintf(to, sizeof to, "black%d", i);
         cJSON *r = hconn_rpc(cg[i].d.w,
                              "{\"type\":\"challenge\",\"to\":\"%s\",\"variant\":\"alquerque\","
