@@ -71,8 +71,7 @@ int qk_frame_next(qk_frame *f, char **line, size_t *len)
          * its LF in the next read: one byte more is allowed when it is a
          * CR, since the limit counts the line without its CR LF. */
         size_t pending = f->len - f->start;
-        if (pending > f->limit &&
-            !(pending == f->limit + 1 && f->buf[f->len - 1] == '\r')) {
+        if (pending > f->limit && !(pending == f->limit + 1 && f->buf[f->len - 1] == '\r')) {
             f->poisoned = 1;
             return QK_FRAME_TOOLONG;
         }

@@ -439,8 +439,8 @@ Test(engine, evaluation_is_symmetric_at_the_starts)
  * the bound that makes it finish (the solver's probe of 200,000 nodes plus
  * at most 2,048 quiescence nodes per leaf), not a timing. The timeout only
  * turns the old hang into a failure. */
-#define DENSE_12X12                                                                              \
-    "w..bwb..wb.b/.wb.b..wb..w/wbwbwbwbwbwb/...w..bw...w/..w.....wb.b/b...bw...wbw/"             \
+#define DENSE_12X12                                                                                \
+    "w..bwb..wb.b/.wb.b..wb..w/wbwbwbwbwbwb/...w..bw...w/..w.....wb.b/b...bw...wbw/"               \
     "w...wb.....b/...wb..w..../...bw..b.bwb/...wbwb...../w..bwb.bw.wb/b.bw.wbwbwbw"
 
 Test(engine, dense_konane_12x12_depth_search_ends, .timeout = 120)
@@ -469,8 +469,7 @@ Test(engine, dense_konane_12x12_depth_search_ends, .timeout = 120)
             cr_assert_not(r.solved);
             cr_assert_eq(r.depth, depth, "side %d: iteration %d not completed", s, r.depth);
             cr_assert_lt(r.nodes, (uint64_t)200000 + (uint64_t)(depth == 1 ? 1 : n) * n * 2100,
-                         "side %d depth %d: %llu nodes", s, depth,
-                         (unsigned long long)r.nodes);
+                         "side %d depth %d: %llu nodes", s, depth, (unsigned long long)r.nodes);
         }
     }
 }

@@ -36,8 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     char out[QK_POS_STRLEN];
     int n = qk_pos_format(&v, &p, out, sizeof out);
-    fz_check(n >= 0 && strcmp(out, s) == 0, "%s: format(parse(s)) != s: '%s' vs '%s'", name,
-             out, s);
+    fz_check(n >= 0 && strcmp(out, s) == 0, "%s: format(parse(s)) != s: '%s' vs '%s'", name, out,
+             s);
     qk_result res;
     qk_reason reason;
     (void)qk_pos_status(&v, &p, &res, &reason);
@@ -47,13 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nm = 256; /* bound the work per input */
     for (int i = 0; i < nm; i++) {
         char text[QK_MOVE_STRLEN];
-        fz_check(qk_move_format(&v, &moves[i], text, sizeof text) > 0, "move %d unformattable",
-                 i);
+        fz_check(qk_move_format(&v, &moves[i], text, sizeof text) > 0, "move %d unformattable", i);
         qk_move back;
-        fz_check(qk_move_parse(&v, &p, text, &back) == QK_OK, "%s: own move %s refused in %s",
-                 name, text, s);
-        fz_check(back.len == moves[i].len &&
-                     memcmp(back.path, moves[i].path, moves[i].len) == 0,
+        fz_check(qk_move_parse(&v, &p, text, &back) == QK_OK, "%s: own move %s refused in %s", name,
+                 text, s);
+        fz_check(back.len == moves[i].len && memcmp(back.path, moves[i].path, moves[i].len) == 0,
                  "%s: %s parsed to another path", name, text);
         qk_pos q = p;
         qk_undo u;

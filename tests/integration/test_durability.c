@@ -278,8 +278,7 @@ static void crash_send(crash_game *cg, long long id)
     int n = snprintf(req, sizeof req,
                      "{\"type\":\"move\",\"id\":%lld,\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}\n",
                      id, cg->gid, cg->sent, cg->g->moves[cg->sent]);
-    cr_assert_eq(hconn_send_raw(crash_mover(cg), req, (size_t)n), 0, "send to game %lld",
-                 cg->gid);
+    cr_assert_eq(hconn_send_raw(crash_mover(cg), req, (size_t)n), 0, "send to game %lld", cg->gid);
     cg->sent++;
 }
 

@@ -196,8 +196,8 @@ Test(protocol, rfc8259_rejects_are_bad_json)
     /* The valid spellings still work: an escaped name is the name. */
     r = hconn_rpc(c, "{\"type\":\"register\",\"username\":\"\\u0066rank\",\"password\":\"pw-f\"}");
     hj_assert_ok(r, "register \\u0066rank");
-    cr_assert_str_eq(hj_str(cJSON_GetObjectItemCaseSensitive(r, "user"), "username"), "frank",
-                     "%s", hj_text(r));
+    cr_assert_str_eq(hj_str(cJSON_GetObjectItemCaseSensitive(r, "user"), "username"), "frank", "%s",
+                     hj_text(r));
     cJSON_Delete(r);
     hconn_close(c);
     fx_end(&f);

@@ -225,7 +225,7 @@ Test(proto, control_bytes_between_tokens_are_bad_json)
     /* RFC 8259 section 2: whitespace is space, tab, LF and CR only; cJSON
      * skips every byte <= 0x20. Each control byte at each place a token
      * boundary allows whitespace. */
-    const char *shapes[] = {"%c{\"a\":1}", "{%c\"a\":1}", "{\"a\"%c:1}", "{\"a\":%c1}",
+    const char *shapes[] = {"%c{\"a\":1}", "{%c\"a\":1}", "{\"a\"%c:1}",     "{\"a\":%c1}",
                             "{\"a\":1%c}", "{\"a\":1}%c", "{\"a\":[1%c,2]}", "{\"a\":1,%c\"b\":2}"};
     char buf[64];
     for (int c = 1; c < 0x20; c++) {
@@ -253,8 +253,9 @@ Test(proto, invalid_u_escapes_are_bad_json)
      * to arrive as "carol". Section 7: \u and exactly four hex digits. */
     cr_assert_eq(P("{\"type\":\"register\",\"username\":\"carol\\uX000\",\"password\":\"p\"}"),
                  QK_ERR_BAD_JSON);
-    const char *bad[] = {"\\uX000", "\\u000X", "\\u12", "\\u12G4", "\\u", "\\u 123", "\\u-123",
-                         "\\u+123", "\\U0041", "\\x41", "\\a", "\\'", "\\0", "\\v", "\\e"};
+    const char *bad[] = {"\\uX000", "\\u000X", "\\u12",   "\\u12G4", "\\u",
+                         "\\u 123", "\\u-123", "\\u+123", "\\U0041", "\\x41",
+                         "\\a",     "\\'",     "\\0",     "\\v",     "\\e"};
     char buf[64];
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         snprintf(buf, sizeof buf, "{\"s\":\"a%sb\"}", bad[i]);
@@ -291,11 +292,12 @@ Test(proto, surrogate_pairs_pass_lone_surrogates_are_bad_json)
     cr_assert_str_eq(S("{\"s\":\"\\ud834\\udd1e\"}"), "\xf0\x9d\x84\x9e"); /* U+1D11E */
     cr_assert_str_eq(S("{\"s\":\"\\uD800\\uDC00\"}"), "\xf0\x90\x80\x80"); /* U+10000 */
     cr_assert_str_eq(S("{\"s\":\"\\uDBFF\\uDFFF\"}"), "\xf4\x8f\xbf\xbf"); /* U+10FFFF */
-    cr_assert_str_eq(S("{\"s\":\"a\\uD83D\\uDE00b\"}"), "a\xf0\x9f\x98\x80" "b");
+    cr_assert_str_eq(S("{\"s\":\"a\\uD83D\\uDE00b\"}"), "a\xf0\x9f\x98\x80"
+                                                        "b");
     /* Decision (qk_proto.h): anything else with a surrogate is bad_json. */
-    const char *bad[] = {"\\uD800",        "\\uDBFF",         "\\uDC00",         "\\uDFFF",
-                         "\\uD800x",       "\\uD800\\u0041",  "\\uD800\\uD800",  "\\uD800\\n",
-                         "\\uDC00\\uD800", "\\uD800\\uDX00",  "\\uD800\\",       "\\uD800\\uDC0",
+    const char *bad[] = {"\\uD800",         "\\uDBFF",        "\\uDC00",        "\\uDFFF",
+                         "\\uD800x",        "\\uD800\\u0041", "\\uD800\\uD800", "\\uD800\\n",
+                         "\\uDC00\\uD800",  "\\uD800\\uDX00", "\\uD800\\",      "\\uD800\\uDC0",
                          "\\uD800 \\uDC00", "\\uDE00\\uD83D"};
     char buf[64];
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
