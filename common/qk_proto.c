@@ -495,8 +495,13 @@ cJSON *qk_proto_event(const char *name)
 /* cJSON prints numbers with 15 significant digits and keeps that text
  * whenever it reads back within a relative epsilon, so whole numbers from
  * 10^15 up (ids may go to 2^53 - 1) come back rounded: 9007199254740991
- * prints as 9.00719925474099e+15. Such numbers are rare, so the fix works
- * on a copy made only when one is present. */
+ * prints as 9.00719925474099e+15. The same holds for any double that
+ * needs 16 or 17 digits: 9007199254740992 printed as 9.00719925474099e+15,
+ * which reads back as 9007199254740990, so a number a client sent and the
+ * server echoes (ping's ts) changed on the way (found by
+ * tests/fuzz/fuzz_proto.c). Such numbers are rare, so the fix works on a
+ * copy made only when one is present. Printing needs the C locale's '.'
+ * (nothing here calls setlocale). */
 static bool big_whole(const cJSON *item)
 {
     return cJSON_IsNumber(item) && fabs(item->valuedouble) >= 1e15 &&
@@ -504,23 +509,58 @@ static bool big_whole(const cJSON *item)
            floor(item->valuedouble) == item->valuedouble;
 }
 
-static bool has_big_whole(const cJSON *item)
+/* The shortest "%.Ng" text, N = 15, 16 or 17, that reads back as exactly
+ * d (17 digits always do for a finite double), into buf (32 bytes).
+ * Returns N. The text is a JSON number (RFC 8259 section 6): no "inf" or
+ * "nan" since d is finite. */
+static int exact_text(double d, char buf[32])
 {
+    for (int digits = 15; digits < 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, d);
+        if (strtod(buf, NULL) == d)
+            return digits;
+    }
+    snprintf(buf, 32, "%.17g", d);
+    return 17;
+}
+
+/* A number cJSON would print inexactly: a big whole number (printed as
+ * digits, no exponent), or a finite one whose 15 digits are not exact.
+ * NaN and infinities (from "1e400") stay with cJSON, which prints null. */
+static bool inexact_number(const cJSON *item)
+{
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        return false;
     if (big_whole(item))
         return true;
+    double d = item->valuedouble;
+    if (fabs(d) < 1e15 && floor(d) == d)
+        return false; /* at most 15 digits: exact; the common case, no printf */
+    char buf[32];
+    return exact_text(d, buf) > 15;
+}
+
+static bool has_inexact(const cJSON *item)
+{
+    if (inexact_number(item))
+        return true;
     for (const cJSON *c = item->child; c; c = c->next)
-        if (has_big_whole(c))
+        if (has_inexact(c))
             return true;
     return false;
 }
 
 /* Turn every such number of a tree we own into raw text printed exactly
- * ("%.0f" is exact for integers below 2^53). Returns false on ENOMEM. */
-static bool exact_big_whole(cJSON *item)
+ * ("%.0f" is exact for integers below 2^53; else exact_text()). Returns
+ * false on ENOMEM. */
+static bool exact_numbers(cJSON *item)
 {
-    if (big_whole(item)) {
+    if (inexact_number(item)) {
         char buf[32];
-        snprintf(buf, sizeof buf, "%.0f", item->valuedouble);
+        if (big_whole(item))
+            snprintf(buf, sizeof buf, "%.0f", item->valuedouble);
+        else
+            exact_text(item->valuedouble, buf);
         char *raw = malloc(strlen(buf) + 1);
         if (!raw)
             return false;
@@ -530,7 +570,7 @@ static bool exact_big_whole(cJSON *item)
         return true;
     }
     for (cJSON *c = item->child; c; c = c->next)
-        if (!exact_big_whole(c))
+        if (!exact_numbers(c))
             return false;
     return true;
 }
@@ -538,9 +578,9 @@ static bool exact_big_whole(cJSON *item)
 char *qk_proto_print(const cJSON *msg, size_t *len)
 {
     char *s;
-    if (has_big_whole(msg)) {
+    if (has_inexact(msg)) {
         cJSON *copy = cJSON_Duplicate(msg, true);
-        s = copy && exact_big_whole(copy) ? cJSON_PrintUnformatted(copy) : NULL;
+        s = copy && exact_numbers(copy) ? cJSON_PrintUnformatted(copy) : NULL;
         cJSON_Delete(copy);
     } else {
         s = cJSON_PrintUnformatted(msg);

@@ -5,8 +5,9 @@
  * message (the pattern of libuv's UV_ERRNO_MAP). qk_proto_parse_line()
  * applies the "Validation rules" section to one framed line before any op
  * sees it: exactly one JSON object that RFC 8259 accepts, valid UTF-8, no
- * \u0000, no duplicate field, nesting of at most 16 levels. The builders return cJSON trees the
- * caller owns (cJSON_Delete), and qk_proto_print() the bytes to send.
+ * \u0000, no duplicate field, nesting of at most 16 levels. The builders
+ * return cJSON trees the caller owns (cJSON_Delete), and qk_proto_print()
+ * the bytes to send.
  */
 #ifndef QK_PROTO_H
 #define QK_PROTO_H
@@ -97,9 +98,13 @@ cJSON *qk_proto_ok(const cJSON *id);
 cJSON *qk_proto_error(const cJSON *id, qk_err e, const char *message);
 /* {"type":"event","event":name}. */
 cJSON *qk_proto_event(const char *name);
-/* Print msg compactly followed by '\n'. Returns a malloc'd NUL-terminated
- * buffer the caller free()s and its length (newline included) in *len, or
- * NULL on allocation failure. */
+/* Print msg compactly followed by '\n'. Numbers print exactly (they read
+ * back as the same double): whole numbers up to 2^53 - 1 as plain digits,
+ * others in the shortest of 15, 16 or 17 significant digits that is exact
+ * (RFC 8259 section 6 grammar); NaN and infinities, which cJSON parses
+ * from "1e400", print as null. Returns a malloc'd NUL-terminated buffer
+ * the caller free()s and its length (newline included) in *len, or NULL
+ * on allocation failure. */
 char *qk_proto_print(const cJSON *msg, size_t *len);
 
 /* Wall-clock UTC milliseconds since the epoch (PROTOCOL.md "Times"). */

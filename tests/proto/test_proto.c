@@ -1,6 +1,7 @@
 /* The validation rules of PROTOCOL.md, applied by qk_proto_parse_line()
  * before any op runs: each hostile line ends in one exact error code. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,4 +346,63 @@ Test(proto, byte_order_mark_and_empty_are_bad_json)
     cr_assert_eq(P("{a:1}"), QK_ERR_BAD_JSON);
     cr_assert_eq(P("{\"a\":NaN}"), QK_ERR_BAD_JSON);
     cr_assert_eq(P("{\"a\":tru}"), QK_ERR_BAD_JSON);
+}
+
+/* Found by tests/fuzz/fuzz_proto.c: numbers that need 16 or 17 digits
+ * were printed with cJSON's 15 and so changed when echoed (ping's ts):
+ * 9007199254740992 came back as 9007199254740990. Printing is now exact
+ * and stable: print(parse(print(x))) == print(x). */
+static const char *print_line(const char *line)
+{
+    static char out[512];
+    cJSON *o = NULL;
+    const char *why;
+    cr_assert_eq(qk_proto_parse_line(line, strlen(line), &o, &why), QK_ERR_NONE, "%s", line);
+    size_t n;
+    char *s = qk_proto_print(o, &n);
+    cJSON_Delete(o);
+    cr_assert_not_null(s);
+    cr_assert(n > 0 && n < sizeof out && s[n - 1] == '\n');
+    memcpy(out, s, n - 1);
+    out[n - 1] = '\0';
+    free(s);
+    return out;
+}
+
+Test(proto, printed_numbers_read_back_exactly)
+{
+    struct {
+        const char *in, *out;
+    } cases[] = {
+        {"{\"n\":9007199254740992}", "{\"n\":9007199254740992}"},           /* 2^53 */
+        {"{\"n\":9007199254740993}", "{\"n\":9007199254740992}"},           /* nearest double */
+        {"{\"n\":18446744073709551616}", "{\"n\":1.8446744073709552e+19}"}, /* 2^64 */
+        {"{\"n\":0.1}", "{\"n\":0.1}"},
+        {"{\"n\":0.30000000000000004}", "{\"n\":0.30000000000000004}"},
+        {"{\"n\":1.2345678901234567}", "{\"n\":1.2345678901234567}"},
+        {"{\"n\":-1.7976931348623157e308}", "{\"n\":-1.7976931348623157e+308}"},
+        {"{\"n\":5e-324}", "{\"n\":4.94065645841247e-324}"}, /* 15 digits are exact here */
+        {"{\"n\":9007199254740991}", "{\"n\":9007199254740991}"},
+        {"{\"n\":1000000000000000}", "{\"n\":1000000000000000}"},
+        {"{\"n\":123456789012345}", "{\"n\":123456789012345}"},
+        {"{\"n\":1.5}", "{\"n\":1.5}"},
+        {"{\"n\":-0}", "{\"n\":-0}"},
+        {"{\"n\":1e400}", "{\"n\":null}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *once = print_line(cases[i].in);
+        cr_assert_str_eq(once, cases[i].out, "%s", cases[i].in);
+        char again[512];
+        strcpy(again, once);
+        cr_assert_str_eq(print_line(again), cases[i].out, "%s printed twice", cases[i].in);
+        /* The value itself survives. */
+        cJSON *a = cJSON_Parse(cases[i].in), *b = cJSON_Parse(once);
+        cr_assert(a && b);
+        double x = cJSON_GetObjectItemCaseSensitive(a, "n")->valuedouble;
+        const cJSON *bn = cJSON_GetObjectItemCaseSensitive(b, "n");
+        if (isfinite(x))
+            cr_assert(bn->valuedouble == x, "%s: %.17g vs %.17g", cases[i].in, x, bn->valuedouble);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
 }
