@@ -4,9 +4,12 @@
 #   make            build build/qirkatd and build/qirkat
 #   make deps       install missing Debian packages (deploy/deps.sh)
 #   make run        deps + build + start qirkatd on 127.0.0.1:7420 with ./qirkat.db
-#   make test       unit tests (rules, protocol, store) + integration tests
+#   make test       the layer check, unit tests (rules, protocol, store) + integration tests
+#   make check-layers  the server's include rule (docs/design.md "Server layers")
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
+#   make test-web   the web client: replay applier (node) + browser tests
+#                   (Debian chromium driven by playwright-core, tests/web/)
 #   make fuzz       libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS each
 #   make install PREFIX=/usr/local DESTDIR=
 
@@ -21,6 +24,9 @@ SHARED   ?= ../shared
 PKGS      := libuv libcjson sqlite3 libsodium
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Line editing at the client's prompt (Debian libedit-dev): the client only.
+EDIT_CFLAGS = $(shell pkg-config --cflags libedit 2>/dev/null)
+EDIT_LIBS   = $(shell pkg-config --libs libedit 2>/dev/null)
 TEST_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
 
@@ -30,11 +36,11 @@ QK_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 QK_LIBS   := -lm -lpthread
 
 COMMON_SRC := $(wildcard common/*.c)
-SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
 CLIENT_SRC := $(filter-out client-cli/main.c,$(wildcard client-cli/*.c))
 # One test binary per area, so work in progress in one area never stops
 # another's tests from building: tests/AREA/*.c -> build/test-AREA.
-TEST_AREAS := rules proto engine server client integration
+TEST_AREAS := rules records proto engine server client integration
 BENCH_SRC  := $(wildcard bench/*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
@@ -47,36 +53,48 @@ QIRKAT    := $(BUILD)/qirkat
 TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/test-$(a)))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
-.PHONY: all deps run test tests asan bench fuzz fuzz-build install clean format
+.PHONY: all deps run test tests asan bench fuzz fuzz-build install clean format check-layers
 all: $(QIRKATD) $(QIRKAT)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(QK_CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) $(CFLAGS) -c $< -o $@
 
+$(call obj,$(CLIENT_SRC) client-cli/main.c): PKG_CFLAGS += $(EDIT_CFLAGS)
+
+# rm first: `ar rcs` never drops a member, so a source file that was
+# renamed or deleted would otherwise live on in the archive.
 $(LIBQK): $(call obj,$(COMMON_SRC))
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBSERVER): $(call obj,$(SERVER_SRC))
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBCLIENT): $(call obj,$(CLIENT_SRC))
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(QIRKATD): $(call obj,server/main.c) $(LIBSERVER) $(LIBQK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
 $(QIRKAT): $(call obj,client-cli/main.c) $(LIBCLIENT) $(LIBQK)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(EDIT_LIBS) $(QK_LIBS)
 
 # Only the server and client areas link those libraries.
 area_libs = $(if $(filter server,$(1)),$(LIBSERVER))$(if $(filter client,$(1)), $(LIBCLIENT)) $(LIBQK)
 .SECONDARY:
 .SECONDEXPANSION:
 $(BUILD)/test-%: $$(call obj,$$(wildcard tests/$$*/*.c)) $$(call area_libs,$$*)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) $(QK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) $(if $(filter client,$*),$(EDIT_LIBS)) $(QK_LIBS)
 $(BUILD)/bench-%: $(BUILD)/bench/%.o $(LIBSERVER) $(LIBQK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
 
 deps:
 	@bash deploy/deps.sh
+
+# The server's include rule (docs/design.md "Server layers").
+check-layers:
+	@sh tools/test-check-layers.sh
+	@sh tools/check-layers.sh
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -87,11 +105,23 @@ run: deps
 T ?= $(TEST_AREAS)
 tests: $(TESTS)
 
-test: all tests
+test: all tests check-layers
 	@set -e; for a in $(T); do \
 	    if [ -x $(BUILD)/test-$$a ]; then \
 	        echo "== test-$$a"; QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-$$a --jobs 2; \
 	    fi; done
+
+# The web client's tests (tests/web/): the replay move applier against the
+# recorded games, then the browser tests against a real qirkatd (through
+# tests/web/bridge.mjs until qirkatd has --http). Screenshots go to
+# $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
+# checkout without them gets them here (npm ci, from the lock file).
+.PHONY: test-web
+test-web: all
+	@[ -f tests/web/node_modules/.package-lock.json ] || (cd tests/web && npm ci --no-audit --no-fund --loglevel=error)
+	@echo "== test-web"
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/rules.test.mjs
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/run.mjs
 
 asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
@@ -143,7 +173,7 @@ install: all
 	install -m 644 schema.sql $(DESTDIR)$(PREFIX)/share/qirkat/
 
 format:
-	clang-format -i common/*.[ch] server/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c
+	clang-format -i common/*.[ch] server/*.[ch] server/*/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c
 
 clean:
 	rm -rf build build-asan build-fuzz

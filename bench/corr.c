@@ -33,10 +33,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "auth.h"
+#include "game/auth.h"
 #include "qk_proto.h"
 #include "qk_rules.h"
-#include "store.h"
+#include "store/store.h"
 
 #define NGAMES 10000
 #define NNOTES 100000

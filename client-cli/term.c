@@ -51,6 +51,28 @@ static void restore_on_signal_cb(int sig)
     raise(sig);
 }
 
+/* Catch SIGINT, SIGTERM and SIGHUP so they put tio back on fd first. */
+static void guard_tty(int fd, const struct termios *tio)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = restore_on_signal_cb;
+    sigemptyset(&sa.sa_mask);
+    saved_tio = *tio;
+    saved_fd = fd;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+}
+
+static void unguard_tty(void)
+{
+    restore_tty();
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+}
+
 int term_read_password(FILE *in, FILE *prompt_out, const char *prompt, bool from_stdin, char *buf,
                        size_t n)
 {
@@ -60,16 +82,7 @@ int term_read_password(FILE *in, FILE *prompt_out, const char *prompt, bool from
     struct termios tio;
     if (fd < 0 || !isatty(fd) || tcgetattr(fd, &tio) < 0)
         return TERM_ENOTTY;
-
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = restore_on_signal_cb;
-    sigemptyset(&sa.sa_mask);
-    saved_tio = tio;
-    saved_fd = fd;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    guard_tty(fd, &tio);
 
     tio.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
     tio.c_lflag |= ICANON;
@@ -85,10 +98,33 @@ int term_read_password(FILE *in, FILE *prompt_out, const char *prompt, bool from
     fputc('\n', prompt_out);
     fflush(prompt_out);
 restore:
-    restore_tty();
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
+    unguard_tty();
+    return rc;
+}
+
+int term_read_key(FILE *in)
+{
+    int fd = fileno(in);
+    struct termios tio;
+    if (fd < 0 || !isatty(fd) || tcgetattr(fd, &tio) < 0)
+        return TERM_ENOTTY;
+    guard_tty(fd, &tio);
+    tio.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+    tio.c_cc[VMIN] = 1;
+    tio.c_cc[VTIME] = 0;
+    int rc;
+    /* TCSANOW, not TCSAFLUSH: keys typed ahead are commands too. */
+    if (tcsetattr(fd, TCSANOW, &tio) < 0) {
+        rc = TERM_EIO;
+    } else {
+        int c = getc(in);
+        rc = c == EOF || c == 4 /* Ctrl-D */ ? TERM_EOF : c;
+    }
+    /* Put the terminal back as it was, without dropping input. */
+    if (saved_fd >= 0)
+        (void)tcsetattr(saved_fd, TCSANOW, &saved_tio);
+    saved_fd = -1;
+    unguard_tty();
     return rc;
 }
 

@@ -38,6 +38,13 @@ int term_read_line(FILE *in, char *buf, size_t n);
 int term_read_password(FILE *in, FILE *prompt_out, const char *prompt, bool from_stdin, char *buf,
                        size_t n);
 
+/* Read one key from the terminal in, with no Enter and no echo (the
+ * terminal is switched to non-canonical mode for the read only and put
+ * back as it was, also when SIGINT/SIGTERM/SIGHUP arrive meanwhile; typed-
+ * ahead keys are kept). Returns the byte (0..255), TERM_EOF (end of input
+ * or Ctrl-D), TERM_ENOTTY (in is not a terminal) or TERM_EIO. */
+int term_read_key(FILE *in);
+
 /* Whether to draw with ANSI colour on out (see the design note). */
 bool term_use_color(FILE *out);
 

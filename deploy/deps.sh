@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
 # Install the Debian packages Qirkat needs to build and test, only those
-# missing. Runs apt-get as root (through sudo when not root).
+# missing. Runs apt-get as root (through sudo when not root). Then the npm
+# packages of the web client's browser tests (tests/web, from its lock file).
 set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+# chromium: Debian's browser for the web tests (tests/web/run.mjs); the tests
+# never download a browser of their own. libedit-dev: the client's prompt.
 # clang and libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes): `make fuzz`.
-pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev sqlite3
+pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium
       clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node.js and npm by command, not by package: a machine may carry its own
+# Node.js with npm bundled, which Debian's npm package conflicts with.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -eq 0 ]; then
     echo "deps: all packages present"
-    exit 0
+else
+    echo "deps: installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "deps: installing ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# playwright-core and ws, exactly as locked; again only when the lock changed
+# since the last install (npm ci starts from an empty node_modules).
+web="$root/tests/web"
+if [ ! -f "$web/node_modules/.package-lock.json" ] || [ "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]; then
+    echo "deps: npm ci in tests/web"
+    (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
+else
+    echo "deps: tests/web npm packages present"
+fi

@@ -20,7 +20,7 @@
 #include <sodium.h>
 #include <uv.h>
 
-#include "log.h"
+#include "util/log.h"
 #include "srv.h"
 
 static void usage(FILE *f)
@@ -28,6 +28,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: qirkatd [--listen HOST:PORT] [--db FILE] "
                "[--log-level error|warn|info|debug]\n"
                "               [--ready-fd FD] [--pwhash interactive|min] [--rate-limit B/R|off]\n"
+               "               [--max-conns-per-address N] [--max-conns-per-account N]\n"
                "               [--help]\n"
                "  --listen HOST:PORT  address to listen on (default 127.0.0.1:7420; port 0 "
                "picks a free one;\n"
@@ -40,7 +41,11 @@ static void usage(FILE *f)
                "  --test-clock MS     tests only: the clock starts at MS (UTC ms) and moves only\n"
                "                      by the debug_clock op\n"
                "  --rate-limit B/R    requests per connection: bursts of B, R per second\n"
-               "                      (default 1000/200; \"off\" for none; env QK_RATE_LIMIT)\n");
+               "                      (default 1000/200; \"off\" for none; env QK_RATE_LIMIT)\n"
+               "  --max-conns-per-address N  connections from one address (default 200; env\n"
+               "                      QK_MAX_CONNS_PER_ADDRESS); 4096 in all\n"
+               "  --max-conns-per-account N  connections logged in as one user (default 8; env\n"
+               "                      QK_MAX_CONNS_PER_ACCOUNT)\n");
 }
 
 static int parse_int(const char *s, long lo, long hi, int *out)
@@ -127,6 +132,12 @@ int main(int argc, char **argv)
             if (rate_cfg_parse(v, &cfg.rate) != 0)
                 goto bad;
             rate_given = true;
+        } else if (strcmp(a, "--max-conns-per-address") == 0) {
+            if (parse_int(v, 1, 1 << 20, &cfg.max_per_addr) != 0)
+                goto bad;
+        } else if (strcmp(a, "--max-conns-per-account") == 0) {
+            if (parse_int(v, 1, 1 << 20, &cfg.max_per_account) != 0)
+                goto bad;
         } else if (strcmp(a, "--pwhash") == 0) {
             if (strcmp(v, "min") == 0)
                 cfg.pwhash_min = true;
@@ -166,6 +177,19 @@ int main(int argc, char **argv)
         log_warn("QK_MAX_HASH_JOBS=%s is not a positive integer: using the default", hash_jobs);
         cfg.max_hash_jobs = 0;
     }
+    /* QK_MAX_CONNS_PER_ADDRESS / _ACCOUNT are the flags (the flag wins);
+     * QK_OUT_LIMIT (tests only) shrinks the 1 MiB output cap. */
+    const char *per_addr = getenv("QK_MAX_CONNS_PER_ADDRESS");
+    if (per_addr && cfg.max_per_addr == 0 && parse_int(per_addr, 1, 1 << 20, &cfg.max_per_addr))
+        cfg.max_per_addr = 0;
+    const char *per_acct = getenv("QK_MAX_CONNS_PER_ACCOUNT");
+    if (per_acct && cfg.max_per_account == 0 &&
+        parse_int(per_acct, 1, 1 << 20, &cfg.max_per_account))
+        cfg.max_per_account = 0;
+    const char *out_limit = getenv("QK_OUT_LIMIT");
+    int out_bytes = 0;
+    if (out_limit && parse_int(out_limit, 4096, INT_MAX, &out_bytes) == 0)
+        cfg.out_limit = (size_t)out_bytes;
     const char *hash_delay = getenv("QK_TEST_HASH_DELAY_MS");
     if (hash_delay && parse_int(hash_delay, 0, 60000, &cfg.hash_delay_ms) != 0)
         cfg.hash_delay_ms = 0;

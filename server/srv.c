@@ -1,7 +1,6 @@
 /*
- * srv: see srv.h. Start-up, the per-iteration flush (commit, then write),
- * undo of in-memory changes when a commit is lost, event fan-out and the
- * graceful stop.
+ * srv: see srv.h. Start-up and wiring, the per-iteration flush (end the
+ * batch, then write) and the graceful stop.
  */
 #include "srv.h"
 
@@ -13,53 +12,14 @@
 
 #include <sodium.h>
 
-#include "corr.h"
-#include "dispatch.h"
-#include "games.h"
-#include "log.h"
-#include "qk_proto.h"
-
-static int64_t default_clock(void *arg)
-{
-    (void)arg;
-    return qk_now_ms();
-}
-
-int64_t srv_now(srv *s)
-{
-    return s->clock(s->clock_arg);
-}
+#include "api/dispatch.h"
+#include "api/fanout.h"
+#include "api/session.h"
+#include "game/corr.h"
+#include "game/games.h"
+#include "util/log.h"
 
 /* ---- flush ------------------------------------------------------------ */
-
-static void undo_clear(srv *s)
-{
-    for (size_t i = 0; i < s->nundo; i++)
-        if (s->undo[i].conn)
-            conn_unref(s->undo[i].conn);
-    s->nundo = 0;
-}
-
-/* The transaction is gone: put memory back in line with the database. */
-static void undo_run(srv *s)
-{
-    if (s->undo_overflow)
-        games_forget_all(s->games);
-    /* Newest first, so a session changed twice ends as it was at first. */
-    for (size_t i = s->nundo; i-- > 0;) {
-        srv_undo *u = &s->undo[i];
-        if (u->kind == UNDO_GAME) {
-            games_forget(s->games, u->game_id);
-        } else if (!u->conn->closing) {
-            session *sv = &u->saved;
-            if (sv->user_id)
-                session_login(s, u->conn, sv->user_id, sv->username, sv->bot,
-                              sv->has_token ? sv->token_hash : NULL);
-            else
-                session_logout(s, u->conn);
-        }
-    }
-}
 
 /* The next batch of every connection with lines waiting; the prepare
  * handle, which runs right after, commits and writes it. */
@@ -73,22 +33,15 @@ static void stop_finish(srv *s);
 
 void srv_flush(srv *s)
 {
-    if (store_in_txn(s->store)) {
-        int rc = s->poisoned ? (store_rollback(s->store), STORE_EIO) : store_commit(s->store);
-        s->commits++;
-        if (rc != STORE_OK) {
-            s->commit_failures++;
-            log_error("commit failed: answering the batch with internal errors");
-            undo_run(s);
-            net_fail_txn(&s->net, "the change could not be saved; it was not made");
-        }
+    if (batch_end(&s->batch) != STORE_OK) {
+        /* The batch's undo actions have put memory back in line with the
+         * database; what it answered must not reach anyone. */
+        log_error("commit failed: answering the batch with internal errors");
+        net_fail_txn(&s->net, "the change could not be saved; it was not made");
     }
-    s->poisoned = false;
-    s->undo_overflow = false;
-    undo_clear(s);
-    corr_after_flush(s);
+    corr_after_flush(&s->svc);
     net_flush(&s->net);
-    games_trim(s->games);
+    games_trim(s->svc.games);
     /* Lines left for the next turn: the idle handle keeps the loop from
      * blocking in poll until they have been handled (while stopping too:
      * they are answered server_shutdown). */
@@ -111,122 +64,10 @@ static void check_cb(uv_check_t *h)
     srv_flush(h->data);
 }
 
-int srv_write_begin(srv *s)
+/* A lost batch whose undo log overflowed: every cached game is suspect. */
+static void forget_all_games(void *arg)
 {
-    if (store_begin(s->store) != STORE_OK) {
-        s->poisoned = true;
-        return -1;
-    }
-    return 0;
-}
-
-void srv_poison(srv *s)
-{
-    s->poisoned = true;
-}
-
-static srv_undo *undo_push(srv *s)
-{
-    if (s->nundo == s->capundo) {
-        size_t cap = s->capundo ? s->capundo * 2 : 16;
-        srv_undo *u = realloc(s->undo, cap * sizeof *u);
-        if (!u)
-            return NULL;
-        s->undo = u;
-        s->capundo = cap;
-    }
-    srv_undo *u = &s->undo[s->nundo++];
-    memset(u, 0, sizeof *u);
-    return u;
-}
-
-void srv_touch_game(srv *s, int64_t game_id)
-{
-    srv_undo *u = undo_push(s);
-    if (!u) {
-        /* Out of memory: the batch is lost and every cached game will be
-         * reloaded, since this one could not be remembered. */
-        s->undo_overflow = true;
-        srv_poison(s);
-        return;
-    }
-    u->kind = UNDO_GAME;
-    u->game_id = game_id;
-}
-
-void srv_touch_session(srv *s, conn *c)
-{
-    srv_undo *u = undo_push(s);
-    if (!u) {
-        /* Out of memory: the batch is lost; the login it makes stays in
-         * memory (the user exists) but its token is not stored. */
-        srv_poison(s);
-        return;
-    }
-    u->kind = UNDO_SESSION;
-    u->conn = c;
-    conn_ref(c);
-    session *se = session_of(c);
-    u->saved.user_id = se->user_id;
-    memcpy(u->saved.username, se->username, sizeof se->username);
-    u->saved.bot = se->bot;
-    u->saved.has_token = se->has_token;
-    memcpy(u->saved.token_hash, se->token_hash, sizeof se->token_hash);
-}
-
-void srv_reply(srv *s, conn *c, const cJSON *id, const cJSON *msg)
-{
-    bool txn = store_in_txn(s->store);
-    conn_send_json(c, msg, txn ? CONN_MSG_TXN : 0, id);
-}
-
-/* ---- events ----------------------------------------------------------- */
-
-void srv_event_begin(srv *s)
-{
-    s->event_seq++;
-}
-
-static void event_to(srv *s, conn *c, outbuf *ob)
-{
-    session *se = session_of(c);
-    if (c->closing || !se || se->event_stamp == s->event_seq)
-        return;
-    se->event_stamp = s->event_seq;
-    conn_send(c, ob, store_in_txn(s->store) ? CONN_MSG_TXN : 0, NULL);
-}
-
-void srv_event_user(srv *s, outbuf *ob, int64_t user_id)
-{
-    reg_node *n = reg_first(&s->users, user_id);
-    while (n) {
-        /* conn_send() may close the connection, which unlinks n. */
-        reg_node *next = reg_next(n);
-        event_to(s, n->val, ob);
-        n = next;
-    }
-}
-
-void srv_event_game(srv *s, outbuf *ob, int64_t game_id)
-{
-    reg_node *n = reg_first(&s->subs, game_id);
-    while (n) {
-        reg_node *next = reg_next(n);
-        event_to(s, n->val, ob);
-        n = next;
-    }
-}
-
-void srv_event_all(srv *s, outbuf *ob)
-{
-    conn *c = s->net.all;
-    while (c) {
-        conn *next = c->next;
-        session *se = session_of(c);
-        if (se && se->user_id)
-            event_to(s, c, ob);
-        c = next;
-    }
+    games_forget_all(((srv *)arg)->svc.games);
 }
 
 /* ---- life cycle ------------------------------------------------------- */
@@ -236,36 +77,48 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     memset(s, 0, sizeof *s);
     s->loop = loop;
     s->cfg = *cfg;
-    if (s->cfg.max_hash_jobs <= 0)
-        s->cfg.max_hash_jobs = SRV_MAX_HASH_JOBS;
-    if (!s->cfg.rate.off && s->cfg.rate.burst == 0) {
-        s->cfg.rate.burst = RATE_DEFAULT_BURST;
-        s->cfg.rate.per_s = RATE_DEFAULT_PER_S;
-    }
-    s->clock = default_clock;
-    reg_init(&s->users);
-    reg_init(&s->subs);
-    s->opslimit = cfg->pwhash_min ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE;
-    s->memlimit = cfg->pwhash_min ? crypto_pwhash_MEMLIMIT_MIN : crypto_pwhash_MEMLIMIT_INTERACTIVE;
+    gsvc *g = &s->svc;
+    g->loop = loop;
+    g->test_clock = cfg->test_clock;
+    g->test_now = cfg->test_clock_ms;
+    g->auth.max_jobs = cfg->max_hash_jobs > 0 ? cfg->max_hash_jobs : SRV_MAX_HASH_JOBS;
+    g->auth.delay_ms = cfg->hash_delay_ms;
+    g->auth.opslimit =
+        cfg->pwhash_min ? crypto_pwhash_OPSLIMIT_MIN : crypto_pwhash_OPSLIMIT_INTERACTIVE;
+    g->auth.memlimit =
+        cfg->pwhash_min ? crypto_pwhash_MEMLIMIT_MIN : crypto_pwhash_MEMLIMIT_INTERACTIVE;
     /* A hash of a random password: unknown users are verified against it
      * so they cost as much time as known ones. */
     unsigned char pw[16];
     randombytes_buf(pw, sizeof pw);
-    if (crypto_pwhash_str(s->dummy_hash, (const char *)pw, sizeof pw, s->opslimit, s->memlimit) !=
-        0) {
+    if (crypto_pwhash_str(g->auth.dummy_hash, (const char *)pw, sizeof pw, g->auth.opslimit,
+                          g->auth.memlimit) != 0) {
         log_error("crypto_pwhash_str: out of memory");
         return -1;
     }
     if (store_open(cfg->db_path, &s->store) != STORE_OK)
         return -1;
-    if (games_new(s, &s->games) != 0) {
+    batch_init(&s->batch, s->store, forget_all_games, s);
+    g->store = s->store;
+    g->batch = &s->batch;
+    if (games_new(g, &g->games) != 0) {
         log_error("out of memory");
         goto fail_store;
     }
     net_hooks hooks = {session_open_cb, dispatch_line_cb, session_close_cb, session_free_cb};
     net_init(&s->net, loop, &hooks, cfg->line_limit, cfg->out_limit);
-    s->net.data = s;
-    int rc = uv_prepare_init(loop, &s->prep);
+    if (cfg->max_per_addr > 0)
+        s->net.max_per_addr = (size_t)cfg->max_per_addr;
+    api_init(&s->api, loop, &s->net, g, cfg->rate, cfg->max_per_account);
+    s->net.data = &s->api;
+    g->sink = fanout_sink(&s->api);
+    int rc = UV_ENOMEM;
+    if (heartbeat_init(&s->beat, &s->api, cfg->heartbeat_ms, cfg->login_timeout_ms) != 0)
+        goto fail_api;
+    if ((rc = workers_init(&s->hints, loop, SRV_HINT_THREADS, SRV_HINT_NICE)) < 0)
+        goto fail_hints;
+    s->api.hints = &s->hints;
+    rc = uv_prepare_init(loop, &s->prep);
     if (rc < 0)
         goto fail_uv;
     s->prep.data = s;
@@ -286,7 +139,7 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     if ((rc = uv_prepare_start(&s->prep, prepare_cb)) < 0 ||
         (rc = uv_check_start(&s->check, check_cb)) < 0)
         goto fail_handles;
-    if (corr_new(s) != 0) {
+    if (corr_new(g) != 0) {
         rc = UV_ENOMEM;
         goto fail_handles;
     }
@@ -297,10 +150,17 @@ fail_handles:
     uv_close((uv_handle_t *)&s->idle, NULL);
     s->handles_open = false;
 fail_uv:
+    workers_close(&s->hints);
+fail_hints:
+    heartbeat_stop(&s->beat);
+fail_api:
+    heartbeat_free(&s->beat);
+    api_free(&s->api);
     log_error("libuv: %s", uv_strerror(rc));
-    games_free(s->games);
-    s->games = NULL;
+    games_free(g->games);
+    g->games = NULL;
 fail_store:
+    batch_free(&s->batch);
     store_close(s->store);
     s->store = NULL;
     return -1;
@@ -326,7 +186,7 @@ static int write_ready(int fd, int port)
 
 int srv_start(srv *s)
 {
-    int rc = net_listen(&s->net, s->cfg.host, s->cfg.port, &s->port);
+    int rc = tcp_listen(&s->tcp, &s->net, s->cfg.host, s->cfg.port, &s->port);
     if (rc < 0)
         return -1;
     if ((rc = uv_signal_init(s->loop, &s->sigint)) < 0)
@@ -346,7 +206,7 @@ int srv_start(srv *s)
     s->signals_open = true;
     /* Deadlines are reloaded (and extended after a long stop) before the
      * port is reported: a client never sees a stale deadline. */
-    if (corr_start(s) != 0)
+    if (corr_start(&s->svc) != 0 || heartbeat_start(&s->beat) != 0)
         return -1;
     /* Injected commit failures count from here, after start-up's own. */
     store_fail_commit_at(s->store, s->cfg.fail_commit_at);
@@ -356,7 +216,7 @@ int srv_start(srv *s)
     return 0;
 fail:
     log_error("libuv signals: %s", uv_strerror(rc));
-    net_stop_listening(&s->net);
+    tcp_stop_listening(&s->tcp);
     return -1;
 }
 
@@ -364,6 +224,10 @@ fail:
  * returns once the thread pool's last completions have run. */
 static void stop_finish(srv *s)
 {
+    /* No connection is left, so no answer is awaited: a search still
+     * running is finished (at most HINT_MS) and dropped. */
+    s->api.hints = NULL;
+    workers_close(&s->hints);
     if (s->stop_timer_open) {
         s->stop_timer_open = false;
         uv_close((uv_handle_t *)&s->stop_timer, NULL);
@@ -397,8 +261,11 @@ void srv_stop(srv *s)
     if (s->stopping)
         return;
     s->stopping = true;
-    net_stop_listening(&s->net);
-    corr_stop(s); /* stages last_alive */
+    s->svc.stopping = true;
+    api_stop(&s->api); /* requests are answered server_shutdown from now on */
+    heartbeat_stop(&s->beat);
+    tcp_stop_listening(&s->tcp);
+    corr_stop(&s->svc); /* stages last_alive */
     int rc = uv_timer_init(s->loop, &s->stop_timer);
     if (rc == 0) {
         s->stop_timer.data = s;
@@ -423,16 +290,15 @@ void srv_stop(srv *s)
 
 void srv_close(srv *s)
 {
-    log_info("%llu batches committed, %llu lost", (unsigned long long)s->commits,
-             (unsigned long long)s->commit_failures);
-    undo_clear(s);
-    free(s->undo);
-    s->undo = NULL;
-    games_free(s->games);
-    s->games = NULL;
-    corr_free(s);
-    reg_free(&s->users);
-    reg_free(&s->subs);
+    log_info("%llu batches committed, %llu lost", (unsigned long long)s->batch.commits,
+             (unsigned long long)s->batch.losses);
+    batch_free(&s->batch);
+    games_free(s->svc.games);
+    s->svc.games = NULL;
+    corr_free(&s->svc);
+    heartbeat_free(&s->beat);
+    api_free(&s->api);
+    net_free(&s->net);
     store_close(s->store);
     s->store = NULL;
 }

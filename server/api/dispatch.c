@@ -1,0 +1,152 @@
+/*
+ * dispatch: see dispatch.h.
+ */
+#include "api/dispatch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "api/optable.h"
+#include "api/req.h"
+#include "game/auth.h"
+#include "util/log.h"
+
+/* ---- the dispatcher --------------------------------------------------- */
+
+static void answer_bare(api *s, conn *c, const cJSON *id, qk_err e, const char *why)
+{
+    cJSON *err = qk_proto_error(id, e, why);
+    if (!err) {
+        conn_close(c);
+        return;
+    }
+    api_reply(s, c, id, err);
+    cJSON_Delete(err);
+}
+
+/* The top-level "id" of obj if it occurs once and is a valid id. */
+static const cJSON *loose_id(const cJSON *obj)
+{
+    const cJSON *id = NULL, *v;
+    if (!cJSON_IsObject(obj))
+        return NULL;
+    cJSON_ArrayForEach(v, obj)
+    {
+        if (v->string && strcmp(v->string, "id") == 0) {
+            if (id)
+                return NULL;
+            id = v;
+        }
+    }
+    return qk_json_is_id(id) ? id : NULL;
+}
+
+/* Answer a request the connection's rate limit refused, with the time
+ * until it may send the next one. */
+static void answer_limited(api *s, conn *c, const cJSON *id, uint64_t retry_ms)
+{
+    cJSON *err = qk_proto_error(id, QK_ERR_RATE_LIMITED, "too many requests on this connection");
+    if (err && !cJSON_AddNumberToObject(err, "retry_after_ms", (double)retry_ms)) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    if (!err) {
+        conn_close(c);
+        return;
+    }
+    api_reply(s, c, id, err);
+    cJSON_Delete(err);
+}
+
+/* The server is stopping: the line is not run, only answered. */
+static void answer_shutdown(api *s, conn *c, const char *line, size_t len)
+{
+    cJSON *msg = NULL;
+    const char *why = NULL;
+    const cJSON *id = NULL;
+    if (qk_proto_parse_line(line, len, &msg, &why) == QK_ERR_NONE) {
+        id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+        if (!qk_json_is_id(id))
+            id = NULL;
+    }
+    answer_bare(s, c, id, QK_ERR_SERVER_SHUTDOWN, NULL);
+    cJSON_Delete(msg);
+}
+
+/* Answer server_busy: the cap on password hashes is reached. */
+static void answer_busy(req *r)
+{
+    cJSON *err = req_error_new(r, QK_ERR_SERVER_BUSY, "too many password checks at once");
+    if (err && !cJSON_AddNumberToObject(err, "retry_after_ms", API_BUSY_RETRY_MS)) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    req_reply_error(r, err);
+}
+
+void dispatch_line_cb(conn *c, char *line, size_t len)
+{
+    api *s = api_of(c);
+    const char *why = NULL;
+    cJSON *msg = NULL;
+    if (s->stopping) {
+        answer_shutdown(s, c, line, len);
+        return;
+    }
+    /* Every line costs a token, a malformed one too: parsing is the work. */
+    uint64_t retry_ms = 0;
+    bool limited = !rate_take(&session_of(c)->rate, &s->rate, uv_now(s->loop), &retry_ms);
+    qk_err e = qk_proto_parse_line(line, len, &msg, &why);
+    if (e != QK_ERR_NONE) {
+        /* A well-formed object with a repeated field or too deep: answer
+         * with its id when the id itself is readable and unique. */
+        cJSON *loose = e == QK_ERR_BAD_REQUEST ? cJSON_ParseWithLength(line, len) : NULL;
+        answer_bare(s, c, loose_id(loose), e, why);
+        cJSON_Delete(loose);
+        return;
+    }
+    req r = {.api = s, .conn = c, .sess = session_of(c), .msg = msg};
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
+    char buf[160];
+    if (!qk_json_is_id(id)) {
+        answer_bare(s, c, NULL, QK_ERR_BAD_REQUEST,
+                    id ? "\"id\" must be a string or an integer from 0 to 2^53-1"
+                       : "a request needs an \"id\"");
+        goto done;
+    }
+    r.id = id;
+    if (limited) {
+        answer_limited(s, c, id, retry_ms);
+        goto done;
+    }
+    if (!cJSON_IsString(type)) {
+        req_error(&r, QK_ERR_BAD_REQUEST,
+                  type ? "\"type\" must be a string" : "a request needs a \"type\"");
+        goto done;
+    }
+    r.op = optable_find(type->valuestring);
+    if (!r.op) {
+        snprintf(buf, sizeof buf, "unknown op \"%.64s\"", type->valuestring);
+        req_error(&r, QK_ERR_UNKNOWN_OP, buf);
+        goto done;
+    }
+    if (r.op->login && r.sess->user_id == 0) {
+        req_error(&r, QK_ERR_UNAUTHENTICATED, NULL);
+        goto done;
+    }
+    if (!req_check_fields(&r))
+        goto done;
+    if (r.op->pwhash_field && req_str(&r, r.op->pwhash_field) && auth_busy(s->svc)) {
+        answer_busy(&r);
+        goto done;
+    }
+    log_debug("conn %llu: %s", (unsigned long long)c->serial, r.op->name);
+    r.op->handler(&r);
+    if (!r.answered && !r.deferred) {
+        log_error("op %s returned without an answer", r.op->name);
+        req_error(&r, QK_ERR_INTERNAL, NULL);
+    }
+done:
+    cJSON_Delete(msg);
+}

@@ -1,0 +1,414 @@
+/*
+ * ops_challenge: challenge, accept, decline, cancel, challenges.
+ *
+ * A challenge is a row of `challenges`; only `open` ones can change, and
+ * only once (store_challenge_close() is conditional on status = 'open').
+ * Events: `challenge` goes to the target's connections (every logged-in
+ * connection for an open seek) and the challenger's; `challenge_declined`
+ * and `challenge_canceled` to both sides (everyone for an open seek);
+ * `game_start` to both players. Events are queued before the answer, so
+ * a client that has the answer has seen the events it caused.
+ *
+ * A challenge's start (the custom position or the variant's own) must be
+ * playable: not already over (alquerkonane-2xC starts with Black, to
+ * move, blocked) and with at most QK_MAX_MOVES legal moves, so the game
+ * object can list them. A user has at most OPS_OPEN_CHALLENGES_MAX open
+ * challenges: each one is an event to its target (or to everyone), so an
+ * unbounded number would let one user flood another's connection.
+ */
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "game/auth.h"
+#include "game/events.h"
+#include "game/games.h"
+#include "util/log.h"
+#include "game/notify.h"
+#include "api/ops.h"
+#include "store/store_corr.h"
+#include "game/tc.h"
+
+static cJSON *challenge_json(const store_challenge *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *tcj = cJSON_Parse(c->time_control);
+    if (!o || !tcj)
+        goto fail;
+    if (!cJSON_AddNumberToObject(o, "id", (double)c->id) ||
+        !cJSON_AddStringToObject(o, "from", c->from) ||
+        !cJSON_AddBoolToObject(o, "from_bot", c->from_bot) ||
+        !(c->to_id ? cJSON_AddStringToObject(o, "to", c->to) : cJSON_AddNullToObject(o, "to")) ||
+        !cJSON_AddBoolToObject(o, "to_bot", c->to_bot) ||
+        !cJSON_AddStringToObject(o, "variant", c->variant) ||
+        !cJSON_AddStringToObject(o, "color", c->color) ||
+        !cJSON_AddItemToObject(o, "time_control", tcj))
+        goto fail;
+    tcj = NULL;
+    if (!(c->position[0] ? cJSON_AddStringToObject(o, "position", c->position)
+                         : cJSON_AddNullToObject(o, "position")) ||
+        !cJSON_AddStringToObject(o, "status", c->status) ||
+        !cJSON_AddBoolToObject(o, "rated", c->rated) ||
+        !cJSON_AddNumberToObject(o, "created", (double)c->created))
+        goto fail;
+    if (strcmp(c->status, "declined") == 0 &&
+        !cJSON_AddStringToObject(o, "reason", c->decline_reason))
+        goto fail;
+    if (c->game_id && !cJSON_AddNumberToObject(o, "game", (double)c->game_id))
+        goto fail;
+    return o;
+fail:
+    cJSON_Delete(tcj);
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static int add_challenge_cb(void *arg, const store_challenge *c)
+{
+    cJSON *o = challenge_json(c);
+    if (!o || !cJSON_AddItemToArray(arg, o)) {
+        cJSON_Delete(o);
+        return 1;
+    }
+    return 0;
+}
+
+bool ops_add_challenges(api *s, cJSON *res, int64_t user_id)
+{
+    cJSON *list = cJSON_AddArrayToObject(res, "challenges");
+    return list && store_challenges_for(s->svc->store, user_id, add_challenge_cb, list) == STORE_OK;
+}
+
+void op_challenges(req *r)
+{
+    cJSON *res = req_ok(r);
+    if (res && !ops_add_challenges(r->api, res, r->sess->user_id)) {
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    req_reply(r, res);
+}
+
+/* Queue event `name` {"challenge": c} to both sides of c; message (NULL:
+ * none) is a decline's free text, added to the challenge object. */
+static void challenge_event(api *s, const char *name, const store_challenge *c, const char *message)
+{
+    cJSON *ev = qk_proto_event(name);
+    cJSON *cj = challenge_json(c);
+    if (cj && message && !cJSON_AddStringToObject(cj, "message", message)) {
+        cJSON_Delete(cj);
+        cj = NULL;
+    }
+    if (!ev || !cj || !cJSON_AddItemToObject(ev, "challenge", cj)) {
+        cJSON_Delete(cj);
+        cJSON_Delete(ev);
+        ev = NULL;
+    }
+    /* An open seek (no target) goes to every logged-in connection. */
+    events_send(s->svc, name, ev, (events_to){{c->from_id, c->to_id}, 0, c->to_id == 0, false});
+}
+
+void op_challenge(req *r)
+{
+    api *s = r->api;
+    const char *to = req_str(r, "to"), *variant = req_str(r, "variant");
+    const char *color = req_str(r, "color"), *position = req_str(r, "position");
+    const char *why = NULL;
+    char buf[160];
+    store_challenge c = {0};
+    qk_variant v;
+    qk_pos p;
+    tc t;
+    if (!variant)
+        variant = "alquerque";
+    if (qk_variant_parse(variant, &v) != QK_OK) {
+        snprintf(buf, sizeof buf, "unknown variant \"%.64s\"", variant);
+        req_error(r, QK_ERR_BAD_REQUEST, buf);
+        return;
+    }
+    if (!color)
+        color = "random";
+    if (strcmp(color, "white") && strcmp(color, "black") && strcmp(color, "random")) {
+        req_error(r, QK_ERR_BAD_REQUEST, "color must be white, black or random");
+        return;
+    }
+    if (tc_parse(req_field(r, "time_control"), &t, &why) != 0) {
+        req_error(r, QK_ERR_BAD_REQUEST, why);
+        return;
+    }
+    if (position) {
+        if (qk_pos_parse(&v, position, &p, &why) != QK_OK) {
+            snprintf(buf, sizeof buf, "bad position: %s", why ? why : "malformed");
+            req_error(r, QK_ERR_BAD_REQUEST, buf);
+            return;
+        }
+        if (qk_pos_status(&v, &p, NULL, NULL)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "the position is already over");
+            return;
+        }
+        if (games_too_many_moves(s->svc->games, &v, &p)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "the position has more than 4096 legal moves");
+            return;
+        }
+        if (qk_pos_format(&v, &p, c.position, sizeof c.position) < 0) {
+            req_error(r, QK_ERR_INTERNAL, NULL);
+            return;
+        }
+    } else {
+        qk_variant_start(&v, &p);
+        if (qk_pos_status(&v, &p, NULL, NULL)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "the start position of this variant is already over");
+            return;
+        }
+    }
+    if (to) {
+        store_user u;
+        if (!auth_username_valid(to)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "\"to\" is not a username (1-32 of A-Z a-z 0-9 _ -)");
+            return;
+        }
+        if (strcasecmp(to, r->sess->username) == 0) {
+            req_error(r, QK_ERR_BAD_REQUEST, "you cannot challenge yourself");
+            return;
+        }
+        int rc = store_user_by_name(s->svc->store, to, &u);
+        if (rc == STORE_NOTFOUND) {
+            req_error(r, QK_ERR_NOT_FOUND, "no such user");
+            return;
+        }
+        if (rc != STORE_OK) {
+            req_error(r, QK_ERR_INTERNAL, NULL);
+            return;
+        }
+        c.to_id = u.id;
+        c.to_bot = u.bot;
+        snprintf(c.to, sizeof c.to, "%s", u.username);
+    }
+    int64_t open = 0;
+    if (store_challenges_open_from(s->svc->store, r->sess->user_id, &open) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    if (open >= OPS_OPEN_CHALLENGES_MAX) {
+        snprintf(buf, sizeof buf, "you have %d open challenges: cancel one or wait for an answer",
+                 OPS_OPEN_CHALLENGES_MAX);
+        req_error(r, QK_ERR_CONFLICT, buf);
+        return;
+    }
+    c.from_id = r->sess->user_id;
+    c.from_bot = r->sess->bot;
+    c.rated = req_bool(r, "rated", false);
+    snprintf(c.from, sizeof c.from, "%s", r->sess->username);
+    snprintf(c.variant, sizeof c.variant, "%s", v.name);
+    snprintf(c.color, sizeof c.color, "%s", color);
+    if (tc_format(&t, c.time_control, sizeof c.time_control) != 0 || svc_write_begin(s->svc) != 0) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    if (store_challenge_insert(s->svc->store, &c, svc_now(s->svc)) != STORE_OK ||
+        store_challenge_x_put(s->svc->store, c.id, req_bool(r, "vacation", true),
+                              req_bool(r, "private", false)) != STORE_OK ||
+        notify_challenge(s->svc, &c) != 0) {
+        svc_poison(s->svc);
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    cJSON *res = req_ok(r), *cj = challenge_json(&c);
+    if (!res || !cj || !cJSON_AddItemToObject(res, "challenge", cj)) {
+        cJSON_Delete(cj);
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    challenge_event(s, "challenge", &c, NULL);
+    req_reply(r, res);
+}
+
+/* Load the challenge of r and check it is open; answers r and returns -1
+ * otherwise. who: 1 = only the target, 2 = only the challenger, 0 = the
+ * target or anyone for an open seek, but not the challenger. */
+static int load_open(req *r, store_challenge *c, int who)
+{
+    uint64_t id = 0;
+    req_uint(r, "challenge", &id);
+    int rc = store_challenge_get(r->api->svc->store, (int64_t)id, c);
+    if (rc == STORE_NOTFOUND) {
+        req_error(r, QK_ERR_NOT_FOUND, "no such challenge");
+        return -1;
+    }
+    if (rc != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return -1;
+    }
+    int64_t me = r->sess->user_id;
+    bool allowed = who == 2   ? c->from_id == me
+                   : who == 1 ? c->to_id == me
+                              : c->from_id != me && (c->to_id == 0 || c->to_id == me);
+    if (!allowed) {
+        req_error(r, QK_ERR_FORBIDDEN,
+                  c->from_id == me ? "that is your own challenge" : "that challenge is not yours");
+        return -1;
+    }
+    if (strcmp(c->status, "open") != 0) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "the challenge is already %s", c->status);
+        req_error(r, QK_ERR_CONFLICT, buf);
+        return -1;
+    }
+    return 0;
+}
+
+void op_accept(req *r)
+{
+    api *s = r->api;
+    store_challenge c;
+    if (load_open(r, &c, 0) != 0)
+        return;
+    game_spec spec = {0};
+    qk_variant *v = &spec.v;
+    qk_pos p;
+    if (qk_variant_parse(c.variant, v) != QK_OK || tc_from_text(c.time_control, &spec.tc) != 0) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    if (c.position[0]) {
+        snprintf(spec.start, sizeof spec.start, "%s", c.position);
+    } else {
+        qk_variant_start(v, &p);
+        /* A challenge made before `challenge` checked the variant's start
+         * (alquerkonane-2xC) must not become a game that is over at once. */
+        if (qk_pos_status(v, &p, NULL, NULL)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "the start position of this variant is already over");
+            return;
+        }
+        if (qk_pos_format(v, &p, spec.start, sizeof spec.start) < 0) {
+            req_error(r, QK_ERR_INTERNAL, NULL);
+            return;
+        }
+    }
+    bool from_white = strcmp(c.color, "white") == 0 ||
+                      (strcmp(c.color, "random") == 0 && randombytes_uniform(2) == 0);
+    store_user from;
+    if (store_user_by_id(s->svc->store, c.from_id, &from) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    int64_t me = r->sess->user_id;
+    game_player challenger = {.id = c.from_id, .bot = from.bot};
+    game_player accepter = {.id = me, .bot = r->sess->bot};
+    snprintf(challenger.name, sizeof challenger.name, "%s", c.from);
+    snprintf(accepter.name, sizeof accepter.name, "%s", r->sess->username);
+    spec.white = from_white ? challenger : accepter;
+    spec.black = from_white ? accepter : challenger;
+    spec.rated = c.rated;
+    /* The challenge's options; "your turn" then goes to whoever starts. */
+    if (store_challenge_x_get(s->svc->store, c.id, &spec.vacation, &spec.priv) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    game *g;
+    if (svc_write_begin(s->svc) != 0 || games_start(s->svc->games, &spec, &g) != STORE_OK ||
+        store_challenge_close(s->svc->store, c.id, "accepted", NULL, g->id, svc_now(s->svc)) !=
+            STORE_OK) {
+        svc_poison(s->svc);
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    if (notify_your_turn(s->svc, g) != 0) {
+        svc_poison(s->svc);
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    log_debug("game %lld: %s (white) vs %s (black), %s", (long long)g->id, g->white.name,
+              g->black.name, g->v.name);
+    cJSON *res = req_ok(r), *gj = games_json(s->svc->games, g, true);
+    cJSON *ev = qk_proto_event("game_start");
+    cJSON *gj2 = gj ? cJSON_Duplicate(gj, true) : NULL;
+    if (!res || !gj || !cJSON_AddItemToObject(res, "game", gj)) {
+        cJSON_Delete(gj);
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    if (!ev || !gj2 || !cJSON_AddItemToObject(ev, "game", gj2)) {
+        cJSON_Delete(gj2);
+        cJSON_Delete(ev);
+        ev = NULL;
+    }
+    events_to_players(s->svc, g, "game_start", ev);
+    req_reply(r, res);
+}
+
+/* The machine-readable decline reasons (docs/protocol.md, `decline`):
+ * a bot or a person says why, a program acts on it. */
+static const char *const decline_reasons[] = {"variant", "time_control", "later", "generic", NULL};
+
+static bool decline_reason_ok(const char *reason)
+{
+    for (size_t i = 0; decline_reasons[i]; i++)
+        if (strcmp(reason, decline_reasons[i]) == 0)
+            return true;
+    return false;
+}
+
+/* decline / cancel: close the challenge and tell both sides. A decline's
+ * `reason` is one word of decline_reasons (default "generic"); its free
+ * `message`, if any, goes into the answer and the event only. */
+static void close_challenge(req *r, int who, const char *status, const char *event)
+{
+    api *s = r->api;
+    store_challenge c;
+    bool decline = who == 1;
+    const char *reason = decline ? req_str(r, "reason") : NULL;
+    const char *message = decline ? req_str(r, "message") : NULL;
+    if (decline && reason && !decline_reason_ok(reason)) {
+        req_error(r, QK_ERR_BAD_REQUEST, "reason must be variant, time_control, later or generic");
+        return;
+    }
+    if (decline && !reason)
+        reason = "generic";
+    if (message && strlen(message) > STORE_REASON_MAX) {
+        req_error(r, QK_ERR_BAD_REQUEST, "message is at most 200 bytes");
+        return;
+    }
+    if (load_open(r, &c, who) != 0)
+        return;
+    int64_t now = svc_now(s->svc);
+    if (svc_write_begin(s->svc) != 0 ||
+        store_challenge_close(s->svc->store, c.id, status, reason ? reason : "", 0, now) != STORE_OK) {
+        svc_poison(s->svc);
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    snprintf(c.status, sizeof c.status, "%s", status);
+    snprintf(c.decline_reason, sizeof c.decline_reason, "%s", reason ? reason : "");
+    c.updated = now;
+    /* The challenger may be offline (correspondence): a notification
+     * waits for the next login. notify_push poisoned the batch on error. */
+    if (decline && notify_challenge_declined(s->svc, &c, message) != 0) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    cJSON *res = req_ok(r), *cj = challenge_json(&c);
+    if (cj && decline && message && !cJSON_AddStringToObject(cj, "message", message)) {
+        cJSON_Delete(cj);
+        cj = NULL;
+    }
+    if (!res || !cj || !cJSON_AddItemToObject(res, "challenge", cj)) {
+        cJSON_Delete(cj);
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    challenge_event(s, event, &c, decline ? message : NULL);
+    req_reply(r, res);
+}
+
+void op_decline(req *r)
+{
+    close_challenge(r, 1, "declined", "challenge_declined");
+}
+
+void op_cancel(req *r)
+{
+    close_challenge(r, 2, "canceled", "challenge_canceled");
+}

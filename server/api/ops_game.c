@@ -1,0 +1,518 @@
+/*
+ * ops_game: games, game, move, resign, subscribe, unsubscribe.
+ *
+ * `move` answers in the order of PROTOCOL.md "Validation rules":
+ * unauthenticated (dispatcher), bad_request (dispatcher and the shape of
+ * a path), not_found, forbidden (not a player), game_over, then the ply
+ * (the same move by the same player at the ply just played is ok with
+ * "duplicate": true; any other ply but the current one is stale_ply with
+ * the current "ply"), not_your_turn, illegal_move (with "legal_moves").
+ * A move text that is not even move syntax for the board is an
+ * illegal_move too: only the rules, after the game is known, can tell.
+ * The message says which: "not move text for this board: ..." (or a
+ * path point off the board), "capture is compulsory in this variant
+ * (RULES.md section N)" for a step when every legal move is a capture in
+ * a variant that makes capture compulsory, else "not a legal move here".
+ *
+ * The path form is turned into text and parsed like a text move, never
+ * matched against the list of legal moves: qk_move_parse() works in any
+ * position, the list stops at QK_MAX_MOVES.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game/auth.h"
+#include "game/events.h"
+#include "game/games.h"
+#include "util/log.h"
+#include "game/notify.h"
+#include "api/ops.h"
+#include "store/store_corr.h"
+
+static bool add_game(cJSON *res, const char *name, games *gs, const game *g, bool legal)
+{
+    cJSON *gj = games_json(gs, g, legal);
+    if (!gj || !cJSON_AddItemToObject(res, name, gj)) {
+        cJSON_Delete(gj);
+        return false;
+    }
+    return true;
+}
+
+/* Load the game named by r's "game" field; answers not_found/internal and
+ * returns NULL when there is none. */
+static game *load_game(req *r)
+{
+    uint64_t id = 0;
+    game *g = NULL;
+    req_uint(r, "game", &id);
+    int rc = games_get(r->api->svc->games, (int64_t)id, &g);
+    if (rc == STORE_NOTFOUND)
+        req_error(r, QK_ERR_NOT_FOUND, "no such game");
+    else if (rc != STORE_OK)
+        req_error(r, QK_ERR_INTERNAL, NULL);
+    return rc == STORE_OK ? g : NULL;
+}
+
+static bool is_player(const game *g, int64_t user)
+{
+    return g->white.id == user || g->black.id == user;
+}
+
+void ops_drop_hidden_subs(api *s, conn *c)
+{
+    session *se = session_of(c);
+    for (int i = se->nsubs; i-- > 0;) {
+        int64_t id = se->subs[i]->key;
+        game *g;
+        if (games_get(s->svc->games, id, &g) == STORE_OK && g->priv && !is_player(g, se->user_id))
+            session_unsubscribe(s, c, id);
+    }
+}
+
+/* A private game is seen only by its players: answers forbidden. */
+static bool may_watch(req *r, const game *g)
+{
+    if (!g->priv || is_player(g, r->sess->user_id))
+        return true;
+    req_error(r, QK_ERR_FORBIDDEN, "the game is private: only its players may watch it");
+    return false;
+}
+
+/* ---- listing ---------------------------------------------------------- */
+
+typedef struct id_list {
+    int64_t ids[OPS_LOGIN_GAMES_MAX];
+    size_t n;
+} id_list;
+
+static int collect_cb(void *arg, const store_game *g)
+{
+    id_list *l = arg;
+    l->ids[l->n++] = g->id;
+    return l->n == OPS_LOGIN_GAMES_MAX;
+}
+
+/* Add "games": the games matching f (newest first), as objects, leaving
+ * out private games that viewer does not play (a listing must not show
+ * what `game` and `subscribe` refuse). A page may then hold fewer than
+ * f->limit games; `before` paging still works from the last id shown. */
+static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal,
+                      int64_t viewer)
+{
+    id_list l;
+    cJSON *list = cJSON_AddArrayToObject(res, "games");
+    l.n = 0;
+    if (!list || store_games_query(s->svc->store, f, collect_cb, &l) < 0)
+        return false;
+    for (size_t i = 0; i < l.n; i++) {
+        game *g;
+        if (games_get(s->svc->games, l.ids[i], &g) != STORE_OK)
+            return false;
+        if (g->priv && !is_player(g, viewer))
+            continue;
+        cJSON *gj = games_json(s->svc->games, g, legal);
+        if (!gj || !cJSON_AddItemToArray(list, gj)) {
+            cJSON_Delete(gj);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ops_add_active_games(api *s, cJSON *res, int64_t user_id)
+{
+    store_game_filter f = {.user_id = user_id, .status = "active", .limit = OPS_LOGIN_GAMES_MAX};
+    return add_games(s, res, &f, true, user_id);
+}
+
+void op_games(req *r)
+{
+    api *s = r->api;
+    const char *status = req_str(r, "status"), *turn = req_str(r, "turn");
+    const char *user = req_str(r, "user"), *variant = req_str(r, "variant");
+    uint64_t limit = OPS_GAMES_LIMIT_DEFAULT, before = 0;
+    store_game_filter f = {.user_id = r->sess->user_id};
+    qk_variant v;
+    if (status && strcmp(status, "active") && strcmp(status, "finished") &&
+        strcmp(status, "aborted")) {
+        req_error(r, QK_ERR_BAD_REQUEST, "status must be active, finished or aborted");
+        return;
+    }
+    if (turn && strcmp(turn, "mine") != 0) {
+        req_error(r, QK_ERR_BAD_REQUEST, "turn must be \"mine\"");
+        return;
+    }
+    if (variant && qk_variant_parse(variant, &v) != QK_OK) {
+        req_error(r, QK_ERR_BAD_REQUEST, "unknown variant");
+        return;
+    }
+    if (req_uint(r, "limit", &limit) && (limit < 1 || limit > OPS_GAMES_LIMIT_MAX)) {
+        req_error(r, QK_ERR_BAD_REQUEST, "limit must be from 1 to 200");
+        return;
+    }
+    req_uint(r, "before", &before);
+    const char *opponent = req_str(r, "opponent");
+    if ((user && !auth_username_valid(user)) || (opponent && !auth_username_valid(opponent))) {
+        req_error(r, QK_ERR_BAD_REQUEST,
+                  user && !auth_username_valid(user)
+                      ? "\"user\" is not a username (1-32 of A-Z a-z 0-9 _ -)"
+                      : "\"opponent\" is not a username (1-32 of A-Z a-z 0-9 _ -)");
+        return;
+    }
+    if (opponent) {
+        store_user u;
+        int rc = store_user_by_name(s->svc->store, opponent, &u);
+        if (rc != STORE_OK) {
+            req_error(r, rc == STORE_NOTFOUND ? QK_ERR_NOT_FOUND : QK_ERR_INTERNAL,
+                      rc == STORE_NOTFOUND ? "no such user" : NULL);
+            return;
+        }
+        f.opponent_id = u.id;
+    }
+    if (user) {
+        store_user u;
+        int rc = store_user_by_name(s->svc->store, user, &u);
+        if (rc == STORE_NOTFOUND) {
+            req_error(r, QK_ERR_NOT_FOUND, "no such user");
+            return;
+        }
+        if (rc != STORE_OK) {
+            req_error(r, QK_ERR_INTERNAL, NULL);
+            return;
+        }
+        f.user_id = u.id;
+    }
+    f.status = status;
+    f.variant = variant ? v.name : NULL;
+    f.turn_user_id = turn ? r->sess->user_id : 0;
+    f.before = (int64_t)before;
+    f.limit = (int64_t)limit;
+    cJSON *res = req_ok(r);
+    if (res && !add_games(s, res, &f, false, r->sess->user_id)) {
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    req_reply(r, res);
+}
+
+void op_game(req *r)
+{
+    game *g = load_game(r);
+    if (!g || !may_watch(r, g))
+        return;
+    cJSON *res = req_ok(r);
+    if (res && !add_game(res, "game", r->api->svc->games, g, true)) {
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    req_reply(r, res);
+}
+
+/* ---- move ------------------------------------------------------------- */
+
+/* The move of a request: text, or a path of points. */
+typedef struct move_in {
+    const char *text; /* NULL for the path form */
+    int npath;
+    int path[QK_MAX_PATH];
+    const char *names[QK_MAX_PATH];
+} move_in;
+
+/* Shape of the path form (before the game is known): bad_request. */
+static int move_shape(req *r, move_in *in)
+{
+    const cJSON *mv = req_field(r, "move");
+    memset(in, 0, sizeof *in);
+    if (cJSON_IsString(mv)) {
+        in->text = mv->valuestring;
+        return 0;
+    }
+    const cJSON *path = cJSON_GetObjectItemCaseSensitive(mv, "path");
+    int n = cJSON_GetArraySize(path);
+    if (!cJSON_IsArray(path) || n < 2 || n > QK_MAX_PATH) {
+        req_error(r, QK_ERR_BAD_REQUEST, "move.path must be a list of 2 to 32 point names");
+        return -1;
+    }
+    const cJSON *p;
+    cJSON_ArrayForEach(p, path)
+    {
+        if (!cJSON_IsString(p)) {
+            req_error(r, QK_ERR_BAD_REQUEST, "move.path must be a list of point names");
+            return -1;
+        }
+        in->names[in->npath++] = p->valuestring;
+    }
+    return 0;
+}
+
+static bool path_equal(const move_in *in, const qk_move *m)
+{
+    if (in->npath != m->len)
+        return false;
+    for (int i = 0; i < in->npath; i++)
+        if (in->path[i] != m->path[i])
+            return false;
+    return true;
+}
+
+/* Resolve the path's point names on g's board; the first name that is
+ * off it, or NULL. */
+static const char *path_points(const game *g, move_in *in)
+{
+    for (int i = 0; i < in->npath; i++)
+        if (qk_point_parse(&g->v, in->names[i], &in->path[i]) != QK_OK)
+            return in->names[i];
+    return NULL;
+}
+
+/* Find the legal move whose landing points are in->path. A path is
+ * written with '-' when it is a step or a (long-Sultan) slide and with 'x'
+ * when it is a capture; the two are never both legal for one pair of
+ * points (a slide needs the points between empty, a capture an enemy on
+ * them), so the first text that parses is the move. */
+static bool path_move(const game *g, const move_in *in, qk_move *m)
+{
+    static const char seps[] = {'-', 'x'};
+    for (size_t k = 0; k < sizeof seps; k++) {
+        char text[QK_MOVE_STRLEN];
+        size_t len = 0;
+        for (int i = 0; i < in->npath; i++) {
+            /* Re-format each resolved point: names given in another spelling
+             * the parser accepts still join into one clean text. */
+            char name[8];
+            int w = qk_point_format(&g->v, in->path[i], name, sizeof name);
+            if (w < 0 || len + (size_t)w + 2 > sizeof text)
+                return false;
+            if (i > 0)
+                text[len++] = seps[k];
+            memcpy(text + len, name, (size_t)w);
+            len += (size_t)w;
+        }
+        text[len] = '\0';
+        if (qk_move_parse(&g->v, &g->pos, text, m) == QK_OK)
+            return true;
+    }
+    return false;
+}
+
+/* Whether the refused move is a step: text "P-Q" or a path of two points,
+ * P and Q joined by a line of the board. Then "capture is compulsory" is
+ * the reason worth giving; the geometry is the rules module's. */
+static bool is_step(const game *g, const move_in *in)
+{
+    if (!in->text)
+        return in->npath == 2 && qk_points_linked(&g->v, in->path[0], in->path[1]);
+    const char *dash = strchr(in->text, '-');
+    char left[8];
+    int a, b;
+    size_t n = dash ? (size_t)(dash - in->text) : 0;
+    if (!dash || n >= sizeof left)
+        return false;
+    memcpy(left, in->text, n);
+    left[n] = '\0';
+    return qk_point_parse(&g->v, left, &a) == QK_OK &&
+           qk_point_parse(&g->v, dash + 1, &b) == QK_OK && qk_points_linked(&g->v, a, b);
+}
+
+/* "not move text for this board: "TEXT"", TEXT cut at a UTF-8 boundary. */
+static void not_move_text(char *buf, size_t n, const char *what, const char *tail)
+{
+    char clip[72];
+    size_t len = strlen(what);
+    if (len >= sizeof clip - 4) {
+        len = sizeof clip - 4;
+        while (len > 0 && ((unsigned char)what[len] & 0xC0) == 0x80)
+            len--; /* do not split a character */
+        memcpy(clip, what, len);
+        memcpy(clip + len, "...", 4);
+    } else {
+        memcpy(clip, what, len + 1);
+    }
+    snprintf(buf, n, "not move text for this board: \"%s\"%s", clip, tail);
+}
+
+/* Answer illegal_move with the reason (rc: qk_move_parse's QK_EINVAL or
+ * QK_EILLEGAL; bad_point: the path's name that is off the board) and the
+ * legal moves. */
+static void illegal(req *r, game *g, const move_in *in, int rc, const char *bad_point)
+{
+    games *gs = r->api->svc->games;
+    const qk_move *lm;
+    bool truncated;
+    int n = games_legal(gs, g, &lm, &truncated);
+    char why[160];
+    int section = qk_variant_capture_section(&g->v);
+    if (bad_point)
+        not_move_text(why, sizeof why, bad_point, " is not a point");
+    else if (rc == QK_EINVAL)
+        not_move_text(why, sizeof why, in->text, "");
+    else if (section && is_step(g, in) && qk_pos_must_capture(&g->v, &g->pos))
+        snprintf(why, sizeof why, "capture is compulsory in this variant (RULES.md section %d)",
+                 section);
+    else
+        snprintf(why, sizeof why, "not a legal move here");
+    cJSON *err = req_error_new(r, QK_ERR_ILLEGAL_MOVE, why);
+    cJSON *legal = err ? cJSON_AddArrayToObject(err, "legal_moves") : NULL;
+    if (truncated && !cJSON_AddTrueToObject(err, "legal_moves_truncated"))
+        legal = NULL;
+    for (int i = 0; legal && i < n; i++) {
+        char text[QK_MOVE_STRLEN];
+        cJSON *m = NULL;
+        if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0 ||
+            !(m = cJSON_CreateString(text)) || !cJSON_AddItemToArray(legal, m)) {
+            cJSON_Delete(m);
+            legal = NULL;
+        }
+    }
+    if (!legal) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    req_reply_error(r, err);
+}
+
+/* Queue the move event, and game_end if the move ended the game. */
+static void move_events(api *s, const game *g)
+{
+    char pos[QK_POS_STRLEN];
+    cJSON *ev = games_position(g, pos) == 0 ? qk_proto_event("move") : NULL;
+    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->id) ||
+        !cJSON_AddNumberToObject(ev, "ply", (double)(g->ply - 1)) ||
+        !cJSON_AddStringToObject(ev, "move", g->moves[g->ply - 1]) ||
+        !cJSON_AddStringToObject(ev, "position", pos) ||
+        !cJSON_AddStringToObject(ev, "turn", games_side_name((qk_side)g->pos.side)) ||
+        !(g->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)g->deadline)
+                           : cJSON_AddNullToObject(ev, "deadline")) ||
+        !cJSON_AddStringToObject(ev, "status", games_status_name(g->status))) {
+        cJSON_Delete(ev);
+        ev = NULL;
+    }
+    events_to_game(s->svc, g, "move", ev);
+}
+
+static void reply_game(req *r, const game *g, bool duplicate)
+{
+    cJSON *res = req_ok(r);
+    if (res && ((duplicate && !cJSON_AddTrueToObject(res, "duplicate")) ||
+                !add_game(res, "game", r->api->svc->games, g, true))) {
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    req_reply(r, res);
+}
+
+void op_move(req *r)
+{
+    api *s = r->api;
+    int64_t me = r->sess->user_id;
+    move_in in;
+    uint64_t ply;
+    bool has_ply = req_uint(r, "ply", &ply);
+    if (move_shape(r, &in) != 0)
+        return;
+    game *g = load_game(r);
+    if (!g)
+        return;
+    if (!is_player(g, me)) {
+        req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
+        return;
+    }
+    if (g->status != GAME_ACTIVE) {
+        req_error(r, QK_ERR_GAME_OVER, NULL);
+        return;
+    }
+    const char *bad_point = in.text ? NULL : path_points(g, &in);
+    bool points_ok = !bad_point;
+    if (has_ply && (int64_t)ply != g->ply) {
+        if ((int64_t)ply + 1 == g->ply && g->last_mover == me &&
+            (in.text ? strcmp(in.text, g->moves[ply]) == 0
+                     : points_ok && path_equal(&in, &g->last_move))) {
+            reply_game(r, g, true);
+            return;
+        }
+        cJSON *err = req_error_new(r, QK_ERR_STALE_PLY, NULL);
+        if (err && !cJSON_AddNumberToObject(err, "ply", (double)g->ply)) {
+            cJSON_Delete(err);
+            err = NULL;
+        }
+        req_reply_error(r, err);
+        return;
+    }
+    if (games_turn_user(g) != me) {
+        req_error(r, QK_ERR_NOT_YOUR_TURN, NULL);
+        return;
+    }
+    qk_move m;
+    /* A path of points on the board joins into well-formed text: only
+     * its legality is in question. */
+    int prc = QK_EINVAL;
+    if (in.text)
+        prc = qk_move_parse(&g->v, &g->pos, in.text, &m);
+    else if (points_ok)
+        prc = path_move(g, &in, &m) ? QK_OK : QK_EILLEGAL;
+    if (prc != QK_OK) {
+        illegal(r, g, &in, prc, bad_point);
+        return;
+    }
+    if (svc_write_begin(s->svc) != 0 || games_play(s->svc->games, g, &m, me) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    /* Events first: when a client reads the answer it has seen them all. */
+    move_events(s, g);
+    if (g->status != GAME_ACTIVE)
+        notify_game_over(s->svc, g);
+    else
+        notify_your_turn(s->svc, g);
+    reply_game(r, g, false);
+}
+
+/* ---- resign, subscribe ------------------------------------------------ */
+
+void op_resign(req *r)
+{
+    api *s = r->api;
+    int64_t me = r->sess->user_id;
+    game *g = load_game(r);
+    if (!g)
+        return;
+    if (!is_player(g, me)) {
+        req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
+        return;
+    }
+    if (g->status != GAME_ACTIVE) {
+        req_error(r, QK_ERR_GAME_OVER, NULL);
+        return;
+    }
+    qk_result winner = g->white.id == me ? QK_RESULT_BLACK : QK_RESULT_WHITE;
+    if (svc_write_begin(s->svc) != 0 ||
+        games_finish(s->svc->games, g, winner, QK_REASON_RESIGN) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    notify_game_over(s->svc, g);
+    reply_game(r, g, false);
+}
+
+void op_subscribe(req *r)
+{
+    game *g = load_game(r);
+    if (!g || !may_watch(r, g))
+        return;
+    int rc = session_subscribe(r->api, r->conn, g->id);
+    if (rc < 0) {
+        req_error(r, QK_ERR_CONFLICT, "at most 64 subscriptions per connection");
+        return;
+    }
+    reply_game(r, g, false);
+}
+
+void op_unsubscribe(req *r)
+{
+    uint64_t id = 0;
+    req_uint(r, "game", &id);
+    session_unsubscribe(r->api, r->conn, (int64_t)id);
+    req_reply(r, req_ok(r));
+}

@@ -1,0 +1,86 @@
+/*
+ * optable: see optable.h. The table below is the whole list of ops the
+ * server understands; docs/protocol.md documents each row.
+ */
+#include "api/optable.h"
+
+#include <string.h>
+
+#include "api/ops.h"
+
+#define REQ(n, t)                                                                                  \
+    {                                                                                              \
+        n, t, true                                                                                 \
+    }
+#define OPT(n, t)                                                                                  \
+    {                                                                                              \
+        n, t, false                                                                                \
+    }
+
+static const op_def ops[] = {
+    {"hello", op_hello, false, {OPT("version", FT_UINT), OPT("client", FT_STR)}},
+    {"ping", op_ping, false, {OPT("ts", FT_ANY)}},
+    {"register",
+     op_register,
+     false,
+     {REQ("username", FT_STR), REQ("password", FT_STR), OPT("bot", FT_BOOL)},
+     "password"},
+    {"login",
+     op_login,
+     false,
+     {OPT("username", FT_STR), OPT("password", FT_STR), OPT("token", FT_STR)},
+     "password"},
+    {"logout", op_logout, true, {{0}}},
+    {"challenge",
+     op_challenge,
+     true,
+     {OPT("to", FT_STR), OPT("variant", FT_STR), OPT("color", FT_STR), OPT("time_control", FT_OBJ),
+      OPT("position", FT_STR), OPT("rated", FT_BOOL), OPT("vacation", FT_BOOL),
+      OPT("private", FT_BOOL)}},
+    {"accept", op_accept, true, {REQ("challenge", FT_ID)}},
+    {"decline",
+     op_decline,
+     true,
+     {REQ("challenge", FT_ID), OPT("reason", FT_STR), OPT("message", FT_STR)}},
+    {"cancel", op_cancel, true, {REQ("challenge", FT_ID)}},
+    {"challenges", op_challenges, true, {{0}}},
+    {"games",
+     op_games,
+     true,
+     {OPT("status", FT_STR), OPT("turn", FT_STR), OPT("user", FT_STR), OPT("variant", FT_STR),
+      OPT("limit", FT_UINT), OPT("before", FT_ID), OPT("opponent", FT_STR)}},
+    {"game", op_game, true, {REQ("game", FT_ID)}},
+    {"move", op_move, true, {REQ("game", FT_ID), OPT("ply", FT_UINT), REQ("move", FT_MOVE)}},
+    {"resign", op_resign, true, {REQ("game", FT_ID)}},
+    {"subscribe", op_subscribe, true, {REQ("game", FT_ID)}},
+    {"unsubscribe", op_unsubscribe, true, {REQ("game", FT_ID)}},
+    /* correspondence play (ops_corr.c) */
+    {"notifications",
+     op_notifications,
+     true,
+     {OPT("unread", FT_BOOL), OPT("limit", FT_UINT), OPT("offset", FT_UINT)}},
+    {"read", op_read, true, {OPT("ids", FT_ANY), OPT("all", FT_BOOL)}},
+    {"vacation", op_vacation, true, {REQ("action", FT_STR), OPT("hours", FT_UINT)}},
+    {"draw", op_draw, true, {REQ("game", FT_ID), REQ("action", FT_STR)}},
+    {"abort", op_abort, true, {REQ("game", FT_ID)}},
+    {"debug_clock", op_debug_clock, false, {OPT("set_ms", FT_ANY), OPT("advance_ms", FT_ANY)}},
+    {"users",
+     op_users,
+     true,
+     {OPT("username", FT_STR), OPT("bot", FT_BOOL), OPT("after", FT_STR), OPT("limit", FT_UINT)}},
+    {"hint", op_hint, true, {REQ("game", FT_ID)}},
+};
+
+const op_def *optable_op(size_t i)
+{
+    return i < sizeof ops / sizeof ops[0] ? &ops[i] : NULL;
+}
+
+const op_def *optable_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(ops[i].name, name) == 0)
+            return &ops[i];
+    return NULL;
+}
+

@@ -1,0 +1,201 @@
+/*
+ * req: see req.h.
+ */
+#include "api/req.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/log.h"
+
+static const char *type_name(field_type t)
+{
+    switch (t) {
+    case FT_STR:
+        return "a string";
+    case FT_UINT:
+        return "an integer from 0 to 2^53-1";
+    case FT_ID:
+        return "an id (a positive integer)";
+    case FT_BOOL:
+        return "true or false";
+    case FT_OBJ:
+        return "an object";
+    case FT_MOVE:
+        return "a move text or {\"path\": [...]}";
+    case FT_ANY:
+        break;
+    }
+    return "a value";
+}
+
+static bool type_ok(const cJSON *msg, const field_spec *f)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, f->name);
+    uint64_t u;
+    switch (f->type) {
+    case FT_STR:
+        return cJSON_IsString(v);
+    case FT_UINT:
+    case FT_ID:
+        return qk_json_get_uint(msg, f->name, &u);
+    case FT_BOOL:
+        return cJSON_IsBool(v);
+    case FT_OBJ:
+        return cJSON_IsObject(v);
+    case FT_MOVE:
+        return cJSON_IsString(v) || cJSON_IsObject(v);
+    case FT_ANY:
+        return true;
+    }
+    return false;
+}
+
+/* ---- answering -------------------------------------------------------- */
+
+static bool first_answer(req *r)
+{
+    if (r->answered || r->deferred) {
+        log_error("op %s answered twice", r->op ? r->op->name : "?");
+        return false;
+    }
+    r->answered = true;
+    return true;
+}
+
+cJSON *req_ok(req *r)
+{
+    return qk_proto_ok(r->id);
+}
+
+cJSON *req_error_new(req *r, qk_err e, const char *message)
+{
+    return qk_proto_error(r->id, e, message);
+}
+
+void req_reply(req *r, cJSON *res)
+{
+    if (!first_answer(r)) {
+        cJSON_Delete(res);
+        return;
+    }
+    if (!res) {
+        log_error("op %s: out of memory building the answer", r->op ? r->op->name : "?");
+        res = qk_proto_error(r->id, QK_ERR_INTERNAL, NULL);
+        if (!res) {
+            conn_close(r->conn);
+            return;
+        }
+    }
+    api_reply(r->api, r->conn, r->id, res);
+    cJSON_Delete(res);
+}
+
+void req_reply_error(req *r, cJSON *err)
+{
+    req_reply(r, err);
+}
+
+void req_error(req *r, qk_err e, const char *message)
+{
+    req_reply(r, qk_proto_error(r->id, e, message));
+}
+
+const cJSON *req_field(req *r, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->msg, name);
+    return cJSON_IsNull(v) ? NULL : v;
+}
+
+const char *req_str(req *r, const char *name)
+{
+    const cJSON *v = req_field(r, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+bool req_uint(req *r, const char *name, uint64_t *out)
+{
+    return req_field(r, name) && qk_json_get_uint(r->msg, name, out);
+}
+
+bool req_bool(req *r, const char *name, bool dflt)
+{
+    const cJSON *v = req_field(r, name);
+    return cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+/* ---- deferred answers ------------------------------------------------- */
+
+int req_defer(req *r, deferred *d)
+{
+    if (r->answered || r->deferred)
+        return -1;
+    d->id = cJSON_Duplicate(r->id, true);
+    if (!d->id) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return -1;
+    }
+    d->api = r->api;
+    d->conn = r->conn;
+    conn_ref(r->conn);
+    conn_pause(r->conn);
+    r->deferred = true;
+    return 0;
+}
+
+bool deferred_alive(const deferred *d)
+{
+    return !d->conn->closing;
+}
+
+cJSON *deferred_ok(deferred *d)
+{
+    return qk_proto_ok(d->id);
+}
+
+cJSON *deferred_error(deferred *d, qk_err e, const char *message)
+{
+    return qk_proto_error(d->id, e, message);
+}
+
+void deferred_reply(deferred *d, cJSON *msg)
+{
+    if (deferred_alive(d)) {
+        if (!msg)
+            msg = qk_proto_error(d->id, QK_ERR_INTERNAL, NULL);
+        if (msg)
+            api_reply(d->api, d->conn, d->id, msg);
+        else
+            conn_close(d->conn);
+    }
+    cJSON_Delete(msg);
+    cJSON_Delete(d->id);
+    d->id = NULL;
+    conn *c = d->conn;
+    d->conn = NULL;
+    /* Resuming processes lines that waited; it may defer again. */
+    conn_resume(c);
+    conn_unref(c);
+}
+
+bool req_check_fields(req *r)
+{
+    char buf[160];
+    for (const field_spec *f = r->op->fields; f->name; f++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->msg, f->name);
+        if (!v || (!f->required && cJSON_IsNull(v))) {
+            if (f->required) {
+                snprintf(buf, sizeof buf, "\"%s\" is required", f->name);
+                req_error(r, QK_ERR_BAD_REQUEST, buf);
+                return false;
+            }
+            continue;
+        }
+        if (!type_ok(r->msg, f)) {
+            snprintf(buf, sizeof buf, "\"%s\" must be %s", f->name, type_name(f->type));
+            req_error(r, QK_ERR_BAD_REQUEST, buf);
+            return false;
+        }
+    }
+    return true;
+}

@@ -1,0 +1,60 @@
+/*
+ * session: the per-connection state of the api layer (conn->data): who is
+ * logged in and which games it watches. A session is in api.users while
+ * logged in and in api.subs once per subscribed game; session_close_cb()
+ * takes it out of both when the connection closes, so a registry never
+ * points at a closed connection.
+ */
+#ifndef QK_SESSION_H
+#define QK_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "api/api.h"
+#include "store/store.h"
+
+#define SESSION_MAX_SUBS 64 /* subscriptions per connection */
+
+typedef struct session {
+    int64_t user_id; /* 0: anonymous */
+    char username[STORE_NAME_MAX + 1];
+    bool bot;
+    bool has_token; /* token_hash is the one this connection logged in with */
+    uint8_t token_hash[STORE_TOKEN_HASH];
+    reg_node *user_node; /* in api.users while logged in */
+    reg_node *subs[SESSION_MAX_SUBS];
+    int nsubs;
+    uint64_t event_stamp; /* last event queued here (dedup) */
+    rate_bucket rate;     /* requests of this connection (api.rate) */
+    uint64_t opened_at;   /* uv_now() at accept: the login deadline counts from it */
+    bool logged_in_once;  /* a login succeeded: never closed for idling anonymously */
+} session;
+
+/* The api of c's net (net.data). */
+api *api_of(conn *c);
+/* The session of c (never NULL after accept). */
+session *session_of(conn *c);
+/* Log c in as user (token_hash may be NULL). Replaces a previous login.
+ * Returns 0, or -1 on allocation failure (c stays anonymous). */
+int session_login(api *a, conn *c, int64_t user_id, const char *username, bool bot,
+                  const uint8_t *token_hash);
+/* Whether c may log in as user_id: it already is, or the account has
+ * fewer than api.max_per_account connections logged in. */
+bool session_may_login(api *a, conn *c, int64_t user_id);
+/* Back to anonymous; subscriptions are kept. */
+void session_logout(api *a, conn *c);
+/* Record c's login before a login/logout changes it: if the batch is
+ * lost the session is put back (batch.h). */
+void session_touch(api *a, conn *c);
+/* Subscribe c to a game's events: 0, 1 when already subscribed, -1 when
+ * the per-connection limit is reached or on allocation failure. */
+int session_subscribe(api *a, conn *c, int64_t game_id);
+/* 0, or 1 when c was not subscribed. */
+int session_unsubscribe(api *a, conn *c, int64_t game_id);
+/* net hooks. */
+int session_open_cb(conn *c);
+void session_close_cb(conn *c);
+void session_free_cb(conn *c);
+
+#endif

@@ -1,0 +1,682 @@
+/*
+ * games: see games.h. The cache is a registry (id -> game); games that
+ * stop being active are listed as they do, so games_trim() costs what
+ * changed, not the size of the cache. The move buffer for qk_movegen_sorted() lives in the service, not on the stack,
+ * because QK_MAX_MOVES moves are ~70 KB.
+ */
+#include "game/games.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+struct games {
+    gsvc *svc;
+    registry cache;
+    /* Ids of cached games that may have stopped being active since the
+     * last games_trim(); full_trim when the list could not grow. */
+    int64_t *trim;
+    size_t ntrim, captrim;
+    bool full_trim;
+    qk_move scratch[QK_MAX_MOVES];
+};
+
+static void trim_later(games *gs, int64_t id)
+{
+    if (gs->ntrim == gs->captrim) {
+        size_t cap = gs->captrim ? gs->captrim * 2 : 64;
+        int64_t *t = realloc(gs->trim, cap * sizeof *t);
+        if (!t) {
+            gs->full_trim = true;
+            return;
+        }
+        gs->trim = t;
+        gs->captrim = cap;
+    }
+    gs->trim[gs->ntrim++] = id;
+}
+
+int games_new(gsvc *s, games **out)
+{
+    games *gs = calloc(1, sizeof *gs);
+    if (!gs)
+        return -1;
+    gs->svc = s;
+    reg_init(&gs->cache);
+    *out = gs;
+    return 0;
+}
+
+static void game_free(game *g)
+{
+    for (int64_t i = 0; i < g->ply && g->moves; i++)
+        free(g->moves[i]);
+    free(g->moves);
+    free(g);
+}
+
+static void touch_undo(void *arg, int64_t id, void *ptr)
+{
+    (void)ptr;
+    games_forget(arg, id);
+}
+
+void games_touch(games *gs, int64_t id)
+{
+    batch_on_undo(gs->svc->batch, touch_undo, NULL, gs, id, NULL);
+}
+
+void games_forget_all(games *gs)
+{
+    for (size_t b = 0; b < gs->cache.nbuckets; b++)
+        for (reg_node *n = gs->cache.buckets[b]; n; n = n->next)
+            game_free(n->val);
+    reg_free(&gs->cache);
+    gs->ntrim = 0;
+}
+
+void games_free(games *gs)
+{
+    if (!gs)
+        return;
+    games_forget_all(gs);
+    free(gs->trim);
+    free(gs);
+}
+
+const char *games_side_name(qk_side side)
+{
+    return side == QK_WHITE ? "white" : "black";
+}
+
+const char *games_status_name(game_status st)
+{
+    return st == GAME_ACTIVE ? "active" : st == GAME_FINISHED ? "finished" : "aborted";
+}
+
+const game_player *games_player(const game *g, qk_side side)
+{
+    return side == QK_WHITE ? &g->white : &g->black;
+}
+
+int games_side_of(const game *g, int64_t user_id)
+{
+    return g->white.id == user_id ? QK_WHITE : g->black.id == user_id ? QK_BLACK : -1;
+}
+
+int64_t games_turn_user(const game *g)
+{
+    return games_player(g, (qk_side)g->pos.side)->id;
+}
+
+int games_position(const game *g, char buf[QK_POS_STRLEN])
+{
+    return qk_pos_format(&g->v, &g->pos, buf, QK_POS_STRLEN) < 0 ? -1 : 0;
+}
+
+/* ---- rows ------------------------------------------------------------- */
+
+/* g as the store's rows. The position is formatted here: the rules'
+ * position, never a string kept beside it, is what is stored. */
+static int row_of(const game *g, store_game *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = g->id;
+    snprintf(r->variant, sizeof r->variant, "%s", g->v.name);
+    r->white_id = g->white.id;
+    r->black_id = g->black.id;
+    snprintf(r->white, sizeof r->white, "%s", g->white.name);
+    snprintf(r->black, sizeof r->black, "%s", g->black.name);
+    r->white_bot = g->white.bot;
+    r->black_bot = g->black.bot;
+    memcpy(r->start, g->start, sizeof r->start);
+    if (games_position(g, r->position) != 0 || tc_format(&g->tc, r->time_control,
+                                                         sizeof r->time_control) != 0)
+        return -1;
+    r->ply = g->ply;
+    snprintf(r->turn, sizeof r->turn, "%s", games_side_name((qk_side)g->pos.side));
+    snprintf(r->status, sizeof r->status, "%s", games_status_name(g->status));
+    const char *res = qk_result_name(g->result), *why = qk_reason_name(g->reason);
+    snprintf(r->result, sizeof r->result, "%s", res ? res : "");
+    snprintf(r->reason, sizeof r->reason, "%s", why ? why : "");
+    r->deadline = g->deadline;
+    r->white_ms = g->clock_ms[QK_WHITE];
+    r->black_ms = g->clock_ms[QK_BLACK];
+    r->created = g->created;
+    r->updated = g->updated;
+    r->rated = g->rated;
+    return 0;
+}
+
+static int to_rows(const game *g, store_game *r, store_game_x *x)
+{
+    if (r && row_of(g, r) != 0)
+        return -1;
+    if (x) {
+        memset(x, 0, sizeof *x);
+        x->extended_ms = g->extended_ms;
+        x->vacation = g->vacation;
+        x->priv = g->priv;
+        snprintf(x->draw_offer, sizeof x->draw_offer, "%s",
+                 g->draw_offer < 0 ? "" : games_side_name((qk_side)g->draw_offer));
+        x->warned_deadline = g->warned_deadline;
+        x->wake_at = g->wake_at;
+    }
+    return 0;
+}
+
+/* The stored rows into g (the position is the replay's, see load()). */
+static int from_rows(game *g, const store_game *r, const store_game_x *x)
+{
+    g->id = r->id;
+    g->white = (game_player){.id = r->white_id, .bot = r->white_bot};
+    g->black = (game_player){.id = r->black_id, .bot = r->black_bot};
+    snprintf(g->white.name, sizeof g->white.name, "%s", r->white);
+    snprintf(g->black.name, sizeof g->black.name, "%s", r->black);
+    memcpy(g->start, r->start, sizeof g->start);
+    int st = strcmp(r->status, "active") == 0     ? GAME_ACTIVE
+             : strcmp(r->status, "finished") == 0 ? GAME_FINISHED
+             : strcmp(r->status, "aborted") == 0  ? GAME_ABORTED
+                                                  : -1;
+    int res = r->result[0] ? qk_result_parse(r->result) : QK_RESULT_NONE;
+    int why = r->reason[0] ? qk_reason_parse(r->reason) : QK_REASON_NONE;
+    if (st < 0 || res < 0 || why < 0)
+        return -1;
+    g->status = (game_status)st;
+    g->result = (qk_result)res;
+    g->reason = (qk_reason)why;
+    g->rated = r->rated;
+    g->deadline = r->deadline;
+    g->clock_ms[QK_WHITE] = r->white_ms;
+    g->clock_ms[QK_BLACK] = r->black_ms;
+    g->created = r->created;
+    g->updated = r->updated;
+    g->extended_ms = x->extended_ms;
+    g->vacation = x->vacation;
+    g->priv = x->priv;
+    g->draw_offer = strcmp(x->draw_offer, "white") == 0   ? QK_WHITE
+                    : strcmp(x->draw_offer, "black") == 0 ? QK_BLACK
+                                                          : -1;
+    g->warned_deadline = x->warned_deadline;
+    g->wake_at = x->wake_at;
+    return 0;
+}
+
+/* Write g's row (and, with_x, its correspondence fields). */
+static int put(games *gs, const game *g, bool with_x)
+{
+    store_game r;
+    store_game_x x;
+    if (to_rows(g, &r, &x) != 0)
+        return STORE_EIO;
+    int rc = store_game_update(gs->svc->store, &r);
+    if (rc == STORE_OK && with_x)
+        rc = store_game_x_put(gs->svc->store, g->id, &x);
+    return rc;
+}
+
+/* ---- loading ---------------------------------------------------------- */
+
+static int push_move(game *g, const char *text)
+{
+    if ((size_t)g->ply == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 64;
+        char **m = realloc(g->moves, cap * sizeof *m);
+        if (!m)
+            return -1;
+        g->moves = m;
+        g->cap = cap;
+    }
+    char *t = strdup(text);
+    if (!t)
+        return -1;
+    g->moves[g->ply++] = t;
+    return 0;
+}
+
+typedef struct replay {
+    game *g;
+    bool bad;
+} replay;
+
+static int replay_cb(void *arg, int64_t ply, const char *text, int64_t user_id)
+{
+    replay *rp = arg;
+    game *g = rp->g;
+    qk_move m;
+    qk_undo u;
+    if (ply != g->ply || qk_move_parse(&g->v, &g->pos, text, &m) != QK_OK) {
+        log_error("game %lld: stored move %lld \"%s\" does not replay", (long long)g->id,
+                  (long long)ply, text);
+        rp->bad = true;
+        return 1;
+    }
+    qk_pos_make(&g->v, &g->pos, &m, &u);
+    if (push_move(g, text)) {
+        rp->bad = true;
+        return 1;
+    }
+    g->last_mover = user_id;
+    g->last_move = m;
+    return 0;
+}
+
+static int load(games *gs, int64_t id, game **out)
+{
+    game *g = calloc(1, sizeof *g);
+    if (!g)
+        return STORE_EIO;
+    store_game row;
+    store_game_x x;
+    int rc = store_game_get(gs->svc->store, id, &row);
+    if (rc == STORE_OK)
+        rc = store_game_x_get(gs->svc->store, id, &x);
+    if (rc)
+        goto fail;
+    rc = STORE_EIO;
+    const char *why = "";
+    if (from_rows(g, &row, &x) != 0 || qk_variant_parse(row.variant, &g->v) != QK_OK ||
+        qk_pos_parse(&g->v, row.start, &g->pos, &why) != QK_OK ||
+        tc_from_text(row.time_control, &g->tc) != 0) {
+        log_error("game %lld: bad stored status, variant, start or time control %s",
+                  (long long)id, why);
+        goto fail;
+    }
+    replay rp = {g, false};
+    if (store_moves_each(gs->svc->store, id, replay_cb, &rp) != STORE_OK || rp.bad)
+        goto fail;
+    if (g->ply != row.ply) {
+        log_error("game %lld: %lld moves stored, row says ply %lld", (long long)id,
+                  (long long)g->ply, (long long)row.ply);
+        goto fail;
+    }
+    /* The rules decide: a stored position or turn that disagrees with the
+     * replay is replaced by the replay's (the row is rewritten with the
+     * next change of the game). */
+    char pos[QK_POS_STRLEN];
+    if (games_position(g, pos) != 0) {
+        log_error("game %lld: the replayed position cannot be formatted", (long long)id);
+        goto fail;
+    }
+    if (strcmp(pos, row.position) != 0 ||
+        strcmp(games_side_name((qk_side)g->pos.side), row.turn) != 0)
+        log_warn("game %lld: stored position or turn differs from the replay; using the replay",
+                 (long long)id);
+    if (!reg_add(&gs->cache, id, g))
+        goto fail;
+    if (g->status != GAME_ACTIVE)
+        trim_later(gs, id);
+    *out = g;
+    return STORE_OK;
+fail:
+    game_free(g);
+    return rc;
+}
+
+int games_get(games *gs, int64_t id, game **out)
+{
+    reg_node *n = reg_first(&gs->cache, id);
+    if (n) {
+        *out = n->val;
+        return STORE_OK;
+    }
+    return load(gs, id, out);
+}
+
+void games_forget(games *gs, int64_t id)
+{
+    reg_node *n = reg_first(&gs->cache, id);
+    if (!n)
+        return;
+    game_free(n->val);
+    reg_remove(&gs->cache, n);
+}
+
+static void trim_one(games *gs, int64_t id)
+{
+    reg_node *n = reg_first(&gs->cache, id);
+    if (n && ((game *)n->val)->status != GAME_ACTIVE) {
+        game_free(n->val);
+        reg_remove(&gs->cache, n);
+    }
+}
+
+void games_trim(games *gs)
+{
+    for (size_t i = 0; i < gs->ntrim; i++)
+        trim_one(gs, gs->trim[i]);
+    gs->ntrim = 0;
+    if (!gs->full_trim)
+        return;
+    gs->full_trim = false;
+    for (size_t b = 0; b < gs->cache.nbuckets; b++) {
+        reg_node *n = gs->cache.buckets[b];
+        while (n) {
+            reg_node *next = n->next;
+            game *g = n->val;
+            if (g->status != GAME_ACTIVE) {
+                game_free(g);
+                reg_remove(&gs->cache, n);
+            }
+            n = next;
+        }
+    }
+}
+
+/* ---- changes ---------------------------------------------------------- */
+
+/* Deadline of the side to move, from the clocks, at time now. */
+static void set_deadline(game *g, int64_t now)
+{
+    g->deadline = -1;
+    if (g->status != GAME_ACTIVE)
+        return;
+    if (g->tc.kind == TC_CORRESPONDENCE)
+        g->deadline = now + g->tc.days_per_move * TC_DAY_MS;
+    else if (g->tc.kind == TC_LIVE)
+        g->deadline = now + g->clock_ms[g->pos.side];
+}
+
+int games_start(games *gs, const game_spec *spec, game **out)
+{
+    game *g = calloc(1, sizeof *g);
+    if (!g)
+        goto fail;
+    const char *why = "";
+    g->v = spec->v;
+    if (qk_pos_parse(&g->v, spec->start, &g->pos, &why) != QK_OK) {
+        log_error("games_start: bad start %s", why);
+        goto fail;
+    }
+    int64_t now = svc_now(gs->svc);
+    g->white = spec->white;
+    g->black = spec->black;
+    memcpy(g->start, spec->start, sizeof g->start);
+    g->status = GAME_ACTIVE;
+    g->tc = spec->tc;
+    g->rated = spec->rated;
+    g->vacation = spec->vacation;
+    g->priv = spec->priv;
+    g->draw_offer = -1;
+    g->warned_deadline = g->wake_at = -1;
+    g->clock_ms[QK_WHITE] = g->clock_ms[QK_BLACK] = -1;
+    if (g->tc.kind == TC_LIVE)
+        g->clock_ms[QK_WHITE] = g->clock_ms[QK_BLACK] = (int64_t)g->tc.initial_s * 1000;
+    g->created = g->updated = now;
+    set_deadline(g, now);
+    store_game row;
+    if (to_rows(g, &row, NULL) != 0 || store_game_insert(gs->svc->store, &row) != STORE_OK)
+        goto fail;
+    g->id = row.id;
+    games_touch(gs, g->id);
+    if (games_put_x(gs, g) != STORE_OK)
+        goto fail;
+    if (!reg_add(&gs->cache, g->id, g))
+        goto fail;
+    *out = g;
+    return STORE_OK;
+fail:
+    free(g);
+    svc_poison(gs->svc);
+    return STORE_EIO;
+}
+
+static void end_game(games *gs, game *g, qk_result result, qk_reason reason)
+{
+    trim_later(gs, g->id);
+    g->status = reason == QK_REASON_ABORTED ? GAME_ABORTED : GAME_FINISHED;
+    g->result = result;
+    g->reason = reason;
+}
+
+int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
+{
+    gsvc *s = gs->svc;
+    int64_t now = svc_now(s);
+    char text[QK_MOVE_STRLEN];
+    if (qk_move_format(&g->v, m, text, sizeof text) < 0)
+        goto fail;
+    games_touch(gs, g->id);
+    if (store_move_insert(s->store, g->id, g->ply, text, user_id, now) != STORE_OK)
+        goto fail;
+    if (g->tc.kind == TC_LIVE) {
+        int64_t *clock = &g->clock_ms[g->pos.side];
+        int64_t left = *clock - (now - g->updated);
+        *clock = (left > 0 ? left : 0) + (int64_t)g->tc.increment_s * 1000;
+    }
+    qk_undo u;
+    qk_pos_make(&g->v, &g->pos, m, &u);
+    if (push_move(g, text))
+        goto fail;
+    qk_result result;
+    qk_reason reason;
+    if (qk_pos_status(&g->v, &g->pos, &result, &reason))
+        end_game(gs, g, result, reason);
+    g->updated = now;
+    set_deadline(g, now);
+    g->last_mover = user_id;
+    g->last_move = *m;
+    g->draw_offer = -1; /* a move declines a standing offer */
+    if (put(gs, g, false) != STORE_OK || games_put_x(gs, g) != STORE_OK)
+        goto fail;
+    return STORE_OK;
+fail:
+    svc_poison(s);
+    return STORE_EIO;
+}
+
+int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
+{
+    gsvc *s = gs->svc;
+    games_touch(gs, g->id);
+    end_game(gs, g, result, reason);
+    g->updated = svc_now(s);
+    g->deadline = -1;
+    g->draw_offer = -1;
+    if (put(gs, g, false) != STORE_OK || games_put_x(gs, g) != STORE_OK) {
+        svc_poison(s);
+        return STORE_EIO;
+    }
+    return STORE_OK;
+}
+
+int games_put_x(games *gs, game *g)
+{
+    g->wake_at = -1;
+    if (g->status == GAME_ACTIVE && g->deadline >= 0) {
+        g->wake_at = g->deadline;
+        if (g->tc.kind == TC_CORRESPONDENCE && g->warned_deadline != g->deadline)
+            g->wake_at = g->deadline - GAMES_WARN_MS;
+    }
+    gs->svc->wake_dirty = true; /* the deadline timer re-arms (corr.h) */
+    store_game_x x;
+    if (to_rows(g, NULL, &x) != 0 || store_game_x_put(gs->svc->store, g->id, &x) != STORE_OK) {
+        svc_poison(gs->svc);
+        return STORE_EIO;
+    }
+    return STORE_OK;
+}
+
+int games_extend(games *gs, game *g, int64_t deadline, const char *kind)
+{
+    gsvc *s = gs->svc;
+    int64_t ms = deadline - g->deadline;
+    if (ms < 0 || g->deadline < 0)
+        return STORE_OK;
+    games_touch(gs, g->id);
+    g->deadline = deadline;
+    g->extended_ms += ms;
+    if (store_extension_insert(s->store, g->id, kind, ms, svc_now(s)) != STORE_OK ||
+        put(gs, g, false) != STORE_OK) {
+        svc_poison(s);
+        return STORE_EIO;
+    }
+    return games_put_x(gs, g);
+}
+
+int64_t games_time_left(const game *g, int64_t now)
+{
+    if (g->status != GAME_ACTIVE || g->deadline < 0)
+        return -1;
+    return g->deadline > now ? g->deadline - now : 0;
+}
+
+int games_legal(games *gs, const game *g, const qk_move **out, bool *truncated)
+{
+    *out = gs->scratch;
+    if (truncated)
+        *truncated = false;
+    if (g->status != GAME_ACTIVE)
+        return 0;
+    int n = qk_movegen_sorted(&g->v, &g->pos, gs->scratch, QK_MAX_MOVES);
+    if (n == QK_ENOSPC) {
+        /* The buffer holds QK_MAX_MOVES of them: say so rather than claim
+         * there are none (which reads as "the game is over"). */
+        log_warn("game %lld: more than %d legal moves, list truncated", (long long)g->id,
+                 QK_MAX_MOVES);
+        if (truncated)
+            *truncated = true;
+        return QK_MAX_MOVES;
+    }
+    if (n < 0) {
+        log_error("game %lld: move generation failed (%d)", (long long)g->id, n);
+        return 0;
+    }
+    return n;
+}
+
+bool games_too_many_moves(games *gs, const qk_variant *v, const qk_pos *p)
+{
+    return qk_movegen(v, p, gs->scratch, QK_MAX_MOVES) == QK_ENOSPC;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static bool add_str_or_null(cJSON *o, const char *name, const char *v)
+{
+    return v && *v ? cJSON_AddStringToObject(o, name, v) != NULL
+                   : cJSON_AddNullToObject(o, name) != NULL;
+}
+
+static bool add_int_or_null(cJSON *o, const char *name, int64_t v)
+{
+    return v >= 0 ? cJSON_AddNumberToObject(o, name, (double)v) != NULL
+                  : cJSON_AddNullToObject(o, name) != NULL;
+}
+
+static int ext_cb(void *arg, const char *kind, int64_t ms, int64_t created)
+{
+    cJSON *e = cJSON_CreateObject();
+    if (!e || !cJSON_AddItemToArray(arg, e)) {
+        cJSON_Delete(e);
+        return 1;
+    }
+    return !cJSON_AddStringToObject(e, "kind", kind) ||
+           !cJSON_AddNumberToObject(e, "ms", (double)ms) ||
+           !cJSON_AddNumberToObject(e, "at", (double)created);
+}
+
+/* The correspondence fields (docs/protocol.md "Game object"): time left
+ * now, live clocks now, extensions, options, the standing draw offer. */
+static bool add_corr(games *gs, const game *g, cJSON *o)
+{
+    int64_t now = svc_now(gs->svc), left = games_time_left(g, now);
+    if (!add_int_or_null(o, "time_left_ms", left))
+        return false;
+    if (g->tc.kind == TC_LIVE) {
+        /* The side to move has used the time since the last move. */
+        int64_t w = g->clock_ms[QK_WHITE], b = g->clock_ms[QK_BLACK];
+        if (left >= 0 && g->pos.side == QK_WHITE)
+            w = left;
+        else if (left >= 0)
+            b = left;
+        cJSON *clock = cJSON_AddObjectToObject(o, "clock");
+        if (!clock || !cJSON_AddNumberToObject(clock, "white_ms", (double)w) ||
+            !cJSON_AddNumberToObject(clock, "black_ms", (double)b))
+            return false;
+    }
+    cJSON *ext;
+    if (!cJSON_AddNumberToObject(o, "extended_ms", (double)g->extended_ms) ||
+        !(ext = cJSON_AddArrayToObject(o, "extensions")) ||
+        (g->extended_ms > 0 && store_extensions_each(gs->svc->store, g->id, ext_cb, ext) != 0))
+        return false;
+    return cJSON_AddBoolToObject(o, "private", g->priv) &&
+           cJSON_AddBoolToObject(o, "vacation", g->vacation) &&
+           add_str_or_null(o, "draw_offer",
+                           g->draw_offer < 0 ? NULL : games_side_name((qk_side)g->draw_offer));
+}
+
+cJSON *games_json(games *gs, const game *g, bool with_legal)
+{
+    char pos[QK_POS_STRLEN];
+    cJSON *o = games_position(g, pos) == 0 ? cJSON_CreateObject() : NULL;
+    if (!o)
+        return NULL;
+    cJSON *moves;
+    if (!cJSON_AddNumberToObject(o, "id", (double)g->id) ||
+        !cJSON_AddStringToObject(o, "variant", g->v.name) ||
+        !cJSON_AddStringToObject(o, "white", g->white.name) ||
+        !cJSON_AddStringToObject(o, "black", g->black.name) ||
+        !cJSON_AddBoolToObject(o, "white_bot", g->white.bot) ||
+        !cJSON_AddBoolToObject(o, "black_bot", g->black.bot) ||
+        !cJSON_AddBoolToObject(o, "rated", g->rated) ||
+        !cJSON_AddStringToObject(o, "start", g->start) ||
+        !(moves = cJSON_AddArrayToObject(o, "moves")))
+        goto fail;
+    for (int64_t i = 0; i < g->ply; i++) {
+        cJSON *m = cJSON_CreateString(g->moves[i]);
+        if (!m || !cJSON_AddItemToArray(moves, m)) {
+            cJSON_Delete(m);
+            goto fail;
+        }
+    }
+    if (!cJSON_AddNumberToObject(o, "ply", (double)g->ply) ||
+        !cJSON_AddStringToObject(o, "position", pos) ||
+        !cJSON_AddStringToObject(o, "turn", games_side_name((qk_side)g->pos.side)))
+        goto fail;
+    if (with_legal) {
+        cJSON *legal = cJSON_AddArrayToObject(o, "legal_moves");
+        if (!legal)
+            goto fail;
+        const qk_move *lm;
+        bool truncated;
+        int n = games_legal(gs, g, &lm, &truncated);
+        if (truncated && !cJSON_AddTrueToObject(o, "legal_moves_truncated"))
+            goto fail;
+        for (int i = 0; i < n; i++) {
+            char text[QK_MOVE_STRLEN];
+            if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0)
+                goto fail;
+            cJSON *m = cJSON_CreateString(text);
+            if (!m || !cJSON_AddItemToArray(legal, m)) {
+                cJSON_Delete(m);
+                goto fail;
+            }
+        }
+    }
+    cJSON *tcj = tc_to_json(&g->tc);
+    if (!tcj || !cJSON_AddItemToObject(o, "time_control", tcj)) {
+        cJSON_Delete(tcj);
+        goto fail;
+    }
+    if (!cJSON_AddStringToObject(o, "status", games_status_name(g->status)) ||
+        !add_str_or_null(o, "result", qk_result_name(g->result)) ||
+        !add_str_or_null(o, "reason", qk_reason_name(g->reason)) ||
+        !add_int_or_null(o, "deadline", g->deadline) ||
+        !cJSON_AddNumberToObject(o, "created", (double)g->created) ||
+        !cJSON_AddNumberToObject(o, "updated", (double)g->updated))
+        goto fail;
+    if (g->tc.kind == TC_LIVE) {
+        cJSON *clocks = cJSON_AddObjectToObject(o, "clocks");
+        if (!clocks || !cJSON_AddNumberToObject(clocks, "white", (double)g->clock_ms[QK_WHITE]) ||
+            !cJSON_AddNumberToObject(clocks, "black", (double)g->clock_ms[QK_BLACK]))
+            goto fail;
+    }
+    if (!add_corr(gs, g, o))
+        goto fail;
+    return o;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}

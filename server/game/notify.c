@@ -1,0 +1,198 @@
+/*
+ * notify: see notify.h. The kind's fields are kept as one JSON object
+ * text (notifications.data), merged into the wire object on the way out,
+ * so a new kind needs no schema change.
+ */
+#include "game/notify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game/events.h"
+#include "game/games.h"
+#include "util/log.h"
+#include "qk_proto.h"
+
+cJSON *notify_json(const store_note *n)
+{
+    cJSON *o = cJSON_Parse(n->data);
+    if (!cJSON_IsObject(o))
+        goto fail;
+    /* Fixed fields first in the text; the data's own names never clash. */
+    cJSON *fixed = cJSON_CreateObject();
+    if (!fixed || !cJSON_AddNumberToObject(fixed, "id", (double)n->id) ||
+        !cJSON_AddStringToObject(fixed, "kind", n->kind) ||
+        !(n->game_id ? cJSON_AddNumberToObject(fixed, "game", (double)n->game_id)
+                     : cJSON_AddNullToObject(fixed, "game")) ||
+        !cJSON_AddBoolToObject(fixed, "read", n->read) ||
+        !cJSON_AddNumberToObject(fixed, "created", (double)n->created)) {
+        cJSON_Delete(fixed);
+        goto fail;
+    }
+    while (o->child) {
+        cJSON *item = cJSON_DetachItemViaPointer(o, o->child);
+        if (!cJSON_AddItemToObject(fixed, item->string, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(fixed);
+            goto fail;
+        }
+    }
+    cJSON_Delete(o);
+    return fixed;
+fail:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+int notify_push(gsvc *s, int64_t user_id, const char *kind, int64_t game_id, cJSON *data)
+{
+    store_note n = {.user_id = user_id, .game_id = game_id, .created = svc_now(s)};
+    snprintf(n.kind, sizeof n.kind, "%s", kind);
+    char *text = data ? cJSON_PrintUnformatted(data) : NULL;
+    cJSON_Delete(data);
+    if (data && !text)
+        goto fail;
+    if (snprintf(n.data, sizeof n.data, "%s", text ? text : "{}") >= (int)sizeof n.data) {
+        log_error("notification %s: data too long", kind);
+        goto fail;
+    }
+    free(text);
+    text = NULL;
+    if (store_note_insert(s->store, &n) != STORE_OK)
+        goto fail;
+    /* Dropped on allocation failure: it stays stored, and the login
+     * result brings it. */
+    cJSON *ev = qk_proto_event("notification"), *nj = notify_json(&n);
+    if (!ev || !nj || !cJSON_AddItemToObject(ev, "notification", nj)) {
+        cJSON_Delete(nj);
+        cJSON_Delete(ev);
+        ev = NULL;
+    }
+    events_to_user(s, user_id, "notification", ev);
+    return 0;
+fail:
+    free(text);
+    svc_poison(s);
+    return -1;
+}
+
+/* {"opponent": the other player's name} for user_id in g; NULL on OOM. */
+static cJSON *with_opponent(const game *g, int64_t user_id)
+{
+    cJSON *d = cJSON_CreateObject();
+    const char *opp = g->white.id == user_id ? g->black.name : g->white.name;
+    if (d && !cJSON_AddStringToObject(d, "opponent", opp)) {
+        cJSON_Delete(d);
+        return NULL;
+    }
+    return d;
+}
+
+static bool add_deadline(cJSON *d, int64_t deadline)
+{
+    return deadline >= 0 ? cJSON_AddNumberToObject(d, "deadline", (double)deadline) != NULL
+                         : cJSON_AddNullToObject(d, "deadline") != NULL;
+}
+
+static int oom(gsvc *s, cJSON *d)
+{
+    cJSON_Delete(d);
+    svc_poison(s);
+    return -1;
+}
+
+int notify_your_turn(gsvc *s, const game *g)
+{
+    int64_t to = games_turn_user(g);
+    cJSON *d = with_opponent(g, to);
+    const char *last = g->ply > 0 ? g->moves[g->ply - 1] : NULL;
+    if (!d ||
+        !(last ? cJSON_AddStringToObject(d, "move", last) : cJSON_AddNullToObject(d, "move")) ||
+        !cJSON_AddNumberToObject(d, "ply", (double)g->ply) || !add_deadline(d, g->deadline))
+        return oom(s, d);
+    return notify_push(s, to, "your_turn", g->id, d);
+}
+
+int notify_game_end(gsvc *s, const game *g)
+{
+    int64_t players[2] = {g->white.id, g->black.id};
+    for (int i = 0; i < 2; i++) {
+        cJSON *d = with_opponent(g, players[i]);
+        if (!d ||
+            !(g->result ? cJSON_AddStringToObject(d, "result", qk_result_name(g->result))
+                               : cJSON_AddNullToObject(d, "result")) ||
+            !cJSON_AddStringToObject(d, "reason", qk_reason_name(g->reason)))
+            return oom(s, d);
+        if (notify_push(s, players[i], "game_end", g->id, d) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int notify_deadline_soon(gsvc *s, const game *g)
+{
+    int64_t to = games_turn_user(g);
+    cJSON *d = with_opponent(g, to);
+    if (!d || !add_deadline(d, g->deadline))
+        return oom(s, d);
+    return notify_push(s, to, "deadline_soon", g->id, d);
+}
+
+int notify_draw_offer(gsvc *s, const game *g, int64_t from_id)
+{
+    int64_t to = g->white.id == from_id ? g->black.id : g->white.id;
+    cJSON *d = with_opponent(g, to);
+    if (!d)
+        return oom(s, d);
+    return notify_push(s, to, "draw_offer", g->id, d);
+}
+
+int notify_challenge(gsvc *s, const store_challenge *c)
+{
+    if (!c->to_id)
+        return 0; /* an open seek is nobody's in particular */
+    cJSON *d = cJSON_CreateObject(), *tcj = cJSON_Parse(c->time_control);
+    if (!d || !tcj || !cJSON_AddNumberToObject(d, "challenge", (double)c->id) ||
+        !cJSON_AddStringToObject(d, "from", c->from) ||
+        !cJSON_AddStringToObject(d, "variant", c->variant) ||
+        !cJSON_AddItemToObject(d, "time_control", tcj)) {
+        cJSON_Delete(tcj);
+        return oom(s, d);
+    }
+    return notify_push(s, c->to_id, "challenge", 0, d);
+}
+
+int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *message)
+{
+    cJSON *d = cJSON_CreateObject();
+    if (!d || !cJSON_AddNumberToObject(d, "challenge", (double)c->id) ||
+        !cJSON_AddStringToObject(d, "by", c->to) ||
+        !cJSON_AddStringToObject(d, "reason", c->decline_reason) ||
+        (message && !cJSON_AddStringToObject(d, "message", message)))
+        return oom(s, d);
+    return notify_push(s, c->from_id, "challenge_declined", 0, d);
+}
+
+int notify_draw_declined(gsvc *s, const game *g, int64_t decliner_id)
+{
+    int64_t to = g->white.id == decliner_id ? g->black.id : g->white.id;
+    cJSON *d = with_opponent(g, to);
+    if (!d)
+        return oom(s, d);
+    return notify_push(s, to, "draw_declined", g->id, d);
+}
+
+void notify_game_over(gsvc *s, const game *g)
+{
+    notify_game_end(s, g);
+    cJSON *ev = qk_proto_event("game_end");
+    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->id) ||
+        !(g->result ? cJSON_AddStringToObject(ev, "result", qk_result_name(g->result))
+                    : cJSON_AddNullToObject(ev, "result")) ||
+        !cJSON_AddStringToObject(ev, "reason", qk_reason_name(g->reason))) {
+        cJSON_Delete(ev);
+        ev = NULL;
+    }
+    events_to_game(s, g, "game_end", ev);
+}

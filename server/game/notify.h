@@ -1,0 +1,58 @@
+/*
+ * notify: turn notifications (docs/protocol.md "Notifications"). Each is a
+ * row of `notifications` written inside the iteration's transaction and,
+ * at once, a `notification` event {"notification": object} queued to every
+ * connection of its user (so it reaches a socket only once committed,
+ * conn.h). A user who was offline gets the unread ones in the login
+ * result, oldest first.
+ *
+ * The object: {"id", "kind", "game" (id or null), "read", "created",
+ * plus the kind's fields}:
+ *   your_turn      opponent, move (the last move, null at the start), ply, deadline
+ *   challenge      challenge (id), from, variant, time_control
+ *   draw_offer     opponent
+ *   game_end       opponent, result, reason
+ *   deadline_soon  opponent, deadline
+ *   challenge_declined  challenge (id), by (the decliner), reason, message (when given)
+ *   draw_declined  opponent (who declined)
+ * Every function needs svc_write_begin() done; on a store error it
+ * poisons the batch (svc_poison) and returns -1, else 0.
+ */
+#ifndef QK_NOTIFY_H
+#define QK_NOTIFY_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "game/svc.h"
+#include "store/store.h"
+#include "store/store_corr.h"
+
+struct game;
+
+/* The wire object of a stored notification (caller owns; NULL on
+ * allocation failure or data that is not a JSON object). */
+cJSON *notify_json(const store_note *n);
+
+/* Store a notification of kind for user_id about game_id (0 = none) with
+ * data (an object, owned and consumed here, NULL = {}), and push it. */
+int notify_push(gsvc *s, int64_t user_id, const char *kind, int64_t game_id, cJSON *data);
+
+/* The kinds above, for game g (its row as changed by the caller). */
+int notify_your_turn(gsvc *s, const struct game *g);
+int notify_game_end(gsvc *s, const struct game *g);
+int notify_deadline_soon(gsvc *s, const struct game *g);
+/* To the opponent of from_id, who offered a draw in g. */
+int notify_draw_offer(gsvc *s, const struct game *g, int64_t from_id);
+int notify_challenge(gsvc *s, const store_challenge *c);
+/* To the challenger of c, just declined by its target (c->to) with
+ * c->decline_reason and the free message (NULL = none). */
+int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *message);
+/* g just ended: queue game_end to its players and watchers and store the
+ * players' game_end notifications. */
+void notify_game_over(gsvc *s, const struct game *g);
+/* To the opponent of decliner_id, whose draw offer in g was declined. */
+int notify_draw_declined(gsvc *s, const struct game *g, int64_t decliner_id);
+
+#endif

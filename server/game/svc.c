@@ -1,0 +1,32 @@
+/*
+ * svc: see svc.h.
+ */
+#include "game/svc.h"
+
+#include "qk_proto.h"
+
+int64_t svc_now(const gsvc *s)
+{
+    return s->test_clock ? s->test_now : qk_now_ms();
+}
+
+void svc_clock_set(gsvc *s, int64_t ms)
+{
+    if (s->test_clock)
+        s->test_now = ms;
+}
+
+int svc_write_begin(gsvc *s)
+{
+    return batch_begin(s->batch);
+}
+
+void svc_poison(gsvc *s)
+{
+    batch_poison(s->batch);
+}
+
+bool svc_poisoned(const gsvc *s)
+{
+    return s->batch->poisoned;
+}

@@ -1,0 +1,94 @@
+/*
+ * svc: the game service's context, what every module of the game layer
+ * (games, corr, notify, events, auth) works with: the store, the
+ * iteration's batch, the one clock, the event sink, and the service's
+ * own modules. The server (srv.c) fills it in and owns it; the layers
+ * above reach the game layer only through it.
+ *
+ * Events leave the game layer through the sink: the game layer decides
+ * what happened and to whom it goes (two users, a game's watchers, every
+ * logged-in user: events_to), never how it reaches them. The server wires
+ * the sink to the connections (api/fanout.h). An event handed to the sink
+ * while a batch is open depends on it: the sink must not let it reach a
+ * client unless the batch commits.
+ *
+ * Time: svc_now() is the server's one clock, UTC ms. With test_clock it is
+ * a number that only svc_clock_set() moves (the `debug_clock` op of
+ * tests), so deadlines can be driven without sleeping.
+ */
+#ifndef QK_SVC_H
+#define QK_SVC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <uv.h>
+
+#include "store/batch.h"
+#include "store/store.h"
+
+struct games;
+struct corr;
+
+/* The recipients of one event: the connections of up to two users (0 =
+ * none), the watchers of a game (0 = none), and, with all, every
+ * logged-in connection. A connection that is several of these gets the
+ * event once. players_only: the game is private, so its watchers get the
+ * event only while logged in as one of users (visibility is checked at
+ * delivery, not only when they subscribed: a connection may have logged
+ * out or in as someone else since). */
+typedef struct events_to {
+    int64_t users[2];
+    int64_t game_id;
+    bool all;
+    bool players_only;
+} events_to;
+
+/* Where events go. deliver(ctx, name, ev, to): ev is borrowed (valid
+ * during the call); name is its type, for logs. Best effort: a sink that
+ * cannot deliver (out of memory) logs and drops. */
+typedef struct event_sink {
+    void (*deliver)(void *ctx, const char *name, const cJSON *ev, const events_to *to);
+    void *ctx;
+} event_sink;
+
+/* Password hashing (auth.h): Argon2id limits and the cap on jobs. */
+typedef struct svc_auth {
+    unsigned long long opslimit;
+    size_t memlimit;
+    int jobs;          /* queued or running (loop thread only) */
+    int max_jobs;      /* cap: more are refused (server_busy) */
+    int delay_ms;      /* tests only: each job sleeps this long first */
+    char dummy_hash[128]; /* verified against for unknown users (>= crypto_pwhash_STRBYTES) */
+} svc_auth;
+
+typedef struct gsvc {
+    uv_loop_t *loop;
+    store *store;  /* borrowed */
+    batch *batch;  /* borrowed: the iteration's transaction */
+    event_sink sink;
+    struct games *games;
+    struct corr *corr;
+    svc_auth auth;
+    bool test_clock;
+    int64_t test_now;
+    bool wake_dirty; /* a game's wake_at changed: the deadline timer re-arms (corr.h) */
+    bool stopping;   /* the server is stopping: no timer is re-armed */
+} gsvc;
+
+/* UTC ms now (qk_now_ms(), or the test clock). */
+int64_t svc_now(const gsvc *s);
+/* Test clock only: set it to ms (UTC). No-op without test_clock. */
+void svc_clock_set(gsvc *s, int64_t ms);
+
+/* Open the batch's transaction before a first write: 0, or -1 (answer
+ * `internal`; the batch is poisoned). */
+int svc_write_begin(gsvc *s);
+/* A write failed half-way: the whole batch will be lost. */
+void svc_poison(gsvc *s);
+/* Whether the current batch is poisoned (stop further writes). */
+bool svc_poisoned(const gsvc *s);
+
+#endif

@@ -1,0 +1,332 @@
+/*
+ * tcp: see tcp.h.
+ */
+#include "net/tcp.h"
+
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "qk_frame.h"
+#include "util/log.h"
+
+typedef struct tcp_conn {
+    conn base; /* first: a conn * is a tcp_conn * */
+    uv_tcp_t tcp;
+    uv_shutdown_t shut;
+    tcp_listener *listener;
+    qk_frame frame;
+} tcp_conn;
+
+typedef struct write_req {
+    uv_write_t req;
+    tcp_conn *t;
+    outmsg *msgs;
+    size_t bytes;
+} write_req;
+
+static tcp_conn *tcp_of(conn *c)
+{
+    return (tcp_conn *)c;
+}
+
+/* ---- the transport ---------------------------------------------------- */
+
+static int t_next(conn *c, char **msg, size_t *len)
+{
+    return qk_frame_next(&tcp_of(c)->frame, msg, len);
+}
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)suggested;
+    tcp_conn *t = h->data;
+    *buf = uv_buf_init(t->listener->readbuf, sizeof t->listener->readbuf);
+}
+
+static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    tcp_conn *t = s->data;
+    conn *c = &t->base;
+    if (c->closing)
+        return;
+    if (nread == UV_EOF) {
+        conn_input_end(c);
+        return;
+    }
+    if (nread < 0) {
+        log_debug("conn %llu: read: %s", (unsigned long long)c->serial, uv_strerror((int)nread));
+        conn_close(c);
+        return;
+    }
+    if (nread == 0)
+        return;
+    int rc = qk_frame_push(&t->frame, buf->base, (size_t)nread);
+    if (rc == QK_FRAME_ENOMEM) {
+        log_error("conn %llu: out of memory buffering input", (unsigned long long)c->serial);
+        conn_close(c);
+        return;
+    }
+    /* QK_FRAME_TOOLONG is reported again by qk_frame_next(). */
+    conn_input(c);
+}
+
+static int t_read_start(conn *c)
+{
+    return uv_read_start((uv_stream_t *)&tcp_of(c)->tcp, alloc_cb, read_cb);
+}
+
+/* uv_read_stop() cannot fail on a TCP handle in libuv 1.x (it returns 0);
+ * the result is still checked so a future error is seen. */
+static void t_read_stop(conn *c)
+{
+    int rc = uv_read_stop((uv_stream_t *)&tcp_of(c)->tcp);
+    if (rc < 0)
+        log_warn("conn %llu: read stop: %s", (unsigned long long)c->serial, uv_strerror(rc));
+}
+
+/* Bytes the kernel holds for c that were not read yet (none when unknown). */
+static bool t_unread(conn *c)
+{
+    uv_os_fd_t fd;
+    int n = 0;
+    if (uv_fileno((uv_handle_t *)&tcp_of(c)->tcp, &fd) != 0 || ioctl(fd, FIONREAD, &n) != 0)
+        return false;
+    return n > 0;
+}
+
+static void write_cb(uv_write_t *req, int status)
+{
+    write_req *w = (write_req *)req;
+    conn *c = &w->t->base;
+    size_t bytes = w->bytes;
+    outmsg_free_list(w->msgs);
+    free(w);
+    conn_write_done(c, bytes, status);
+}
+
+static ssize_t t_write(conn *c, outmsg *msgs, size_t count, size_t bytes)
+{
+    tcp_conn *t = tcp_of(c);
+    uv_buf_t stackbufs[64];
+    uv_buf_t *bufs = count <= 64 ? stackbufs : malloc(count * sizeof *bufs);
+    ssize_t rc = UV_ENOMEM;
+    if (!bufs)
+        goto fail;
+    size_t i = 0;
+    for (outmsg *m = msgs; m; m = m->next, i++)
+        bufs[i] = uv_buf_init(m->ob->data, (unsigned)m->ob->len);
+    size_t skip = 0; /* bytes already written by the try */
+    if (c->inflight_bytes == 0) {
+        int w = uv_try_write((uv_stream_t *)&t->tcp, bufs, (unsigned)count);
+        if (w < 0 && w != UV_EAGAIN) {
+            rc = w;
+            goto fail;
+        }
+        skip = w > 0 ? (size_t)w : 0;
+    }
+    if (skip == bytes) {
+        outmsg_free_list(msgs);
+        if (bufs != stackbufs)
+            free(bufs);
+        return 0;
+    }
+    /* Trim what the try wrote; uv_write copies the iovec array. */
+    size_t first = 0;
+    while (skip >= bufs[first].len) {
+        skip -= bufs[first].len;
+        first++;
+    }
+    bufs[first].base += skip;
+    bufs[first].len -= skip;
+    size_t left = 0;
+    for (size_t k = first; k < count; k++)
+        left += bufs[k].len;
+    write_req *w = malloc(sizeof *w);
+    if (!w)
+        goto fail;
+    w->t = t;
+    w->msgs = msgs;
+    w->bytes = left;
+    int wrc = uv_write(&w->req, (uv_stream_t *)&t->tcp, bufs + first, (unsigned)(count - first),
+                       write_cb);
+    if (bufs != stackbufs)
+        free(bufs);
+    if (wrc < 0) {
+        free(w);
+        outmsg_free_list(msgs);
+        return wrc;
+    }
+    return (ssize_t)left;
+fail:
+    if (bufs != stackbufs)
+        free(bufs);
+    outmsg_free_list(msgs);
+    return rc;
+}
+
+static void shutdown_cb(uv_shutdown_t *req, int status)
+{
+    conn_shutdown_done(req->data, status);
+}
+
+static int t_shutdown(conn *c)
+{
+    tcp_conn *t = tcp_of(c);
+    t->shut.data = c;
+    return uv_shutdown(&t->shut, (uv_stream_t *)&t->tcp, shutdown_cb);
+}
+
+static void close_cb(uv_handle_t *h)
+{
+    conn_closed(&((tcp_conn *)h->data)->base);
+}
+
+static void t_close(conn *c)
+{
+    uv_close((uv_handle_t *)&tcp_of(c)->tcp, close_cb);
+}
+
+static void t_free(conn *c)
+{
+    tcp_conn *t = tcp_of(c);
+    qk_frame_free(&t->frame);
+    free(t);
+}
+
+static void t_peer_name(conn *c, char *buf, size_t size)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    snprintf(buf, size, "?");
+    if (uv_tcp_getpeername(&tcp_of(c)->tcp, (struct sockaddr *)&ss, &len) != 0)
+        return;
+    char host[48] = "?";
+    int port = 0;
+    if (ss.ss_family == AF_INET) {
+        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+        uv_ip4_name(a, host, sizeof host);
+        port = ntohs(a->sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+        uv_ip6_name(a, host, sizeof host);
+        port = ntohs(a->sin6_port);
+    }
+    snprintf(buf, size, "%s:%d", host, port);
+}
+
+static const transport tcp_transport = {
+    .name = "tcp",
+    .next = t_next,
+    .read_start = t_read_start,
+    .read_stop = t_read_stop,
+    .unread = t_unread,
+    .write = t_write,
+    .shutdown = t_shutdown,
+    .close = t_close,
+    .free_conn = t_free,
+    .peer_name = t_peer_name,
+};
+
+/* ---- the listener ----------------------------------------------------- */
+
+static void refuse_close_cb(uv_handle_t *h)
+{
+    free(h);
+}
+
+static void connection_cb(uv_stream_t *server, int status)
+{
+    tcp_listener *l = server->data;
+    net *n = l->net;
+    if (status < 0) {
+        log_warn("accept: %s", uv_strerror(status));
+        return;
+    }
+    tcp_conn *t = calloc(1, sizeof *t);
+    if (!t) {
+        /* Take the connection off the backlog anyway so the loop does not
+         * spin on it. */
+        uv_tcp_t *h = malloc(sizeof *h);
+        if (h && uv_tcp_init(n->loop, h) == 0) {
+            uv_accept(server, (uv_stream_t *)h);
+            uv_close((uv_handle_t *)h, refuse_close_cb);
+        } else {
+            free(h);
+        }
+        return;
+    }
+    int rc = uv_tcp_init(n->loop, &t->tcp);
+    if (rc < 0) {
+        log_error("tcp init: %s", uv_strerror(rc));
+        free(t);
+        return;
+    }
+    t->tcp.data = t;
+    t->listener = l;
+    qk_frame_init(&t->frame, n->line_limit);
+    conn *c = &t->base;
+    conn_init(c, n, &tcp_transport);
+    rc = uv_accept(server, (uv_stream_t *)&t->tcp);
+    if (rc < 0) {
+        log_warn("accept: %s", uv_strerror(rc));
+        conn_close(c);
+        return;
+    }
+    rc = uv_tcp_nodelay(&t->tcp, 1);
+    if (rc < 0)
+        log_debug("conn %llu: nodelay: %s", (unsigned long long)c->serial, uv_strerror(rc));
+    conn_accepted(c);
+}
+
+int tcp_listen(tcp_listener *l, net *n, const char *host, int port, int *bound_port)
+{
+    struct addrinfo hints = {0}, *ai = NULL;
+    char portstr[16];
+    snprintf(portstr, sizeof portstr, "%d", port);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int grc = getaddrinfo(host, portstr, &hints, &ai);
+    if (grc != 0) {
+        log_error("cannot resolve %s: %s", host, gai_strerror(grc));
+        return UV_EINVAL;
+    }
+    l->net = n;
+    int rc = uv_tcp_init(n->loop, &l->handle);
+    if (rc < 0)
+        goto out_ai;
+    l->handle.data = l;
+    rc = uv_tcp_bind(&l->handle, ai->ai_addr, 0);
+    if (rc < 0)
+        goto out_close;
+    rc = uv_listen((uv_stream_t *)&l->handle, 511, connection_cb);
+    if (rc < 0)
+        goto out_close;
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    rc = uv_tcp_getsockname(&l->handle, (struct sockaddr *)&ss, &len);
+    if (rc < 0)
+        goto out_close;
+    *bound_port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                 : ((struct sockaddr_in *)&ss)->sin_port);
+    l->listening = true;
+    freeaddrinfo(ai);
+    return 0;
+out_close:
+    uv_close((uv_handle_t *)&l->handle, NULL);
+out_ai:
+    freeaddrinfo(ai);
+    log_error("cannot listen on %s:%d: %s", host, port, uv_strerror(rc));
+    return rc;
+}
+
+void tcp_stop_listening(tcp_listener *l)
+{
+    if (!l->listening)
+        return;
+    l->listening = false;
+    uv_close((uv_handle_t *)&l->handle, NULL);
+}

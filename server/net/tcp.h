@@ -1,0 +1,39 @@
+/*
+ * tcp: the TCP transport (transport.h) and its listener: JSON lines over a
+ * byte stream.
+ *
+ * Reading uses one 64 KiB buffer per listener (the loop thread reads one
+ * socket at a time) and copies into the connection's line frame
+ * (qk_frame: the line limit, CR LF), so an idle connection costs no read
+ * buffer. Writing gathers the held messages into one iovec: uv_try_write
+ * first (usually everything goes out at once), uv_write for what is left,
+ * which keeps the order because a try is only made when nothing is in
+ * flight. Answers are whole lines written at once, so Nagle's delay is
+ * off (TCP_NODELAY).
+ */
+#ifndef QK_TCP_H
+#define QK_TCP_H
+
+#include <stdbool.h>
+
+#include <uv.h>
+
+#include "net/conn.h"
+
+typedef struct tcp_listener {
+    net *net; /* borrowed: accepted connections join it */
+    uv_tcp_t handle;
+    bool listening;
+    char readbuf[64 * 1024];
+} tcp_listener;
+
+/* Bind host:port (numeric or resolvable host; port 0 = ephemeral) and
+ * listen; accepted connections join n. On success returns 0 and sets
+ * *bound_port. Returns a negative libuv error code otherwise (no handle
+ * left open; logged). */
+int tcp_listen(tcp_listener *l, net *n, const char *host, int port, int *bound_port);
+
+/* Close the listener (idempotent). Accepted connections stay. */
+void tcp_stop_listening(tcp_listener *l);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * batch: see batch.h.
+ */
+#include "store/batch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void batch_init(batch *b, store *st, void (*on_overflow)(void *arg), void *arg)
+{
+    memset(b, 0, sizeof *b);
+    b->store = st;
+    b->on_overflow = on_overflow;
+    b->overflow_arg = arg;
+}
+
+static void release_all(batch *b)
+{
+    for (size_t i = 0; i < b->n; i++)
+        if (b->log[i].release)
+            b->log[i].release(b->log[i].ptr);
+    b->n = 0;
+}
+
+void batch_free(batch *b)
+{
+    release_all(b);
+    free(b->log);
+    b->log = NULL;
+    b->cap = 0;
+}
+
+int batch_begin(batch *b)
+{
+    if (store_begin(b->store) != STORE_OK) {
+        b->poisoned = true;
+        return -1;
+    }
+    return 0;
+}
+
+bool batch_open(const batch *b)
+{
+    return store_in_txn(b->store);
+}
+
+void batch_poison(batch *b)
+{
+    b->poisoned = true;
+}
+
+void batch_on_undo(batch *b, batch_undo_fn undo, batch_release_fn release, void *arg, int64_t key,
+                   void *ptr)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 16;
+        batch_action *log = realloc(b->log, cap * sizeof *log);
+        if (!log) {
+            /* The change cannot be remembered, so the batch must not be
+             * kept: it is lost and the caches are reset wholesale. */
+            b->poisoned = b->overflow = true;
+            if (release)
+                release(ptr);
+            return;
+        }
+        b->log = log;
+        b->cap = cap;
+    }
+    b->log[b->n++] = (batch_action){undo, release, arg, ptr, key};
+}
+
+int batch_end(batch *b)
+{
+    int rc = STORE_OK;
+    if (store_in_txn(b->store)) {
+        if (b->poisoned) {
+            store_rollback(b->store);
+            rc = STORE_EIO;
+        } else {
+            rc = store_commit(b->store);
+        }
+        b->commits++;
+        if (rc != STORE_OK) {
+            b->losses++;
+            if (b->overflow && b->on_overflow)
+                b->on_overflow(b->overflow_arg);
+            /* Newest first, so a thing changed twice ends as it was at first. */
+            for (size_t i = b->n; i-- > 0;)
+                if (b->log[i].undo)
+                    b->log[i].undo(b->log[i].arg, b->log[i].key, b->log[i].ptr);
+            rc = STORE_EIO;
+        }
+    }
+    release_all(b);
+    b->poisoned = b->overflow = false;
+    return rc;
+}

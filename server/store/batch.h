@@ -1,0 +1,80 @@
+/*
+ * batch: the iteration's transaction (store.h "Group commit") as one
+ * object: the store transaction every request of a loop turn writes into,
+ * whether a write failed half-way (poisoned), and the undo log of the
+ * in-memory changes made along with those writes.
+ *
+ * Why an object of its own, below the game layer: the game service
+ * changes memory (a game's position, a session's login) at the moment it
+ * stages the matching row, so a second request in the same turn sees the
+ * change. If the commit is lost, memory must go back to what the database
+ * holds. The batch records one undo action per change and runs them,
+ * newest first, when the transaction is lost; the layers above register
+ * what to undo and never reach up to the server for it.
+ *
+ * An undo action is (undo, release, arg, key, ptr): undo(arg, key, ptr)
+ * runs only when the batch is lost; release(ptr) (NULL = none) runs once in
+ * every case, after the undo when there is one, so ptr may own a copy or a
+ * reference. When an action cannot be recorded (out of memory) the batch
+ * is poisoned (it will be lost) and the overflow callback runs at the loss
+ * instead of the missing action: it must reset everything it caches.
+ *
+ * Loop thread only; not reentrant.
+ */
+#ifndef QK_BATCH_H
+#define QK_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+typedef void (*batch_undo_fn)(void *arg, int64_t key, void *ptr);
+typedef void (*batch_release_fn)(void *ptr);
+
+typedef struct batch_action {
+    batch_undo_fn undo;
+    batch_release_fn release;
+    void *arg, *ptr;
+    int64_t key;
+} batch_action;
+
+typedef struct batch {
+    store *store; /* borrowed */
+    bool poisoned;
+    bool overflow; /* an action was not recorded: on_overflow runs at a loss */
+    batch_action *log;
+    size_t n, cap;
+    void (*on_overflow)(void *arg);
+    void *overflow_arg;
+    uint64_t commits, losses; /* batches ended, and lost, so far (the log at stop) */
+} batch;
+
+/* Prepare b over st (borrowed); on_overflow(arg) (may be NULL) is what a
+ * lost batch runs when an undo action could not be recorded. */
+void batch_init(batch *b, store *st, void (*on_overflow)(void *arg), void *arg);
+/* Release the log (an open transaction is the store's to roll back). */
+void batch_free(batch *b);
+
+/* Before a request's first write: open the transaction if none is open.
+ * 0, or -1 (the batch is poisoned; answer `internal`). */
+int batch_begin(batch *b);
+/* Whether a transaction is open: output made now depends on it. */
+bool batch_open(const batch *b);
+/* A write failed half-way: the whole batch will be rolled back. */
+void batch_poison(batch *b);
+
+/* Record an undo action (see above). On allocation failure the batch is
+ * poisoned, release(ptr) runs at once and the overflow callback is due. */
+void batch_on_undo(batch *b, batch_undo_fn undo, batch_release_fn release, void *arg, int64_t key,
+                   void *ptr);
+
+/* End the batch: commit (or roll back when poisoned); when that fails run
+ * the undo actions newest first (or the overflow callback). Then release
+ * every action and clear the log and flags. Returns STORE_OK when the
+ * batch is on disk or when no transaction was open, STORE_EIO when it is
+ * lost. */
+int batch_end(batch *b);
+
+#endif

@@ -1,0 +1,510 @@
+// Browser test of the web client (issue 14): the real page in Debian's
+// chromium (driven by playwright-core, never a downloaded browser) against a
+// real qirkatd.
+//
+// - qirkatd is started on ephemeral ports with a fresh database. The runner
+//   first tries `qirkatd --http HOST:PORT` (the server's own WebSocket
+//   transport); when the binary rejects the flag (it exits before it is
+//   ready), it falls back to qirkatd on TCP plus bridge.mjs, the stand-in.
+// - The browser registers alice and challenges bob; a plain TCP client
+//   (JSON lines, as a bot would) registers bob and accepts. The first recorded
+//   game of ../shared/data/games/alquerque.jsonl is played to its end: alice's
+//   moves by clicks on the board, bob's over TCP. At every browser ply the
+//   page's legal moves must be the file's; at the end the server's final
+//   position and result must be the file's `final` and `result`.
+// - Then: the page reconnects and logs back in by itself after its WebSocket
+//   drops, and the replay screen steps through the game. More tests: an
+//   Alquerkonane game on a live clock at 320 px with resign; draw offer,
+//   decline and accept, a hint, watching; a server restart (the page logs
+//   back in with its token and resubscribes the watched game).
+// - Screenshots go to build/web-artifacts/ (1024 and 320 px wide).
+//
+// Prints SKIP and exits 0 only when chromium cannot start.
+//
+//   node tests/web/run.mjs     (env: QK_BIN=build, QK_SHARED=../shared, QK_CHROMIUM=/usr/bin/chromium)
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startBridge } from './bridge.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const BIN = path.resolve(root, process.env.QK_BIN || 'build');
+const SHARED = path.resolve(root, process.env.QK_SHARED || '../shared');
+const CHROMIUM = process.env.QK_CHROMIUM || '/usr/bin/chromium';
+const ARTIFACTS = path.join(BIN, 'web-artifacts'); // beside the binaries: build/web-artifacts
+
+// ------------------------------------------------------------ the server
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Start qirkatd; with httpPort, also `--http 127.0.0.1:httpPort`. Resolves to
+ * {child, tcpPort} once it wrote its port to the ready fd, or to null if it
+ * exited first (a binary without --http rejects the flag as a usage error).
+ */
+function spawnQirkatd(dir, httpPort, tcpPort = 0) {
+  const args = ['--listen', `127.0.0.1:${tcpPort}`, '--db', path.join(dir, 'web.db'), '--ready-fd', '3',
+    '--pwhash', 'min', '--log-level', 'warn'];
+  if (httpPort) args.push('--http', `127.0.0.1:${httpPort}`);
+  const child = spawn(path.join(BIN, 'qirkatd'), args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  return new Promise((resolve, reject) => {
+    let ready = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('qirkatd not ready in 20 s: ' + stderr)); }, 20000);
+    child.stdio[3].on('data', (d) => {
+      ready += d;
+      if (ready.includes('\n')) {
+        clearTimeout(timer);
+        resolve({ child, tcpPort: parseInt(ready, 10), stderr: () => stderr });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (!ready.includes('\n')) {
+        if (httpPort) resolve(null);
+        else reject(new Error(`qirkatd exited (${code}): ${stderr}`));
+      }
+    });
+    child.once('error', reject);
+  });
+}
+
+async function startServer() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-web-'));
+  const httpPort = await freePort();
+  const withHttp = await spawnQirkatd(dir, httpPort);
+  // restart(): stop qirkatd and start it again on the same ports and database
+  // (the page must reconnect, log in with its token and resubscribe).
+  if (withHttp) {
+    const s = { mode: `qirkatd --http 127.0.0.1:${httpPort}`, url: `http://127.0.0.1:${httpPort}/`, tcpPort: withHttp.tcpPort,
+      child: withHttp.child, dir };
+    s.stop = () => stopChild(s.child);
+    s.restart = async () => {
+      await stopChild(s.child);
+      s.child = (await spawnQirkatd(dir, httpPort, s.tcpPort)).child;
+    };
+    return s;
+  }
+  fs.rmSync(path.join(dir, 'web.db'), { force: true });
+  const srv = await spawnQirkatd(dir, 0);
+  const bridge = await startBridge({ tcpPort: srv.tcpPort, webRoot: path.join(root, 'web') });
+  const s = { mode: 'qirkatd (TCP) + tests/web/bridge.mjs (qirkatd has no --http yet)', url: `http://127.0.0.1:${bridge.port}/`,
+    tcpPort: srv.tcpPort, child: srv.child, dir };
+  s.stop = async () => { await bridge.close(); await stopChild(s.child); };
+  s.restart = async () => {
+    await stopChild(s.child);
+    s.child = (await spawnQirkatd(dir, 0, s.tcpPort)).child;
+  };
+  return s;
+}
+
+function stopChild(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) { resolve(); return; }
+    const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => { clearTimeout(t); resolve(); });
+    child.kill('SIGTERM');
+  });
+}
+
+// ------------------------------------------------------------ a TCP client
+
+class TcpClient {
+  constructor(port) {
+    this.port = port;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.events = [];
+    this.waiters = [];
+  }
+
+  connect() {
+    return new Promise((resolve, reject) => {
+      this.sock = net.connect(this.port, '127.0.0.1', resolve);
+      this.sock.once('error', reject);
+      this.sock.setEncoding('utf8');
+      let buf = '';
+      this.sock.on('data', (d) => {
+        buf += d;
+        let i;
+        while ((i = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          if (line.trim()) this.receive(JSON.parse(line));
+        }
+      });
+    });
+  }
+
+  receive(msg) {
+    if (msg.type === 'event') {
+      this.events.push(msg);
+      this.waiters = this.waiters.filter((w) => !(w.pred(msg) && (w.resolve(msg), true)));
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    if (msg.type === 'ok') p.resolve(msg);
+    else p.reject(Object.assign(new Error(`${msg.code}: ${msg.message}`), msg));
+  }
+
+  request(op, fields = {}) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.sock.write(JSON.stringify({ type: op, id, ...fields }) + '\n');
+    });
+  }
+
+  /** The first event (already received or to come) matching pred. */
+  waitEvent(pred, ms = 15000) {
+    const seen = this.events.find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const w = { pred, resolve: (m) => { clearTimeout(t); resolve(m); } };
+      const t = setTimeout(() => {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        reject(new Error('no such event in time'));
+      }, ms);
+      this.waiters.push(w);
+    });
+  }
+
+  close() {
+    this.sock?.destroy();
+  }
+}
+
+// ------------------------------------------------------------ the browser
+
+let chromium;
+const shared = {}; // the page and bob's connection, from the first test to the next
+let context = null;
+let skipWhy = null;
+let server = null;
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-chromium-'));
+
+before(async () => {
+  // A missing playwright-core is a broken set-up (deploy/deps.sh runs npm ci), not a skip.
+  ({ chromium } = await import('playwright-core'));
+  try {
+    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist (apt-get install chromium)`);
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1024, height: 800 },
+      timeout: 30000,
+    });
+  } catch (e) {
+    skipWhy = `chromium cannot start: ${String(e.message || e).split('\n')[0]}`;
+    return;
+  }
+  server = await startServer();
+  console.log(`# serving the page with ${server.mode} at ${server.url}`);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+});
+
+after(async () => {
+  if (context) await context.close();
+  if (server) await server.stop();
+  fs.rmSync(profile, { recursive: true, force: true });
+  if (server) fs.rmSync(server.dir, { recursive: true, force: true });
+});
+
+/** Tap the points of move text `mv` on the board, as a child would. */
+async function clickMove(page, mv, afterSelect = null) {
+  const pts = mv.split(/[-x]/);
+  await page.locator(`.piece.movable[data-at="${pts[0]}"]`).waitFor();
+  await page.locator(`.hit[data-point="${pts[0]}"]`).click();
+  if (afterSelect) await afterSelect();
+  for (const p of pts.slice(1)) {
+    await page.locator(`[data-target="${p}"]`).waitFor();
+    await page.locator(`.hit[data-point="${p}"]`).click();
+  }
+  // A capture that could go on shows "Play ..." instead of sending at once.
+  const pending = page.locator('#pending');
+  if (await pending.isVisible()) await page.locator('#pending-play').click();
+}
+
+test('a recorded alquerque game played by clicks in the browser against a TCP client', { timeout: 180000 }, async (t) => {
+  if (skipWhy) {
+    console.log(`SKIP: ${skipWhy}`);
+    t.skip(skipWhy);
+    return;
+  }
+  const rec = JSON.parse(fs.readFileSync(path.join(SHARED, 'data/games/alquerque.jsonl'), 'utf8').split('\n')[0]);
+  const page = context.pages()[0] || await context.newPage();
+  page.setDefaultTimeout(15000);
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  // The page must never reach beyond the server it came from.
+  const origin = new URL(server.url).origin;
+  const foreign = [];
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith(origin.replace('http', 'ws')) && !u.startsWith('data:')) foreign.push(u);
+  });
+
+  // A computer opponent exists (a bot account), so the lobby offers it.
+  const computer = new TcpClient(server.tcpPort);
+  await computer.connect();
+  await computer.request('register', { username: 'computer-1', password: 'bot password', bot: true });
+  computer.close();
+
+  // alice registers in the browser.
+  await page.goto(server.url);
+  await page.locator('#login-form input[name=username]').fill('alice');
+  await page.locator('#login-form input[name=password]').fill('alice password');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'login-1024.png') });
+  await page.locator('#btn-register').click();
+  await page.locator('#lobby').waitFor();
+  assert.equal(await page.locator('#who').textContent(), 'alice');
+
+  // bob registers over TCP.
+  const bob = new TcpClient(server.tcpPort);
+  await bob.connect();
+  await bob.request('hello', { version: 1, client: 'web-test' });
+  await bob.request('register', { username: 'bob', password: 'bob password' });
+
+  // The lobby lists the computer opponent; tapping it fills in the opponent.
+  const form = page.locator('#challenge-form');
+  await page.locator('[data-bot="computer-1"]').click();
+  assert.equal(await form.locator('input[name=to]').inputValue(), 'computer-1');
+
+  // alice challenges bob as White from the lobby form; bob accepts.
+  await form.locator('input[name=to]').fill('bob');
+  await form.locator('select[name=variant]').selectOption(rec.variant);
+  await form.locator('select[name=color]').selectOption('white');
+  await form.locator('#btn-challenge').click();
+  const ch = (await bob.waitEvent((e) => e.event === 'challenge')).challenge;
+  assert.equal(ch.from, 'alice');
+  assert.equal(ch.color, 'white');
+  await page.locator(`[data-challenge="${ch.id}"]`).waitFor(); // alice sees her challenge listed
+  const game = (await bob.request('accept', { challenge: ch.id })).game;
+  assert.equal(game.white, 'alice');
+  assert.equal(game.start, rec.start);
+
+  // The page opens the game by itself when the challenge is accepted.
+  await page.locator(`#game-screen[data-game-id="${game.id}"]`).waitFor();
+
+  for (let ply = 0; ply < rec.moves.length; ply++) {
+    const mv = rec.moves[ply];
+    if (ply % 2 === 0) {
+      await page.locator(`#game-screen[data-ply="${ply}"]`).waitFor();
+      await page.waitForFunction((id) => window.qirkat.games.get(id)?.legal_moves, game.id);
+      const legal = await page.evaluate((id) => window.qirkat.games.get(id).legal_moves, game.id);
+      assert.deepEqual([...legal].sort(), [...rec.legal[ply]].sort(), `legal moves at ply ${ply}`);
+      await clickMove(page, mv, ply === 0
+        ? () => page.screenshot({ path: path.join(ARTIFACTS, 'game-select-1024.png') }) : null);
+      const ev = await bob.waitEvent((e) => e.event === 'move' && e.game === game.id && e.ply === ply);
+      assert.equal(ev.move, mv, `the browser played ${mv} at ply ${ply}`);
+    } else {
+      await bob.request('move', { game: game.id, ply, move: mv });
+    }
+  }
+
+  const end = (await bob.request('game', { game: game.id })).game;
+  assert.equal(end.position, rec.final);
+  assert.equal(end.result, rec.result);
+  assert.equal(end.reason, rec.reason);
+  assert.equal(end.ply, rec.plies);
+
+  // The page shows the end: the final board and the result.
+  await page.locator(`#game-screen[data-status="finished"][data-ply="${rec.plies}"]`).waitFor();
+  assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.final.split(' ')[0]);
+  assert.match(await page.locator('#status').textContent(), /alice \(white\) wins/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'game-end-1024.png') });
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'game-end-320.png'), fullPage: true });
+
+  // The WebSocket drops: the page reconnects and logs back in with its token.
+  await page.evaluate(() => window.qirkat.conn.drop());
+  await page.locator('#conn[data-state="open"]').waitFor({ timeout: 20000 });
+  await page.locator(`#game-screen[data-status="finished"]`).waitFor();
+  assert.equal(await page.evaluate(() => window.qirkat.me.username), 'alice');
+
+  // Replay: from the start position to the end, one ply at a time at first.
+  await page.goto(`${server.url}#/replay/${game.id}`);
+  await page.locator(`#replay-screen[data-ply="${rec.plies}"]`).waitFor();
+  assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.final.split(' ')[0]);
+  await page.locator('[data-step="first"]').click();
+  assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.start.split(' ')[0]);
+  await page.locator('[data-step="next"]').click();
+  await page.locator('#replay-screen[data-ply="1"]').waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'replay-320.png'), fullPage: true });
+  await page.locator('#ply').fill(String(rec.plies)); // the slider to the end
+  assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.final.split(' ')[0]);
+
+  await page.goto(`${server.url}#/lobby`);
+  await page.locator('#lobby').waitFor();
+  await page.locator(`[data-replay-link="${game.id}"]`).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-320.png'), fullPage: true });
+  await page.setViewportSize({ width: 1024, height: 800 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-1024.png'), fullPage: true });
+
+  shared.page = page;
+  shared.bob = bob;
+  assert.deepEqual(pageErrors, [], 'no JavaScript error in the page');
+  assert.deepEqual(foreign, [], 'no request outside the server');
+  console.log(`# screenshots in ${path.relative(root, ARTIFACTS)}/`);
+});
+
+test('an Alquerkonane game on a live clock, at 320 px: board, ticking clock, resign with confirmation', { timeout: 60000 }, async (t) => {
+  if (skipWhy) {
+    t.skip(skipWhy);
+    return;
+  }
+  const { page, bob } = shared;
+  assert.ok(page && bob, 'the first test made the page and bob');
+  await page.setViewportSize({ width: 320, height: 640 });
+  await page.goto(`${server.url}#/lobby`);
+  const form = page.locator('#challenge-form');
+  await form.locator('input[name=to]').fill('bob');
+  await form.locator('select[name=variant]').selectOption('alquerkonane-6x4');
+  await form.locator('select[name=color]').selectOption('black');
+  await form.locator('select[name=time]').selectOption('live:300+5');
+  await form.locator('#btn-challenge').click();
+  const ch = (await bob.waitEvent((e) => e.event === 'challenge' && e.challenge.variant === 'alquerkonane-6x4')).challenge;
+  await page.locator(`[data-challenge="${ch.id}"]`).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-challenge-320.png'), fullPage: true });
+  const game = (await bob.request('accept', { challenge: ch.id })).game;
+  assert.equal(game.black, 'alice');
+  await page.locator(`#game-screen[data-game-id="${game.id}"][data-turn="black"]`).waitFor();
+
+  // Black (alice) moves first in Alquerkonane: a pawn of hers can be tapped.
+  const first = game.legal_moves[0].split('-')[0];
+  await page.locator(`.piece.movable[data-at="${first}"]`).waitFor();
+  await page.locator(`.hit[data-point="${first}"]`).click();
+  await page.locator('[data-target]').first().waitFor();
+
+  // Her clock runs: it shows a time and changes within two seconds.
+  const clock = page.locator(`#game-screen [data-clock="${game.id}"][data-side="black"]`);
+  const before = await clock.textContent();
+  assert.match(before, /^\d+:\d\d$/);
+  await page.waitForFunction(([id, was]) => document.querySelector(`[data-clock="${id}"][data-side="black"]`).textContent !== was,
+    [game.id, before], { timeout: 3000 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'konane-320.png'), fullPage: true });
+  await page.setViewportSize({ width: 1024, height: 800 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'konane-1024.png') });
+
+  // The lobby lists the game as alice's turn, with her clock; its row leads back.
+  await page.locator('.back').click();
+  await page.locator(`.game-row.my-turn [data-clock="${game.id}"]`).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-games-1024.png') });
+  await page.locator(`[data-game-link="${game.id}"]`).click();
+  await page.locator(`#game-screen[data-game-id="${game.id}"]`).waitFor();
+
+  // Resign asks first; "Cancel" keeps the game, "Resign" ends it.
+  await page.locator('[data-act="resign"]').click();
+  await page.locator('#confirm[open]').waitFor();
+  await page.locator('#confirm button[value="no"]').click();
+  assert.equal(await page.locator('#game-screen').getAttribute('data-status'), 'active');
+  await page.locator('[data-act="resign"]').click();
+  await page.locator('#confirm-yes').click();
+  const end = await bob.waitEvent((e) => e.event === 'game_end' && e.game === game.id);
+  assert.equal(end.result, 'white');
+  assert.equal(end.reason, 'resign');
+  await page.locator('#game-screen[data-status="finished"]').waitFor();
+});
+
+test('draw offer, decline and accept; hint; watching a game of others', { timeout: 60000 }, async (t) => {
+  if (skipWhy) {
+    t.skip(skipWhy);
+    return;
+  }
+  const { page, bob } = shared;
+  await page.setViewportSize({ width: 1024, height: 800 });
+  await page.goto(`${server.url}#/lobby`);
+  const form = page.locator('#challenge-form');
+  await form.locator('input[name=to]').fill('bob');
+  await form.locator('select[name=variant]').selectOption('alquerque-traditional');
+  await form.locator('select[name=color]').selectOption('white');
+  await form.locator('select[name=time]').selectOption('unlimited');
+  await form.locator('#btn-challenge').click();
+  const ch = (await bob.waitEvent((e) => e.event === 'challenge' && e.challenge.variant === 'alquerque-traditional')).challenge;
+  const game = (await bob.request('accept', { challenge: ch.id })).game;
+  await page.locator(`#game-screen[data-game-id="${game.id}"][data-ply="0"]`).waitFor();
+
+  // A hint (unrated game) is drawn on the board and named.
+  await page.locator('[data-act="hint"]').click();
+  await page.locator('#hint-text', { hasText: /^Hint: [a-e]\d/ }).waitFor();
+  await page.locator('.hintdot').waitFor();
+
+  // alice offers a draw (after confirming), bob declines.
+  await page.locator('[data-act="draw-offer"]').click();
+  await page.locator('#confirm-yes').click();
+  await bob.waitEvent((e) => e.event === 'draw_offer' && e.game === game.id && e.action === 'offer');
+  await page.locator('#actions button:disabled', { hasText: 'Draw offered' }).waitFor();
+  await bob.request('draw', { game: game.id, action: 'decline' });
+  await page.locator('[data-act="draw-offer"]').waitFor();
+
+  // bob offers, alice accepts: a draw by agreement.
+  await bob.request('draw', { game: game.id, action: 'offer' });
+  await page.locator('[data-act="draw-accept"]').click();
+  const end = await bob.waitEvent((e) => e.event === 'game_end' && e.game === game.id);
+  assert.equal(end.result, 'draw');
+  assert.equal(end.reason, 'agreement');
+  await page.locator('#status', { hasText: 'Draw (draw agreed)' }).waitFor();
+
+  // alice watches a game between bob and carol: moves appear as they are played.
+  const carol = new TcpClient(server.tcpPort);
+  await carol.connect();
+  await carol.request('register', { username: 'carol', password: 'carol password' });
+  const c2 = (await bob.request('challenge', { to: 'carol', variant: 'alquerque', color: 'white' })).challenge;
+  const g2 = (await carol.request('accept', { challenge: c2.id })).game;
+  await page.goto(`${server.url}#/lobby`);
+  await page.locator('#watch-form input[name=game]').fill(String(g2.id));
+  await page.locator('#watch-form button[type=submit]').click();
+  await page.locator(`#game-screen[data-game-id="${g2.id}"][data-ply="0"]`).waitFor();
+  assert.match(await page.locator('#game-title').textContent(), /watching/);
+  assert.equal(await page.locator('.piece.movable').count(), 0, 'a watcher cannot move');
+  await bob.request('move', { game: g2.id, ply: 0, move: g2.legal_moves[0] });
+  await page.locator(`#game-screen[data-game-id="${g2.id}"][data-ply="1"]`).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'watch-1024.png') });
+  shared.watched = g2.id;
+  carol.close();
+  bob.close();
+});
+
+test('after a server restart the page logs back in by itself and still follows the watched game', { timeout: 60000 }, async (t) => {
+  if (skipWhy) {
+    t.skip(skipWhy);
+    return;
+  }
+  const { page, watched } = shared;
+  assert.ok(watched, 'the watch test ran');
+  const opens = await page.evaluate(() => window.qirkat.conn.opens);
+  await server.restart();
+  await page.waitForFunction((n) => window.qirkat.conn.opens > n && window.qirkat.conn.state === 'open', opens, { timeout: 30000 });
+  await page.locator(`#game-screen[data-game-id="${watched}"][data-ply="1"]`).waitFor();
+  assert.equal(await page.evaluate(() => window.qirkat.me.username), 'alice');
+
+  // carol (a new connection to the new server) moves: the page, resubscribed, shows it.
+  const carol = new TcpClient(server.tcpPort);
+  await carol.connect();
+  await carol.request('login', { username: 'carol', password: 'carol password' });
+  const g = (await carol.request('game', { game: watched })).game;
+  await carol.request('move', { game: watched, ply: 1, move: g.legal_moves[0] });
+  await page.locator(`#game-screen[data-game-id="${watched}"][data-ply="2"]`).waitFor();
+  carol.close();
+});
