@@ -10,6 +10,7 @@
 #   make bench      benchmarks (perft, move throughput, ...); timings only
 #   make test-web   the web client: replay applier (node) + browser tests
 #                   (Debian chromium driven by playwright-core, tests/web/)
+#   make fuzz       libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS each
 #   make install PREFIX=/usr/local DESTDIR=
 
 BUILD    ?= build
@@ -52,7 +53,7 @@ QIRKAT    := $(BUILD)/qirkat
 TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/test-$(a)))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
-.PHONY: all deps run test tests asan bench install clean format check-layers
+.PHONY: all deps run test tests asan bench fuzz fuzz-build install clean format check-layers
 all: $(QIRKATD) $(QIRKAT)
 
 $(BUILD)/%.o: %.c
@@ -132,6 +133,40 @@ asan:
 bench: all $(BENCHES)
 	@set -e; for b in $(BENCHES); do QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $$b; done
 
+# Fuzzing (tests/fuzz/, not a Criterion area): one libFuzzer binary per
+# tests/fuzz/fuzz_NAME.c, built with Debian's clang under ASan + UBSan in
+# $(FUZZ_BUILD)/, each run for FUZZ_SECONDS from the seed corpus
+# tests/fuzz/corpus/NAME/ (read only; new inputs go to
+# $(FUZZ_BUILD)/corpus-NAME/, crashes to $(FUZZ_BUILD)/crash-NAME-*).
+# `make fuzz FUZZ_SECONDS=10` is the short pass; `make test` never runs it.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+                -fno-sanitize-recover=all
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_NAMES))
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(COMMON_SRC))
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(QK_CFLAGS) $(PKG_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
+fuzz: fuzz-build
+	@set -e; for n in $(FUZZ_NAMES); do \
+	    mkdir -p $(FUZZ_BUILD)/corpus-$$n; \
+	    echo "== fuzz-$$n ($(FUZZ_SECONDS) s)"; \
+	    $(FUZZ_BUILD)/fuzz-$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -print_final_stats=1 -dict=tests/fuzz/$$n.dict \
+	        -artifact_prefix=$(FUZZ_BUILD)/crash-$$n- \
+	        $(FUZZ_BUILD)/corpus-$$n tests/fuzz/corpus/$$n; \
+	done
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/qirkat
 	install -m 755 $(QIRKATD) $(QIRKAT) $(DESTDIR)$(PREFIX)/bin/
@@ -141,6 +176,6 @@ format:
 	clang-format -i common/*.[ch] server/*.[ch] server/*/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(if $(filter fuzz fuzz-build,$(MAKECMDGOALS)),$(FUZZ_BUILD)) -name '*.d' 2>/dev/null)
