@@ -20,7 +20,7 @@ LISTEN   ?= 127.0.0.1:7420
 DB       ?= ./qirkat.db
 SHARED   ?= ../shared
 
-PKGS      := libuv libcjson sqlite3 libsodium
+PKGS      := libuv libcjson sqlite3 libsodium libwebsockets
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
