@@ -6,6 +6,7 @@
 #include "net/ws.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,7 +159,7 @@ static void t_close(conn *c)
         report_closed(w);
         return;
     }
-    if (w->out_head || lws_send_pipe_choked(w->wsi)) {
+    if (w->out_head) {
         /* Output is waiting, so the peer does not read (the output cap):
          * a close frame would only wait behind it. Drop the socket. */
         lws_set_timeout(w->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
@@ -199,8 +200,13 @@ static void t_peer_name(conn *c, char *buf, size_t size)
         inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
         port = ntohs(a->sin_port);
     } else if (ss.ss_family == AF_INET6) {
+        /* lws listens on a dual-stack socket: an IPv4 peer is named as
+         * over TCP (a.b.c.d), so the per-address cap counts it once. */
         struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr))
+            inet_ntop(AF_INET, &a->sin6_addr.s6_addr[12], host, sizeof host);
+        else
+            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
         port = ntohs(a->sin6_port);
     }
     snprintf(buf, size, "%s:%d", host, port);
@@ -303,13 +309,31 @@ static void on_receive(ws_conn *w, struct lws *wsi, const char *in, size_t len)
     conn_input(c);
 }
 
+/* Write our close frame (RFC 6455 5.5.1: a 2-byte status, then a UTF-8
+ * reason) and have lws drop the socket (the callback returns -1). The
+ * frame is written here rather than through lws_close_reason(): with rx
+ * flow control off (the core stops reading a closing connection) lws 4.1
+ * dropped the socket without sending it. */
+static int send_close(struct lws *wsi, unsigned status, const char *why)
+{
+    unsigned char buf[LWS_PRE + 125];
+    size_t n = strlen(why);
+    if (n > 123)
+        n = 123;
+    buf[LWS_PRE] = (unsigned char)(status >> 8);
+    buf[LWS_PRE + 1] = (unsigned char)status;
+    memcpy(buf + LWS_PRE + 2, why, n);
+    /* 4 is LWS_WRITE_CLOSE, which lws-write.h leaves out of its enum. */
+    lws_write(wsi, buf + LWS_PRE, n + 2, (enum lws_write_protocol)4);
+    return -1;
+}
+
 /* Send the next queued message, or the close frame when it is time. */
 static int on_writeable(ws_conn *w, struct lws *wsi)
 {
     conn *c = &w->base;
     if (w->close_requested) {
-        lws_close_reason(wsi, w->close_code ? w->close_code : LWS_CLOSE_STATUS_NORMAL, NULL, 0);
-        return -1;
+        return send_close(wsi, w->close_code ? w->close_code : LWS_CLOSE_STATUS_NORMAL, "");
     }
     outmsg *m = w->out_head;
     if (m) {
@@ -347,9 +371,7 @@ static int on_writeable(ws_conn *w, struct lws *wsi)
         return 0;
     }
     if (w->shutting) {
-        static const char why[] = "server shutting down";
-        lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY, (unsigned char *)why, sizeof why - 1);
-        return -1;
+        return send_close(wsi, LWS_CLOSE_STATUS_GOINGAWAY, "server shutting down");
     }
     return 0;
 }

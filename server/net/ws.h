@@ -6,7 +6,8 @@
  * "/" is index.html) answers 200 with its Content-Type (text/html,
  * text/css, text/javascript: ES modules need a JavaScript type) and
  * Cache-Control: no-cache; any other path 404. Upgrading is allowed at
- * "/ws" only (RFC 6455 section 4.2.1; other paths are refused with 403).
+ * "/ws" only (RFC 6455 section 4.2.1): elsewhere, and once the server is
+ * stopping, the handshake is refused (the socket is closed).
  *
  * WebSocket transport (../shared/PROTOCOL.md "WebSocket transport"). Each
  * text message (RFC 6455 section 5.6), fragmented or not (section 5.4, the
