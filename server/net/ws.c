@@ -448,9 +448,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     pss *p = user;
     switch (reason) {
     case LWS_CALLBACK_HTTP:
-        return on_http(wsi, p, in);
+        return p ? on_http(wsi, p, in) : -1;
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        return on_http_writeable(wsi, p);
+        return p ? on_http_writeable(wsi, p) : -1;
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
         /* The protocol is at /ws only; nothing new once stopping. */
         char uri[64];
