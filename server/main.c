@@ -20,8 +20,8 @@
 #include <sodium.h>
 #include <uv.h>
 
-#include "util/log.h"
 #include "srv.h"
+#include "util/log.h"
 
 static void usage(FILE *f)
 {

@@ -79,17 +79,17 @@
 #define SRV_MAX_HASH_JOBS 16   /* password hashes queued or running */
 
 typedef struct srv_config {
-    const char *host;    /* listen address */
-    int port;            /* 0 = ephemeral */
+    const char *host;      /* listen address */
+    int port;              /* 0 = ephemeral */
     const char *http_host; /* --http: web page and WebSocket; NULL = none */
     int http_port;         /* 0 = ephemeral */
-    const char *db_path; /* SQLite file */
-    int ready_fd;        /* -1 = none; the TCP port, then the HTTP port with --http */
-    bool pwhash_min;     /* libsodium MIN limits instead of INTERACTIVE */
-    size_t line_limit;   /* 0 = QK_FRAME_DEFAULT_LIMIT */
-    size_t out_limit;    /* 0 = NET_DEFAULT_OUT_LIMIT */
-    int fail_commit_at;  /* fault injection (store_fail_commit_at), 0 = off */
-    bool test_clock;     /* time is test_clock_ms, moved only by debug_clock (svc.h) */
+    const char *db_path;   /* SQLite file */
+    int ready_fd;          /* -1 = none; the TCP port, then the HTTP port with --http */
+    bool pwhash_min;       /* libsodium MIN limits instead of INTERACTIVE */
+    size_t line_limit;     /* 0 = QK_FRAME_DEFAULT_LIMIT */
+    size_t out_limit;      /* 0 = NET_DEFAULT_OUT_LIMIT */
+    int fail_commit_at;    /* fault injection (store_fail_commit_at), 0 = off */
+    bool test_clock;       /* time is test_clock_ms, moved only by debug_clock (svc.h) */
     int64_t test_clock_ms;
     int heartbeat_ms;     /* empty line after this much output silence; 0 = 20000 */
     int login_timeout_ms; /* close a connection not logged in by then; 0 = 60000 */
@@ -118,7 +118,7 @@ typedef struct srv {
     uv_signal_t sigint, sigterm;
     uv_timer_t stop_timer; /* the grace period of a stop */
     bool handles_open, signals_open, stopping, stop_timer_open;
-    int port; /* bound */
+    int port;      /* bound */
     int http_port; /* bound, with --http */
 } srv;
 

@@ -27,13 +27,13 @@ typedef struct wsmsg {
 } wsmsg;
 
 typedef struct ws_conn {
-    conn base; /* first: a conn * is a ws_conn * */
-    struct lws *wsi; /* NULL once libwebsockets closed it */
-    wsmsg *part;     /* the message being reassembled (RFC 6455 5.4) */
-    wsmsg *in_head, **in_tail; /* complete messages not taken yet */
-    wsmsg *cur;      /* the one next() returned last (valid until the next call) */
-    bool too_long;   /* a message passed the limit: nothing more is taken */
-    bool refused;    /* a binary message: answered, closing */
+    conn base;                    /* first: a conn * is a ws_conn * */
+    struct lws *wsi;              /* NULL once libwebsockets closed it */
+    wsmsg *part;                  /* the message being reassembled (RFC 6455 5.4) */
+    wsmsg *in_head, **in_tail;    /* complete messages not taken yet */
+    wsmsg *cur;                   /* the one next() returned last (valid until the next call) */
+    bool too_long;                /* a message passed the limit: nothing more is taken */
+    bool refused;                 /* a binary message: answered, closing */
     outmsg *out_head, **out_tail; /* handed over by write(), not sent yet */
     unsigned char *txbuf;         /* LWS_PRE + one message */
     size_t txcap;
@@ -45,7 +45,7 @@ typedef struct ws_conn {
 
 /* libwebsockets' per-connection user space (HTTP and WebSocket alike). */
 typedef struct pss {
-    ws_conn *w;          /* after the upgrade */
+    ws_conn *w;           /* after the upgrade */
     const web_file *file; /* HTTP: the file being sent */
     size_t sent;          /* HTTP: bytes of it written */
 } pss;
@@ -408,8 +408,7 @@ static int on_http(struct lws *wsi, pss *p, const char *uri)
     }
     unsigned char buf[LWS_PRE + 512], *start = buf + LWS_PRE, *q = start,
                                       *end = buf + sizeof buf - 1;
-    if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, f->mime, (lws_filepos_t)f->len, &q,
-                                    end) ||
+    if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, f->mime, (lws_filepos_t)f->len, &q, end) ||
         lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
                                      (const unsigned char *)"no-cache", 8, &q, end) ||
         lws_finalize_write_http_header(wsi, start, &q, end))

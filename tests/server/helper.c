@@ -76,7 +76,8 @@ static void spawn(tsrv *s, const char *env)
     /* One line (the TCP port), two with --http (then the HTTP port). */
     for (;;) {
         char *nl = memchr(buf, '\n', got);
-        if (got >= sizeof buf - 1 || (nl && (!s->http || memchr(nl + 1, '\n', got - (size_t)(nl + 1 - buf)))))
+        if (got >= sizeof buf - 1 ||
+            (nl && (!s->http || memchr(nl + 1, '\n', got - (size_t)(nl + 1 - buf)))))
             break;
         int left = (int)(deadline - now_ms());
         cr_assert_gt(left, 0, "qirkatd (%s) did not report its port", path);
@@ -445,8 +446,8 @@ void t_err(const cJSON *r, const char *code, const char *what)
 
 void t_register(tconn *c, const char *user)
 {
-    cJSON *r = tc_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"" T_PW "\"}",
-                      user);
+    cJSON *r =
+        tc_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"" T_PW "\"}", user);
     t_ok(r, "register");
     cJSON_Delete(r);
 }

@@ -349,8 +349,8 @@ static void expect_close(wsc *c, int code)
 
 static void ws_register(wsc *c, const char *user)
 {
-    cJSON *r = ws_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"" T_PW "\"}",
-                      user);
+    cJSON *r =
+        ws_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"" T_PW "\"}", user);
     t_ok(r, "register over WebSocket");
     cJSON_Delete(r);
 }
@@ -666,8 +666,8 @@ static int http_get(int port, const char *path, char *ctype, size_t csize, char 
 {
     wsc c = {.fd = tcp_connect(port)};
     char req[256];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
-                     path);
+    int n = snprintf(req, sizeof req,
+                     "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", path);
     cr_assert(send_all(c.fd, req, (size_t)n));
     while (fill(&c, T_TIMEOUT_MS))
         ;
@@ -753,8 +753,10 @@ Test(ws, web_files_match_web_dir)
         snprintf(path, sizeof path, "web/%s", e->d_name);
         snprintf(url, sizeof url, "/%s", e->d_name);
         const web_file *f = web_file_find(url);
-        cr_assert_not_null(f, "%s is not in server/net/web_files.c: run sh "
-                              "server/net/web-files-gen.sh", path);
+        cr_assert_not_null(f,
+                           "%s is not in server/net/web_files.c: run sh "
+                           "server/net/web-files-gen.sh",
+                           path);
         size_t n;
         char *b = read_file(path, &n);
         cr_assert(n == f->len && memcmp(b, f->data, n) == 0,
