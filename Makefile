@@ -3,8 +3,10 @@
 #
 #   make            build build/qirkatd and build/qirkat
 #   make deps       install missing Debian packages (deploy/deps.sh)
-#   make run        deps + build + start qirkatd on 127.0.0.1:7420 with ./qirkat.db
-#   make test       the layer check, unit tests (rules, protocol, store) + integration tests
+#   make run        deps + build + start qirkatd on 127.0.0.1:7420 (the web page and
+#                   WebSocket on http://127.0.0.1:7421/) with ./qirkat.db
+#   make test       the layer check, unit tests (rules, protocol, store) + integration tests,
+#                   then test-web (WEB=0 skips it; so does T=AREA)
 #   make check-layers  the server's include rule (docs/design.md "Server layers")
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
@@ -18,10 +20,12 @@ PREFIX   ?= /usr/local
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 LISTEN   ?= 127.0.0.1:7420
+HTTP     ?= 127.0.0.1:7421
+WEB      ?= 1
 DB       ?= ./qirkat.db
 SHARED   ?= ../shared
 
-PKGS      := libuv libcjson sqlite3 libsodium
+PKGS      := libuv libcjson sqlite3 libsodium libwebsockets
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Line editing at the client's prompt (Debian libedit-dev): the client only.
@@ -98,7 +102,7 @@ check-layers:
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	./deploy/run.sh $(BUILD) $(LISTEN) $(DB)
+	./deploy/run.sh $(BUILD) $(LISTEN) $(DB) $(HTTP)
 
 # Tests run from the project root: data comes from $(SHARED), binaries from
 # $(BUILD). `make test T=rules` runs one area.
@@ -110,10 +114,10 @@ test: all tests check-layers
 	    if [ -x $(BUILD)/test-$$a ]; then \
 	        echo "== test-$$a"; QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-$$a --jobs 2; \
 	    fi; done
+	@if [ "$(WEB)" = 1 ] && [ "$(T)" = "$(TEST_AREAS)" ]; then $(MAKE) --no-print-directory test-web; fi
 
 # The web client's tests (tests/web/): the replay move applier against the
-# recorded games, then the browser tests against a real qirkatd (through
-# tests/web/bridge.mjs until qirkatd has --http). Screenshots go to
+# recorded games, then the browser tests against a real `qirkatd --http`. Screenshots go to
 # $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
 # checkout without them gets them here (npm ci, from the lock file).
 .PHONY: test-web
@@ -126,7 +130,7 @@ test-web: all
 asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan \
+	@$(MAKE) --no-print-directory BUILD=build-asan WEB=0 \
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 

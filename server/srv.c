@@ -192,10 +192,13 @@ static void signal_cb(uv_signal_t *h, int signum)
     srv_stop(h->data);
 }
 
-static int write_ready(int fd, int port)
+/* "TCP\n", or "TCP\nHTTP\n" with --http (http_port < 0: none): readers of
+ * the first line alone keep working. */
+static int write_ready(int fd, int port, int http_port)
 {
-    char buf[16];
-    int n = snprintf(buf, sizeof buf, "%d\n", port);
+    char buf[32];
+    int n = http_port < 0 ? snprintf(buf, sizeof buf, "%d\n", port)
+                          : snprintf(buf, sizeof buf, "%d\n%d\n", port, http_port);
     ssize_t w;
     do
         w = write(fd, buf, (size_t)n);
@@ -209,6 +212,14 @@ int srv_start(srv *s)
     int rc = tcp_listen(&s->tcp, &s->net, s->cfg.host, s->cfg.port, &s->port);
     if (rc < 0)
         return -1;
+    s->http_port = -1;
+    if (s->cfg.http_host) {
+        s->http_open = true; /* even on failure: its handles close in stop_finish */
+        if (ws_listen(&s->http, &s->net, s->cfg.http_host, s->cfg.http_port, &s->http_port) != 0) {
+            tcp_stop_listening(&s->tcp);
+            return -1;
+        }
+    }
     if ((rc = uv_signal_init(s->loop, &s->sigint)) < 0)
         goto fail;
     s->sigint.data = s;
@@ -234,7 +245,9 @@ int srv_start(srv *s)
     /* Injected commit failures count from here, after start-up's own. */
     store_fail_commit_at(s->store, s->cfg.fail_commit_at);
     log_info("listening on %s:%d, database %s", s->cfg.host, s->port, s->cfg.db_path);
-    if (s->cfg.ready_fd >= 0 && write_ready(s->cfg.ready_fd, s->port) != 0)
+    if (s->cfg.http_host)
+        log_info("web page and WebSocket on http://%s:%d/ (/ws)", s->cfg.http_host, s->http_port);
+    if (s->cfg.ready_fd >= 0 && write_ready(s->cfg.ready_fd, s->port, s->http_port) != 0)
         log_warn("cannot write the port to fd %d: %s", s->cfg.ready_fd, strerror(errno));
     return 0;
 fail:
@@ -269,6 +282,9 @@ static void stop_finish(srv *s)
         uv_close((uv_handle_t *)&s->sigint, NULL);
         uv_close((uv_handle_t *)&s->sigterm, NULL);
     }
+    /* lws's teardown, step one: its handles close while the loop runs on. */
+    if (s->http_open)
+        ws_stop(&s->http);
 }
 
 /* The grace period is over: whoever is still connected is cut off. */
@@ -318,6 +334,10 @@ void srv_close(srv *s)
 {
     log_info("%llu batches committed, %llu lost", (unsigned long long)s->batch.commits,
              (unsigned long long)s->batch.losses);
+    if (s->http_open) {
+        ws_free(&s->http); /* step two, after uv_run() returned */
+        s->http_open = false;
+    }
     batch_free(&s->batch);
     games_free(s->svc.games);
     s->svc.games = NULL;

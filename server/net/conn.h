@@ -5,8 +5,8 @@
  * Design. The network layer knows nothing of ops, sessions or rules. A
  * `net` owns every `conn`; how bytes reach and leave a connection is its
  * transport (transport.h: a small vtable; TCP with JSON-lines is
- * net/tcp.h, and the WebSocket transport will frame messages instead of
- * lines). What is here does not depend on the transport: the life cycle,
+ * net/tcp.h; WebSocket, one message per text frame instead of a line, is
+ * net/ws.h). What is here does not depend on the transport: the life cycle,
  * the per-turn budget and backpressure, the held output queue, and the
  * graceful end. Each complete non-empty message the transport has framed
  * goes to hooks.line_cb; a message over the limit gets `line_too_long`,
