@@ -381,13 +381,18 @@ static void left_text(double ms, char *buf, size_t n)
         snprintf(buf, n, "%lldm %02llds", m, s % 60);
 }
 
-/* Both live clocks: "clock": {"white_ms", "black_ms"} (docs/protocol.md),
- * or the older "clocks": {"white", "black"}. */
+/* Both live clocks: "clock": {"white", "black"} (docs/protocol.md), or
+ * an older server's "clock": {"white_ms", "black_ms"} or "clocks":
+ * {"white", "black"}. */
 static bool live_clocks(const cJSON *game, double *w, double *b)
 {
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(game, "clock");
-    const cJSON *cw = cJSON_GetObjectItemCaseSensitive(c, "white_ms");
-    const cJSON *cb = cJSON_GetObjectItemCaseSensitive(c, "black_ms");
+    const cJSON *cw = cJSON_GetObjectItemCaseSensitive(c, "white");
+    const cJSON *cb = cJSON_GetObjectItemCaseSensitive(c, "black");
+    if (!cJSON_IsNumber(cw) || !cJSON_IsNumber(cb)) {
+        cw = cJSON_GetObjectItemCaseSensitive(c, "white_ms");
+        cb = cJSON_GetObjectItemCaseSensitive(c, "black_ms");
+    }
     if (!cJSON_IsNumber(cw) || !cJSON_IsNumber(cb)) {
         c = cJSON_GetObjectItemCaseSensitive(game, "clocks");
         cw = cJSON_GetObjectItemCaseSensitive(c, "white");
