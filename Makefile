@@ -23,6 +23,9 @@ SHARED   ?= ../shared
 PKGS      := libuv libcjson sqlite3 libsodium
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Line editing at the client's prompt (Debian libedit-dev): the client only.
+EDIT_CFLAGS = $(shell pkg-config --cflags libedit 2>/dev/null)
+EDIT_LIBS   = $(shell pkg-config --libs libedit 2>/dev/null)
 TEST_CFLAGS = $(shell pkg-config --cflags criterion 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs criterion 2>/dev/null)
 
@@ -56,24 +59,31 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(QK_CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) $(CFLAGS) -c $< -o $@
 
+$(call obj,$(CLIENT_SRC) client-cli/main.c): PKG_CFLAGS += $(EDIT_CFLAGS)
+
+# rm first: `ar rcs` never drops a member, so a source file that was
+# renamed or deleted would otherwise live on in the archive.
 $(LIBQK): $(call obj,$(COMMON_SRC))
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBSERVER): $(call obj,$(SERVER_SRC))
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIBCLIENT): $(call obj,$(CLIENT_SRC))
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(QIRKATD): $(call obj,server/main.c) $(LIBSERVER) $(LIBQK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
 $(QIRKAT): $(call obj,client-cli/main.c) $(LIBCLIENT) $(LIBQK)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(EDIT_LIBS) $(QK_LIBS)
 
 # Only the server and client areas link those libraries.
 area_libs = $(if $(filter server,$(1)),$(LIBSERVER))$(if $(filter client,$(1)), $(LIBCLIENT)) $(LIBQK)
 .SECONDARY:
 .SECONDEXPANSION:
 $(BUILD)/test-%: $$(call obj,$$(wildcard tests/$$*/*.c)) $$(call area_libs,$$*)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) $(QK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) $(if $(filter client,$*),$(EDIT_LIBS)) $(QK_LIBS)
 $(BUILD)/bench-%: $(BUILD)/bench/%.o $(LIBSERVER) $(LIBQK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
 

@@ -96,14 +96,65 @@ bool cli_json(cli *c, const cJSON *resp)
     return true;
 }
 
+/* One sentence per error code of docs/protocol.md section 4, for people;
+ * the code itself stays in --json output and the exit status. */
+static const struct {
+    const char *code, *sentence;
+} error_words[] = {
+    {"bad_json", "The server could not read what the client sent"},
+    {"bad_request", "The server refused the request"},
+    {"unknown_op", "The server does not know this request (is it older than this client?)"},
+    {"line_too_long", "The request was too long for the server"},
+    {"unauthenticated", "Not logged in, or the login was refused"},
+    {"forbidden", "Not allowed"},
+    {"not_found", "Not found"},
+    {"conflict", "Not possible in the current state"},
+    {"not_your_turn", "It is not your turn"},
+    {"illegal_move", "That move is not legal"},
+    {"stale_ply", "The game has moved on since you looked at it"},
+    {"game_over", "The game is over"},
+    {"rate_limited", "Too many requests at once; wait a moment and try again"},
+    {"server_busy", "The server is busy; try again in a moment"},
+    {"server_shutdown", "The server is shutting down; try again later"},
+    {"internal", "The server failed; nothing was changed"},
+};
+
+const char *cli_error_sentence(const char *code)
+{
+    for (size_t i = 0; code && i < sizeof error_words / sizeof error_words[0]; i++)
+        if (strcmp(code, error_words[i].code) == 0)
+            return error_words[i].sentence;
+    return NULL;
+}
+
+void cli_error_text(const char *code, const char *message, char *buf, size_t n)
+{
+    const char *sentence = cli_error_sentence(code);
+    /* The server's default message says no more than the sentence. */
+    const char *dflt = code ? qk_err_message(qk_err_parse(code)) : NULL;
+    bool useful = message && *message && !(dflt && strcmp(message, dflt) == 0);
+    if (!sentence)
+        snprintf(buf, n, "The server refused the request (%s)%s%s", code ? code : "no code",
+                 useful ? ": " : "", useful ? message : "");
+    else
+        snprintf(buf, n, "%s%s%s", sentence, useful ? ": " : "", useful ? message : "");
+}
+
 int cli_report(cli *c, const cJSON *resp)
 {
     (void)cli_json(c, resp);
     const char *code = cli_str(resp, "code");
     snprintf(c->last_error, sizeof c->last_error, "%s", code ? code : "internal");
     const char *msg = cli_str(resp, "message");
-    fprintf(c->err, "%s: %s\n", code ? code : "internal",
-            msg ? msg : qk_err_message(qk_err_parse(code)));
+    if (c->json) {
+        /* For programs: the code, as the object on stdout has it. */
+        fprintf(c->err, "%s: %s\n", code ? code : "internal",
+                msg ? msg : qk_err_message(qk_err_parse(code)));
+        return CLI_EXIT_SERVER;
+    }
+    char text[1024];
+    cli_error_text(code, msg, text, sizeof text);
+    fprintf(c->err, "%s\n", text);
     return CLI_EXIT_SERVER;
 }
 
@@ -182,7 +233,10 @@ int cli_connect(cli *c)
         return cli_usage_error(c, "bad server address '%s' (want HOST:PORT)", c->server);
     net_close(&c->conn);
     if (net_connect(&c->conn, c->server, c->timeout_ms) != NET_OK)
-        return cli_fail(c, CLI_EXIT_CONNECT, "cannot connect to %s", c->server);
+        return cli_fail(c, CLI_EXIT_CONNECT,
+                        "cannot connect to %s (from %s): is qirkatd running there? Choose the "
+                        "server with --server HOST:PORT or QIRKAT_SERVER=HOST:PORT",
+                        c->server, c->server_from ? c->server_from : "the default");
     cJSON *req = cli_request("hello"), *resp;
     if (req && (!cJSON_AddNumberToObject(req, "version", QK_PROTO_VERSION) ||
                 !cJSON_AddStringToObject(req, "client", CLI_CLIENT_NAME))) {
@@ -212,12 +266,12 @@ void cli_not_logged_in(cli *c)
 {
     if (c->other_server)
         fprintf(c->err,
-                "unauthenticated: you are logged in on %s (as %s), not on %s (from %s); log in "
+                "Not logged in here: you are logged in on %s (as %s), not on %s (from %s); log in "
                 "there (qirkat --server %s login %s) or use --server %s\n",
                 c->sess.server, c->sess.username, c->server, c->server_from, c->server,
                 c->sess.username, c->sess.server);
     else
-        fprintf(c->err, "unauthenticated: not logged in: qirkat login USER\n");
+        fprintf(c->err, "Not logged in: qirkat login USER (or qirkat register USER)\n");
 }
 
 int cli_login_token(cli *c, bool required)
@@ -244,10 +298,12 @@ int cli_login_token(cli *c, bool required)
         return CLI_EXIT_OK;
     }
     if (!required) {
+        char text[512];
+        cli_error_text(cli_error_code(resp), cli_str(resp, "message"), text, sizeof text);
         fprintf(c->err,
                 "qirkat: warning: the stored session was refused (%s); going on logged "
                 "out\n",
-                cli_error_code(resp));
+                text);
         cJSON_Delete(resp);
         return CLI_EXIT_OK;
     }
@@ -285,7 +341,8 @@ static int load_session(cli *c)
 
 /* Global options before the subcommand; returns the index of the
  * subcommand in argv (argc when there is none) or -1 after a usage error. */
-static int parse_globals(cli *c, int argc, char **argv, bool *help, const char **server)
+static int parse_globals(cli *c, int argc, char **argv, bool *help, bool *version,
+                         const char **server)
 {
     int i = 1;
     while (i < argc && argv[i][0] == '-') {
@@ -294,6 +351,8 @@ static int parse_globals(cli *c, int argc, char **argv, bool *help, const char *
             return i + 1;
         if (strcmp(a, "--json") == 0) {
             c->json = true;
+        } else if (strcmp(a, "--version") == 0) {
+            *version = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             *help = true;
         } else if (strcmp(a, "--server") == 0) {
@@ -387,12 +446,15 @@ int cli_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
     c.render_flags = term_use_color(out) ? RENDER_COLOR : 0;
     net_init(&c.conn);
 
-    bool help = false;
+    bool help = false, version = false;
     const char *server = NULL;
     int rc;
-    int i = parse_globals(&c, argc, argv, &help, &server);
+    int i = parse_globals(&c, argc, argv, &help, &version, &server);
     if (i < 0) {
         rc = CLI_EXIT_USAGE;
+    } else if (version) {
+        fprintf(out, "qirkat %s (protocol %d)\n", CLI_VERSION, QK_PROTO_VERSION);
+        rc = CLI_EXIT_OK;
     } else if (i >= argc) {
         if (help) {
             cmd_print_usage(out);

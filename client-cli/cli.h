@@ -34,6 +34,8 @@ enum {
 
 #define CLI_DEFAULT_SERVER "127.0.0.1:7420"
 #define CLI_CLIENT_NAME "qirkat"
+/* `qirkat --version` prints "qirkat CLI_VERSION (protocol N)". */
+#define CLI_VERSION "0.2.0"
 /* How long one request may wait for its answer. */
 #define CLI_TIMEOUT_MS 15000
 
@@ -113,10 +115,21 @@ bool cli_is_ok(const cJSON *resp);
 /* The error code of an error response ("" when absent). Borrowed. */
 const char *cli_error_code(const cJSON *resp);
 
-/* Report an error response: the object on out under --json, and
- * "code: message" on err; the code is kept in c->last_error. Returns
- * CLI_EXIT_SERVER. */
+/* Report an error response: in words on err (cli_error_text()); under
+ * --json the object on out and "code: message" on err, for programs. The
+ * code is kept in c->last_error. Returns CLI_EXIT_SERVER. */
 int cli_report(cli *c, const cJSON *resp);
+
+/* The English sentence for an error code of docs/protocol.md section 4
+ * ("not_found" -> "Not found"); NULL for a code it does not know. Static
+ * storage. */
+const char *cli_error_sentence(const char *code);
+
+/* An error for people into buf (size n): the code's sentence, then ": "
+ * and the server's message when it says more than the code's default
+ * message; an unknown code is named in the text. code and message may be
+ * NULL. Never fails (truncates). */
+void cli_error_text(const char *code, const char *message, char *buf, size_t n);
 
 /* Under --json, print resp on one line to out and return true; otherwise
  * return false (the caller prints its human rendering). */

@@ -72,6 +72,13 @@ int cmd_solve(cli *c, const cmd_args *a);
 /* cmd_replay.c: a PDN record's boards, offline (the viewer: replay.h). */
 int cmd_replay(cli *c, const cmd_args *a);
 
+/* Which side an engine score favours, in words, into buf (size n):
+ * "favours White", "Black wins with best play" (forced results,
+ * |score| >= QK_SCORE_MATE) or "even". score is from the side to move's
+ * view (qk_search_result, the hint op); white_to_move says who that is.
+ * Returns buf. */
+const char *cmd_eval_verdict(int score, bool white_to_move, char *buf, size_t n);
+
 /* cmd_corr.c: correspondence play. */
 int cmd_inbox(cli *c, const cmd_args *a);
 int cmd_vacation(cli *c, const cmd_args *a);
@@ -81,6 +88,27 @@ int cmd_abort(cli *c, const cmd_args *a);
 /* A time left in ms as "2d 03h", "5h 12m" or "4m 09s" in buf (size n);
  * "-" for a negative ms. Returns the text (buf or a literal). */
 const char *cmd_format_left(long long ms, char *buf, size_t n);
+
+/* Words for a decline reason of docs/protocol.md ("variant" -> "not this
+ * variant"); NULL for "generic" or none; an unknown word as it is. Static
+ * storage. */
+const char *cmd_decline_words(const char *reason);
+
+/* One line in words for a notification object of docs/protocol.md
+ * ("notifications"), every kind: your_turn, challenge, draw_offer,
+ * draw_declined, game_end, deadline_soon, challenge_declined (with the
+ * decliner's message); an unknown kind is named. Into buf (size len),
+ * truncated to fit. */
+void cmd_note_text(const cJSON *n, char *buf, size_t len);
+
+/* The inbox's order: the notification objects of the JSON array list
+ * (at most max) into out, newest first (created, then id), with each
+ * game's your_turn notifications folded into the newest one; merged[i]
+ * (size max) is how many notifications out[i] stands for (1 unless
+ * folded). Read and unread ones fold together (the newest decides which
+ * group the line is in). Returns how many entries out holds. Borrowed
+ * pointers into list. */
+size_t cmd_inbox_order(const cJSON *list, const cJSON **out, size_t max, int *merged);
 
 /* Checks (the rows' check field). */
 int cmd_check_id(cli *c, const cmd_args *a);        /* pos[0] is an id */

@@ -3,15 +3,70 @@
  * line"). The password is read before connecting, so a typing user holds no
  * idle connection and a missing password is a usage error even with no
  * server up. A successful register or login replaces the session file;
+ * register asks before replacing another account's session, and refuses
+ * passwords under 8 characters locally (exit 2; the server has no minimum).
  * logout only forgets it locally (the protocol has no logout op, and a
  * token left on the server is useless without the file).
  */
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "term.h"
 
 #define PASSWORD_MAX 1024
+/* register refuses shorter passwords before connecting (characters, not
+ * bytes: a UTF-8 sequence counts once). */
+#define PASSWORD_MIN_CHARS 8
+
+static size_t utf8_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* Registering replaces the stored session. When it belongs to another
+ * user (another name; the same name on another server is the same person,
+ * e.g. deploy/run.sh's bots after a move of the server), ask first
+ * at a terminal; elsewhere refuse unless --yes, since stdin may be the
+ * password. Returns CLI_EXIT_OK to go on, or an exit status (a printed
+ * usage error, or CLI_EXIT_OK with *stop when the user said no). */
+static int confirm_replace_session(cli *c, const cmd_args *a, const char *user, bool *stop)
+{
+    *stop = false;
+    session s;
+    if (args_has(a, "yes") || session_load(&s) != SESSION_OK)
+        return CLI_EXIT_OK;
+    /* The same name (in any case) is the same person, whatever server. */
+    bool same = strcasecmp(s.username, user) == 0;
+    char who[SESSION_USER_MAX + SESSION_SERVER_MAX + 8];
+    snprintf(who, sizeof who, "%s on %s", s.username, s.server);
+    explicit_bzero(&s, sizeof s);
+    if (same)
+        return CLI_EXIT_OK;
+    char path[4096];
+    if (session_path(path, sizeof path) != SESSION_OK)
+        snprintf(path, sizeof path, "the session file");
+    int fd = fileno(c->in);
+    if (fd < 0 || !isatty(fd))
+        return cli_usage_error(c,
+                               "%s holds the session of %s; registering %s would replace it: "
+                               "add --yes, or set XDG_CONFIG_HOME to another directory",
+                               path, who, user);
+    fprintf(c->err, "%s holds the session of %s. Register %s and replace it? [y/N] ", path, who,
+            user);
+    fflush(c->err);
+    char answer[16];
+    if (term_read_line(c->in, answer, sizeof answer) != TERM_OK ||
+        (strcasecmp(answer, "y") != 0 && strcasecmp(answer, "yes") != 0)) {
+        fputs("Not registered; the stored session is kept\n", c->out);
+        *stop = true;
+    }
+    return CLI_EXIT_OK;
+}
 
 /* Read the password of the row's command into buf. confirm: ask twice on a
  * terminal (registering). Returns CLI_EXIT_OK or a printed usage error. */
@@ -43,10 +98,25 @@ static int read_password(cli *c, const cmd_args *a, bool confirm, char *buf, siz
 static int authenticate(cli *c, const cmd_args *a, const char *op)
 {
     const char *user = a->pos[0];
+    bool reg = strcmp(op, "register") == 0;
     char password[PASSWORD_MAX];
-    int rc = read_password(c, a, strcmp(op, "register") == 0, password, sizeof password);
+    password[0] = '\0';
+    int rc = CLI_EXIT_OK;
+    if (reg) {
+        bool stop;
+        rc = confirm_replace_session(c, a, user, &stop);
+        if (rc != CLI_EXIT_OK || stop)
+            return rc;
+    }
+    rc = read_password(c, a, reg, password, sizeof password);
     if (rc != CLI_EXIT_OK)
         goto wipe;
+    size_t chars = utf8_chars(password);
+    if (reg && chars < PASSWORD_MIN_CHARS) {
+        rc = cli_usage_error(c, "the password is too short: %zu character%s, at least %d needed",
+                             chars, chars == 1 ? "" : "s", PASSWORD_MIN_CHARS);
+        goto wipe;
+    }
     rc = cli_connect(c);
     if (rc != CLI_EXIT_OK)
         goto wipe;

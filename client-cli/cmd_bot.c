@@ -557,7 +557,7 @@ int cmd_bot(cli *c, const cmd_args *a)
     int src = session_load(&c->sess);
     if (src != SESSION_OK || strcmp(c->sess.server, c->server) != 0) {
         fprintf(c->err,
-                "unauthenticated: no session for %s: qirkat register NAME --bot "
+                "Not logged in: no session for %s: qirkat register NAME --bot "
                 "(or qirkat login NAME)\n",
                 c->server);
         return CLI_EXIT_SERVER;

@@ -105,9 +105,10 @@ static void await_answer(cli *c, const char *user, long long id)
                         cli_int(g, "id"), cli_int(g, "id"));
                 done = true;
             } else if (name && strcmp(name, "challenge_declined") == 0 && cli_int(ch, "id") == id) {
-                const char *why = cli_str(ch, "reason"), *msg = cli_str(ch, "message");
-                fprintf(c->out, "%s declined%s%s%s%s\n", user, why ? ": " : "", why ? why : "",
-                        msg ? " - " : "", msg ? msg : "");
+                const char *why = cmd_decline_words(cli_str(ch, "reason"));
+                const char *msg = cli_str(ch, "message");
+                fprintf(c->out, "%s declined%s%s%s%s%s%s\n", user, why ? " (" : "", why ? why : "",
+                        why ? ")" : "", msg ? ": \"" : "", msg ? msg : "", msg ? "\"" : "");
                 done = true;
             }
             cJSON_Delete(ev);
@@ -272,7 +273,8 @@ int cmd_accept(cli *c, const cmd_args *a)
         return rc;
     if (!cli_json(c, resp)) {
         const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
-        render_game(c->out, game, cli_me(c), c->render_flags);
+        render_game(c->out, game, cli_me(c),
+                    c->render_flags | render_view_flags(game, cli_me(c), false));
     }
     cJSON_Delete(resp);
     return CLI_EXIT_OK;

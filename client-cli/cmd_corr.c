@@ -2,15 +2,25 @@
  * cmd_corr: the subcommands of correspondence play (docs/protocol.md):
  * inbox (notifications, then marks them read), vacation, watch, draw,
  * abort; and cmd_format_left(), the "time left" cell of `games --mine`.
+ *
+ * inbox shows what the server keeps in the order a person reads it: the
+ * new ones first, then those read before, each group newest first, with
+ * the time of each; several "your move" notices of one game (one per
+ * opponent move) are one line, the newest, with how many it stands for.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "play.h"
+#include "render.h"
 #include "table.h"
+#include "term.h"
+#include "timectl.h"
 
 const char *cmd_format_left(long long ms, char *buf, size_t n)
 {
@@ -26,34 +36,160 @@ const char *cmd_format_left(long long ms, char *buf, size_t n)
     return buf;
 }
 
-/* One line of text for a notification object. */
-static void note_text(const cJSON *n, char *buf, size_t len)
+const char *cmd_decline_words(const char *reason)
+{
+    if (!reason || strcmp(reason, "generic") == 0)
+        return NULL;
+    if (strcmp(reason, "variant") == 0)
+        return "not this variant";
+    if (strcmp(reason, "time_control") == 0)
+        return "not this time control";
+    if (strcmp(reason, "later") == 0)
+        return "not now, maybe later";
+    return reason;
+}
+
+/* " (deadline 2026-12-03 19:20 UTC)" for a UTC ms field, or "". */
+static void deadline_words(const cJSON *n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    long long dl = cli_int(n, "deadline");
+    time_t secs = (time_t)(dl / 1000);
+    struct tm tm;
+    char when[64];
+    if (dl >= 0 && gmtime_r(&secs, &tm) && strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm))
+        snprintf(buf, len, ", deadline %s", when);
+}
+
+void cmd_note_text(const cJSON *n, char *buf, size_t len)
 {
     const char *kind = cli_str(n, "kind");
     const char *opp = cli_str(n, "opponent");
     long long game = cli_int(n, "game");
+    char dl[96];
+    if (!opp)
+        opp = "your opponent";
     if (!kind)
         kind = "?";
     if (strcmp(kind, "your_turn") == 0) {
         const char *mv = cli_str(n, "move");
-        snprintf(buf, len, "game %lld: your turn against %s%s%s", game, opp ? opp : "?",
-                 mv ? " after " : "", mv ? mv : "");
+        deadline_words(n, dl, sizeof dl);
+        if (mv)
+            snprintf(buf, len, "game %lld: your move against %s, who played %s%s", game, opp, mv,
+                     dl);
+        else
+            snprintf(buf, len, "game %lld: your move against %s, the game has started%s", game, opp,
+                     dl);
     } else if (strcmp(kind, "challenge") == 0) {
-        snprintf(buf, len, "challenge %lld from %s (%s)", cli_int(n, "challenge"),
-                 cli_str(n, "from") ? cli_str(n, "from") : "?",
-                 cli_str(n, "variant") ? cli_str(n, "variant") : "?");
+        char tc[32];
+        const char *from = cli_str(n, "from"), *variant = cli_str(n, "variant");
+        timectl_format(cJSON_GetObjectItemCaseSensitive(n, "time_control"), tc, sizeof tc);
+        snprintf(buf, len, "challenge %lld from %s: %s, %s (qirkat accept %lld)",
+                 cli_int(n, "challenge"), from ? from : "someone", variant ? variant : "alquerque",
+                 tc, cli_int(n, "challenge"));
     } else if (strcmp(kind, "draw_offer") == 0) {
-        snprintf(buf, len, "game %lld: %s offers a draw", game, opp ? opp : "?");
+        snprintf(buf, len, "game %lld: %s offers a draw (qirkat draw accept|decline %lld)", game,
+                 opp, game);
+    } else if (strcmp(kind, "draw_declined") == 0) {
+        snprintf(buf, len, "game %lld: %s declined your draw offer", game, opp);
     } else if (strcmp(kind, "game_end") == 0) {
         const char *res = cli_str(n, "result"), *why = cli_str(n, "reason");
-        snprintf(buf, len, "game %lld against %s is over: %s%s (%s)", game, opp ? opp : "?",
-                 res ? res : "no result", res && strcmp(res, "draw") ? " wins" : "",
-                 why ? why : "");
+        const char *reason = render_reason_text(why);
+        bool aborted = why && strcmp(why, "aborted") == 0;
+        if (aborted)
+            snprintf(buf, len, "game %lld against %s was aborted", game, opp);
+        else
+            snprintf(buf, len, "game %lld against %s is over: %s%s%s%s", game, opp,
+                     render_result_text(res), *reason ? " (" : "", reason, *reason ? ")" : "");
     } else if (strcmp(kind, "deadline_soon") == 0) {
-        snprintf(buf, len, "game %lld: less than a day left to move against %s", game,
-                 opp ? opp : "?");
+        deadline_words(n, dl, sizeof dl);
+        snprintf(buf, len, "game %lld: less than a day left for your move against %s%s", game, opp,
+                 dl);
+    } else if (strcmp(kind, "challenge_declined") == 0) {
+        const char *by = cli_str(n, "by"), *msg = cli_str(n, "message");
+        const char *why = cmd_decline_words(cli_str(n, "reason"));
+        snprintf(buf, len, "challenge %lld: %s declined%s%s%s%s%s%s", cli_int(n, "challenge"),
+                 by ? by : "the player", why ? " (" : "", why ? why : "", why ? ")" : "",
+                 msg ? ": \"" : "", msg ? msg : "", msg ? "\"" : "");
     } else {
-        snprintf(buf, len, "%s", kind);
+        snprintf(buf, len, "a notification of a kind this client does not know (%s)", kind);
+    }
+}
+
+/* Order: newest first (created, then id). */
+static int note_cmp(const void *pa, const void *pb)
+{
+    const cJSON *a = *(const cJSON *const *)pa, *b = *(const cJSON *const *)pb;
+    long long ca = cli_int(a, "created"), cb = cli_int(b, "created");
+    if (ca != cb)
+        return ca < cb ? 1 : -1;
+    long long ia = cli_int(a, "id"), ib = cli_int(b, "id");
+    return ia < ib ? 1 : ia > ib ? -1 : 0;
+}
+
+static bool is_your_turn(const cJSON *n)
+{
+    const char *kind = cli_str(n, "kind");
+    return kind && strcmp(kind, "your_turn") == 0;
+}
+
+size_t cmd_inbox_order(const cJSON *list, const cJSON **out, size_t max, int *merged)
+{
+    size_t n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list)
+    {
+        if (n < max && cJSON_IsObject(it))
+            out[n++] = it;
+    }
+    qsort(out, n, sizeof *out, note_cmp);
+    /* Keep the newest your_turn of each game; count what it stands for. */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        merged[k] = 1;
+        if (is_your_turn(out[i])) {
+            long long g = cli_int(out[i], "game");
+            size_t j = 0;
+            while (j < k && !(is_your_turn(out[j]) && cli_int(out[j], "game") == g))
+                j++;
+            if (j < k) {
+                merged[j]++;
+                continue;
+            }
+        }
+        out[k++] = out[i];
+    }
+    return k;
+}
+
+/* "2026-12-01 19:20 UTC" for a notification's created ms. */
+static void when_text(const cJSON *n, char *buf, size_t len)
+{
+    long long ms = cli_int(n, "created");
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    if (ms < 0 || !gmtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm))
+        snprintf(buf, len, "%-20s", "(no time)");
+}
+
+static void print_notes(cli *c, const char *head, const cJSON **notes, const int *merged, size_t n,
+                        bool want_read)
+{
+    bool first = true;
+    for (size_t i = 0; i < n; i++) {
+        bool read = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(notes[i], "read"));
+        if (read != want_read)
+            continue;
+        if (first)
+            fprintf(c->out, "%s\n", head);
+        first = false;
+        char when[64], text[512];
+        when_text(notes[i], when, sizeof when);
+        cmd_note_text(notes[i], text, sizeof text);
+        fprintf(c->out, "  %s  %s", when, text);
+        if (merged[i] > 1)
+            fprintf(c->out, " (%d notices)", merged[i]);
+        fputc('\n', c->out);
     }
 }
 
@@ -70,24 +206,39 @@ int cmd_inbox(cli *c, const cmd_args *a)
         return rc;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(resp, "notifications"), *n;
     cJSON *ids = cJSON_CreateArray();
-    if (!ids) {
+    size_t total = (size_t)cJSON_GetArraySize(list);
+    const cJSON **notes = malloc((total + 1) * sizeof *notes);
+    int *merged = malloc((total + 1) * sizeof *merged);
+    if (!ids || !notes || !merged) {
+        cJSON_Delete(ids);
+        free(notes);
+        free(merged);
         cJSON_Delete(resp);
         return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
     }
-    bool json = cli_json(c, resp);
-    if (!json && cJSON_GetArraySize(list) == 0)
-        fputs("No notifications\n", c->out);
+    /* Every unread one is marked read, also those folded into a newer
+     * your_turn of the same game. */
     cJSON_ArrayForEach(n, list)
     {
-        const cJSON *read = cJSON_GetObjectItemCaseSensitive(n, "read");
-        if (!cJSON_IsTrue(read))
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(n, "read")))
             cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)cli_int(n, "id")));
-        if (!json) {
-            char text[256];
-            note_text(n, text, sizeof text);
-            fprintf(c->out, "%s %s\n", cJSON_IsTrue(read) ? " " : "*", text);
-        }
     }
+    if (!cli_json(c, resp)) {
+        size_t k = cmd_inbox_order(list, notes, total, merged);
+        if (k == 0)
+            fputs("No notifications\n", c->out);
+        size_t unread = 0;
+        for (size_t i = 0; i < k; i++)
+            unread += !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(notes[i], "read"));
+        char head[64];
+        snprintf(head, sizeof head, "New (%zu):", unread);
+        print_notes(c, head, notes, merged, k, false);
+        if (unread > 0 && unread < k)
+            fputc('\n', c->out);
+        print_notes(c, "Read before:", notes, merged, k, true);
+    }
+    free(notes);
+    free(merged);
     cJSON_Delete(resp);
     if (cJSON_GetArraySize(ids) == 0 || args_has(a, "keep")) {
         cJSON_Delete(ids);
@@ -147,7 +298,7 @@ int cmd_watch(cli *c, const cmd_args *a)
         return CLI_EXIT_USAGE;
     /* play_run watches a game you do not play (subscribing, and again
      * after each reconnect); in your own game it is `play`. */
-    return play_run(c, id);
+    return play_run(c, id, args_has(a, "flip") ? PLAY_FLIP : 0);
 }
 
 /* draw offer|accept|decline GAME, abort GAME: one request and the game's
@@ -187,5 +338,17 @@ int cmd_abort(cli *c, const cmd_args *a)
     uint64_t id;
     if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
         return CLI_EXIT_USAGE;
+    /* Like resign: a person at a terminal is asked; scripts and --yes not. */
+    int in_fd = fileno(c->in);
+    if (!args_has(a, "yes") && in_fd >= 0 && isatty(in_fd)) {
+        fprintf(c->err, "Abort game %llu? [y/N] ", (unsigned long long)id);
+        fflush(c->err);
+        char answer[16];
+        if (term_read_line(c->in, answer, sizeof answer) != TERM_OK ||
+            (strcasecmp(answer, "y") != 0 && strcasecmp(answer, "yes") != 0)) {
+            fputs("Not aborted\n", c->out);
+            return CLI_EXIT_OK;
+        }
+    }
     return game_action(c, "abort", NULL, id, "aborted");
 }

@@ -6,7 +6,8 @@
  * analyse searches one position with level 3's limits (iterative deepening,
  * the solver first on Alquerkonane) within --ms (default 1000) or to
  * --depth plies, and prints the score from the side to move's view, the
- * best move and the principal variation. solve decides an Alquerkonane
+ * best move and the principal variation, and says in words which side the
+ * score favours (cmd_eval_verdict()); lines wrap between moves. solve decides an Alquerkonane
  * position exactly: with distances when qk_solve_feasible() says the board
  * is small enough, else only the winner (winner_only) within --ms (default
  * 60 s), and says which it did. Under --json both print one object of
@@ -17,6 +18,7 @@
 
 #include "cmd.h"
 #include "qk_engine.h"
+#include "qk_solve.h"
 #include "render.h"
 
 #define ANALYSE_DEFAULT_MS 1000
@@ -26,6 +28,23 @@
 static const char *side_word(const qk_pos *p)
 {
     return p->side == QK_WHITE ? "White" : "Black";
+}
+
+const char *cmd_eval_verdict(int score, bool white_to_move, char *buf, size_t n)
+{
+    const char *mover = white_to_move ? "White" : "Black";
+    const char *other = white_to_move ? "Black" : "White";
+    if (score >= QK_SCORE_MATE)
+        snprintf(buf, n, "%s wins with best play", mover);
+    else if (score <= -QK_SCORE_MATE)
+        snprintf(buf, n, "%s wins with best play", other);
+    else if (score > 0)
+        snprintf(buf, n, "favours %s", mover);
+    else if (score < 0)
+        snprintf(buf, n, "favours %s", other);
+    else
+        snprintf(buf, n, "even");
+    return buf;
 }
 
 /* VARIANT [POSITION...]: the variant and the position (joined from its
@@ -144,17 +163,23 @@ int cmd_analyse(cli *c, const cmd_args *a)
             return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
         }
     }
-    line_text(&v, &p, res.pv, res.pv_len, line, sizeof line, arr);
+    cJSON *words = arr ? NULL : cJSON_CreateArray();
+    line_text(&v, &p, res.pv, res.pv_len, line, sizeof line, arr ? arr : words);
     if (o)
         return print_own_json(c, o);
     fprintf(c->out, "variant:  %s\nposition: %s\n", v.name, fen);
     if (!res.has_move) {
         fprintf(c->out, "the game is over at this position\n");
+        cJSON_Delete(words);
         return CLI_EXIT_OK;
     }
-    fprintf(c->out, "eval:     %s (%s to move)%s\n", eval, side_word(&p),
+    char verdict[64];
+    fprintf(c->out, "eval:     %s (%s to move): %s%s\n", eval, side_word(&p),
+            cmd_eval_verdict(res.score, p.side == QK_WHITE, verdict, sizeof verdict),
             res.solved ? " [solved]" : "");
-    fprintf(c->out, "best:     %s\nline:     %s\n", best, line);
+    fprintf(c->out, "best:     %s\n", best);
+    render_wrapped(c->out, "line:    ", words, 10);
+    cJSON_Delete(words);
     fprintf(c->out, "depth %d, %llu nodes, %u ms\n", res.depth, (unsigned long long)res.nodes,
             res.time_ms);
     return CLI_EXIT_OK;
@@ -190,15 +215,20 @@ int cmd_solve(cli *c, const cmd_args *a)
     qk_move pv[128];
     int npv = rc == QK_OK && res.solved && res.exact ? qk_solve_pv(&s, &v, &p, pv, 128) : 0;
     char fen[QK_POS_STRLEN], line[4096] = "", best[QK_MOVE_STRLEN] = "";
+    cJSON *words = cJSON_CreateArray();
     if (rc == QK_OK && res.solved && res.has_move)
         qk_move_format(&v, &res.best, best, sizeof best);
     if (npv)
-        line_text(&v, &p, pv, npv, line, sizeof line, NULL);
+        line_text(&v, &p, pv, npv, line, sizeof line, words);
     qk_solver_free(&s);
-    if (rc != QK_OK && rc != QK_ENOSPC)
+    if (rc != QK_OK && rc != QK_ENOSPC) {
+        cJSON_Delete(words);
         return cli_fail(c, CLI_EXIT_SERVER, "the solver failed (%d)", rc);
-    if (qk_pos_format(&v, &p, fen, sizeof fen) < 0)
+    }
+    if (qk_pos_format(&v, &p, fen, sizeof fen) < 0) {
+        cJSON_Delete(words);
         return cli_fail(c, CLI_EXIT_SERVER, "cannot format the position");
+    }
     const char *winner = !res.solved ? NULL : res.winner == QK_RESULT_WHITE ? "White" : "Black";
     if (c->json) {
         cJSON *o = cJSON_CreateObject();
@@ -217,11 +247,13 @@ int cmd_solve(cli *c, const cmd_args *a)
             cJSON_Delete(o);
             return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
         }
+        cJSON_Delete(words);
         rc = print_own_json(c, o);
         return rc == CLI_EXIT_OK && !res.solved ? CLI_EXIT_SERVER : rc;
     }
     fprintf(c->out, "variant:  %s\nposition: %s (%s to move)\n", v.name, fen, side_word(&p));
     if (!res.solved) {
+        cJSON_Delete(words);
         fprintf(c->out,
                 "unsolved: the board is too big for an exact search; winner-only search "
                 "stopped after %lld ms (--ms) with %llu positions searched\n",
@@ -239,10 +271,29 @@ int cmd_solve(cli *c, const cmd_args *a)
     if (best[0])
         fprintf(c->out, "best:     %s\n", best);
     if (line[0])
-        fprintf(c->out, "line:     %s\n", line);
+        render_wrapped(c->out, "line:    ", words, 10);
+    cJSON_Delete(words);
     fprintf(c->out, "searched: %llu positions (%llu visited with table hits) in %lld ms\n",
             (unsigned long long)res.expanded, (unsigned long long)res.nodes, (long long)took);
     return CLI_EXIT_OK;
+}
+
+/* The side to move at ply of game id, for the hint's verdict: "white",
+ * "black", or NULL when the game has moved on or cannot be fetched. */
+static const char *hint_side(cli *c, uint64_t id, long long ply, char *buf, size_t n)
+{
+    cJSON *resp = NULL;
+    const char *side = NULL;
+    if (cli_exchange(c, cli_game_request("game", id), &resp) == CLI_EXIT_OK && cli_is_ok(resp)) {
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(resp, "game");
+        const char *turn = cli_str(g, "turn");
+        if (turn && cli_int(g, "ply") == ply) {
+            snprintf(buf, n, "%s", turn);
+            side = buf;
+        }
+    }
+    cJSON_Delete(resp);
+    return side;
 }
 
 int cmd_hint(cli *c, const cmd_args *a)
@@ -256,16 +307,22 @@ int cmd_hint(cli *c, const cmd_args *a)
         return rc;
     if (!cli_json(c, resp)) {
         const char *mv = cli_str(resp, "move"), *eval = cli_str(resp, "eval");
-        fprintf(c->out, "game %llu, ply %lld: %s (%s, depth %lld)\n", (unsigned long long)id,
-                cli_int(resp, "ply"), mv ? mv : "?", eval ? eval : "?", cli_int(resp, "depth"));
-        const cJSON *m;
+        const cJSON *score = cJSON_GetObjectItemCaseSensitive(resp, "score");
+        char sidebuf[8], verdict[64] = "";
+        const char *side = cJSON_IsNumber(score)
+                               ? hint_side(c, id, cli_int(resp, "ply"), sidebuf, sizeof sidebuf)
+                               : NULL;
+        if (side)
+            snprintf(verdict, sizeof verdict, "%s to move, ", side[0] == 'w' ? "White" : "Black");
+        if (side)
+            cmd_eval_verdict(score->valueint, side[0] == 'w', verdict + strlen(verdict),
+                             sizeof verdict - strlen(verdict));
+        fprintf(c->out, "game %llu, ply %lld: %s (%s%s%s, depth %lld)\n", (unsigned long long)id,
+                cli_int(resp, "ply"), mv ? mv : "?", eval ? eval : "?", side ? ": " : "", verdict,
+                cli_int(resp, "depth"));
         const cJSON *line = cJSON_GetObjectItemCaseSensitive(resp, "line");
-        if (cJSON_GetArraySize(line) > 0) {
-            fputs("line:", c->out);
-            cJSON_ArrayForEach(m, line) if (cJSON_IsString(m))
-                fprintf(c->out, " %s", m->valuestring);
-            fputc('\n', c->out);
-        }
+        if (cJSON_GetArraySize(line) > 0)
+            render_wrapped(c->out, "line:", line, 6);
     }
     cJSON_Delete(resp);
     return CLI_EXIT_OK;

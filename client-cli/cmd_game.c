@@ -17,6 +17,7 @@
 #include "render.h"
 #include "table.h"
 #include "term.h"
+#include "timectl.h"
 
 /* Fetch game id. On CLI_EXIT_OK *game_resp is the ok response (caller
  * frees); errors are reported. */
@@ -37,6 +38,39 @@ static const char *status_cell(const cJSON *g, char *buf, size_t n)
     return buf;
 }
 
+/* "4:55" or "1:02:03" for a live clock's ms. */
+static void clock_cell(long long ms, char *buf, size_t n)
+{
+    long long sec = ms < 0 ? 0 : ms / 1000;
+    if (sec >= 3600)
+        snprintf(buf, n, "%lld:%02lld:%02lld", sec / 3600, sec % 3600 / 60, sec % 60);
+    else
+        snprintf(buf, n, "%lld:%02lld", sec / 60, sec % 60);
+}
+
+/* The time left of both sides of game g for `games --mine`, into mine and
+ * opp (size n each): a live game's two clocks as the server reported them;
+ * in a correspondence game the time to the deadline of the side to move,
+ * "-" for the side waiting (its clock does not run); "-" without a clock. */
+static void time_cells(const cJSON *g, bool white_me, char *mine, char *opp, size_t n)
+{
+    snprintf(mine, n, "-");
+    snprintf(opp, n, "-");
+    render_clock clk;
+    if (render_clock_read(g, 0, &clk)) {
+        clock_cell(white_me ? clk.white_ms : clk.black_ms, mine, n);
+        clock_cell(white_me ? clk.black_ms : clk.white_ms, opp, n);
+        return;
+    }
+    const char *status = cli_str(g, "status"), *turn = cli_str(g, "turn");
+    long long left = cli_int(g, "time_left_ms");
+    if (!status || strcmp(status, "active") != 0 || !turn || left < 0)
+        return;
+    bool my_move = strcmp(turn, white_me ? "white" : "black") == 0;
+    char buf[32];
+    snprintf(my_move ? mine : opp, n, "%s", cmd_format_left(left, buf, sizeof buf));
+}
+
 int cmd_games(cli *c, const cmd_args *a)
 {
     bool my_turn = args_has(a, "my-turn"), mine = my_turn || args_has(a, "mine");
@@ -45,7 +79,7 @@ int cmd_games(cli *c, const cmd_args *a)
         return CLI_EXIT_SERVER;
     }
     if (mine && !c->logged_in) {
-        fputs("unauthenticated: --mine and --my-turn need a login (qirkat login USER)\n", c->err);
+        fputs("Not logged in: --mine and --my-turn need a login (qirkat login USER)\n", c->err);
         return CLI_EXIT_SERVER;
     }
     const char *me = cli_me(c);
@@ -77,19 +111,19 @@ int cmd_games(cli *c, const cmd_args *a)
         fputs("No games\n", c->out);
         goto out;
     }
-    static const char *const mine_heads[] = {"GAME", "OPPONENT", "COLOR", "VARIANT",
-                                             "TURN", "STATUS",   "PLY",   "LEFT"};
+    static const char *const mine_heads[] = {"GAME", "OPPONENT", "COLOR", "VARIANT",  "TIME",
+                                             "TURN", "STATUS",   "PLY",   "YOU LEFT", "OPP LEFT"};
     static const char *const all_heads[] = {"GAME", "WHITE",  "BLACK", "VARIANT",
                                             "TURN", "STATUS", "PLY"};
     table t;
-    if (table_init(&t, mine ? 8 : 7, mine ? mine_heads : all_heads) < 0) {
+    if (table_init(&t, mine ? 10 : 7, mine ? mine_heads : all_heads) < 0) {
         rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
         goto out;
     }
     const cJSON *g;
     cJSON_ArrayForEach(g, list)
     {
-        char id[32], ply[32], st[32], left[32], wbuf[160], bbuf[160];
+        char id[32], ply[32], st[32], wbuf[160], bbuf[160], tc[32], mine_left[32], opp_left[32];
         snprintf(id, sizeof id, "%lld", cli_int(g, "id"));
         snprintf(ply, sizeof ply, "%lld", cli_int(g, "ply"));
         const char *white = cli_str(g, "white"), *black = cli_str(g, "black");
@@ -100,7 +134,7 @@ int cmd_games(cli *c, const cmd_args *a)
                  cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "black_bot")) ? " (bot)" : "");
         const char *turn = cli_str(g, "turn"), *gstatus = cli_str(g, "status");
         bool active = gstatus && strcmp(gstatus, "active") == 0;
-        const char *row[8];
+        const char *row[10];
         row[0] = id;
         if (mine) {
             bool white_me = white && strcmp(white, me) == 0;
@@ -109,20 +143,24 @@ int cmd_games(cli *c, const cmd_args *a)
             const char *my_color = white_me ? "white" : "black";
             row[1] = opp;
             row[2] = my_color;
+            row[4] =
+                timectl_format(cJSON_GetObjectItemCaseSensitive(g, "time_control"), tc, sizeof tc);
             /* Whose turn, in the viewer's terms. */
-            row[4] = !active || !turn ? "-" : strcmp(turn, my_color) == 0 ? "you" : opp_name;
-            /* Your time left: the clock of the side to move when it is you. */
-            row[7] = active && turn && strcmp(turn, my_color) == 0
-                         ? cmd_format_left(cli_int(g, "time_left_ms"), left, sizeof left)
-                         : "-";
+            row[5] = !active || !turn ? "-" : strcmp(turn, my_color) == 0 ? "you" : opp_name;
+            time_cells(g, white_me, mine_left, opp_left, sizeof mine_left);
+            row[8] = mine_left;
+            row[9] = opp_left;
+            row[3] = cli_str(g, "variant");
+            row[6] = status_cell(g, st, sizeof st);
+            row[7] = ply;
         } else {
             row[1] = wbuf;
             row[2] = bbuf;
+            row[3] = cli_str(g, "variant");
             row[4] = active ? turn : "-";
+            row[5] = status_cell(g, st, sizeof st);
+            row[6] = ply;
         }
-        row[3] = cli_str(g, "variant");
-        row[5] = status_cell(g, st, sizeof st);
-        row[6] = ply;
         if (table_add(&t, row) < 0) {
             rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
             break;
@@ -145,9 +183,11 @@ int cmd_show(cli *c, const cmd_args *a)
     int rc = fetch_game(c, id, &resp);
     if (rc != CLI_EXIT_OK)
         return rc;
+    const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
     if (!cli_json(c, resp))
-        render_game(c->out, cJSON_GetObjectItemCaseSensitive(resp, "game"), cli_me(c),
-                    c->render_flags | RENDER_LEGEND);
+        render_game(c->out, game, cli_me(c),
+                    c->render_flags | RENDER_LEGEND |
+                        render_view_flags(game, cli_me(c), args_has(a, "flip")));
     cJSON_Delete(resp);
     return CLI_EXIT_OK;
 }
@@ -215,9 +255,11 @@ int cmd_move(cli *c, const cmd_args *a)
         if (cJSON_IsTrue(dup))
             fprintf(c->out, "%s was already played at ply %llu; nothing changed\n", move,
                     (unsigned long long)ply);
-        else
-            render_game(c->out, cJSON_GetObjectItemCaseSensitive(resp, "game"), cli_me(c),
-                        c->render_flags);
+        else {
+            const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
+            render_game(c->out, game, cli_me(c),
+                        c->render_flags | render_view_flags(game, cli_me(c), false));
+        }
     }
     cJSON_Delete(resp);
     return CLI_EXIT_OK;

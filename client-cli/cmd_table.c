@@ -14,12 +14,21 @@
         OPT_FLAG, "password-stdin", NULL, "read the password as one line from stdin"               \
     }
 
+/* Boards are drawn from your side (Black at the bottom when you play
+ * Black, White's side for watchers); --flip turns them around. */
+#define O_FLIP                                                                                     \
+    {                                                                                              \
+        OPT_FLAG, "flip", NULL, "turn the board around (default: your side at the bottom)"         \
+    }
+
 /* clang-format off */
 const cmd_def cmd_table[] = {
     {"register", cmd_register, NULL, NEED_NOTHING, 1, 1,
      OPTS(O_PASSWORD_STDIN,
-          {OPT_FLAG, "bot", NULL, "mark the account as a bot"}),
-     "USER [--password-stdin] [--bot]", "create an account and log in"},
+          {OPT_FLAG, "bot", NULL, "mark the account as a bot"},
+          {OPT_FLAG, "yes", NULL, "replace another account's stored session without asking"}),
+     "USER [--password-stdin] [--bot] [--yes]",
+     "create an account (password: 8 characters or more) and log in"},
     {"login", cmd_login, NULL, NEED_NOTHING, 1, 1, OPTS(O_PASSWORD_STDIN),
      "USER [--password-stdin]", "log in, store the token"},
     {"logout", cmd_logout, NULL, NEED_NOTHING, 0, 0, NULL,
@@ -54,16 +63,16 @@ const cmd_def cmd_table[] = {
           {OPT_FLAG, "my-turn", NULL, "only games waiting for your move, soonest deadline first"}),
      "[--mine] [--my-turn] [--status active|finished|aborted] [--variant V] [--limit N]",
      "list games (with --mine: your time left)"},
-    {"show", cmd_show, cmd_check_id, NEED_LOGIN_OPT, 1, 1, NULL,
-     "GAME", "board, turn, legal moves"},
+    {"show", cmd_show, cmd_check_id, NEED_LOGIN_OPT, 1, 1, OPTS(O_FLIP),
+     "GAME [--flip]", "board, turn, legal moves"},
     {"move", cmd_move, cmd_check_id, NEED_LOGIN, 2, 2,
      OPTS({OPT_UINT, "ply", "N", "the ply the move is played at (default: the current one)"}),
      "GAME MOVE [--ply N]", "play a move (b2-c3, a1xc3xe5)"},
     {"resign", cmd_resign, cmd_check_id, NEED_LOGIN, 1, 1,
      OPTS({OPT_FLAG, "yes", NULL, "do not ask first (only a terminal is asked)"}),
      "GAME [--yes]", "resign a game"},
-    {"play", cmd_play, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
-     "GAME", "play interactively; redraws on the opponent's move"},
+    {"play", cmd_play, cmd_check_id, NEED_LOGIN, 1, 1, OPTS(O_FLIP),
+     "GAME [--flip]", "play interactively; redraws on the opponent's move"},
     {"inbox", cmd_inbox, NULL, NEED_LOGIN, 0, 0,
      OPTS({OPT_UINT, "limit", "N", "at most N notifications (default 50)"},
           {OPT_FLAG, "keep", NULL, "do not mark them read"}),
@@ -71,12 +80,13 @@ const cmd_def cmd_table[] = {
     {"vacation", cmd_vacation, NULL, NEED_LOGIN, 1, 1,
      OPTS({OPT_UINT, "hours", "H", "length of the vacation (default: all you have left)"}),
      "on|off|status [--hours H]", "stop your correspondence clocks (yearly allowance)"},
-    {"watch", cmd_watch, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
-     "GAME", "follow a game live; reconnects by itself"},
+    {"watch", cmd_watch, cmd_check_id, NEED_LOGIN, 1, 1, OPTS(O_FLIP),
+     "GAME [--flip]", "follow a game live; reconnects by itself"},
     {"draw", cmd_draw, NULL, NEED_LOGIN, 2, 2, NULL,
      "offer|accept|decline GAME", "offer, accept or decline a draw"},
-    {"abort", cmd_abort, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
-     "GAME", "abort a game before both sides have moved"},
+    {"abort", cmd_abort, cmd_check_id, NEED_LOGIN, 1, 1,
+     OPTS({OPT_FLAG, "yes", NULL, "do not ask first (only a terminal is asked)"}),
+     "GAME [--yes]", "abort a game before both sides have moved"},
     {"rules", cmd_rules, NULL, NEED_NOTHING, 0, 1, NULL,
      "[VARIANT]", "the rules of a variant, or the variants (offline)"},
     {"perft", cmd_perft, NULL, NEED_NOTHING, 2, -1, NULL,
@@ -130,6 +140,7 @@ void cmd_print_usage(FILE *out)
           "  --server HOST:PORT  server (else $QIRKAT_SERVER, else the one you logged in on,\n"
           "                      else " CLI_DEFAULT_SERVER ")\n"
           "  --json              print the server's response object, one line\n"
+          "  --version           the client's version\n"
           "  --help              this text; `qirkat SUBCOMMAND --help` for one subcommand\n"
           "\nexit status: 0 ok, 1 server error, 2 usage error, 3 cannot connect\n",
           out);

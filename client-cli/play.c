@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "ledit.h"
 #include "qk_rules.h"
 #include "render.h"
 
@@ -24,6 +25,10 @@
 /* Probe an idle connection this often; half-open TCP is silent otherwise. */
 #define IDLE_PING_MS 30000
 #define INPUT_MAX 4096
+#define PROMPT_MAX 256
+
+/* A question waiting for its y/N answer (the next typed line). */
+typedef enum { CONFIRM_NONE, CONFIRM_RESIGN, CONFIRM_ABORT } confirm_kind;
 
 typedef struct play {
     cli *c;
@@ -41,85 +46,12 @@ typedef struct play {
     char in[INPUT_MAX];
     size_t inlen;
     bool in_eof;
+    bool flip;                     /* --flip: the board turned from the default view */
+    render_clock clk;              /* the live clock as last received */
+    confirm_kind confirm;          /* resign/abort asked, answer pending */
+    bool quit;                     /* the line editor's line said quit (or Ctrl-D) */
+    char shown_prompt[PROMPT_MAX]; /* the line editor's current prompt */
 } play;
-
-bool play_looks_like_move(const char *text)
-{
-    while (isspace((unsigned char)*text))
-        text++;
-    if (!isalpha((unsigned char)text[0]) || !isdigit((unsigned char)text[1]))
-        return false;
-    for (; *text; text++) {
-        unsigned char ch = (unsigned char)*text;
-        if (!isalnum(ch) && ch != '-' && !isspace(ch))
-            return false;
-    }
-    return true;
-}
-
-void play_normalize_move(const char *text, char *move, size_t n)
-{
-    size_t k = 0;
-    for (; *text && n > 0 && k < n - 1; text++)
-        if (!isspace((unsigned char)*text))
-            move[k++] = (char)tolower((unsigned char)*text);
-    if (n > 0)
-        move[k] = '\0';
-}
-
-play_input play_classify(const char *line, char *move, size_t n)
-{
-    /* The words, lowercased, blanks collapsed: "Draw  Accept" is
-     * "draw accept". */
-    char norm[64];
-    size_t len = 0;
-    bool blank = false, long_line = false;
-    for (const char *q = line; *q; q++) {
-        if (isspace((unsigned char)*q)) {
-            blank = len > 0;
-            continue;
-        }
-        if (len + 2 >= sizeof norm) {
-            long_line = true;
-            break;
-        }
-        if (blank)
-            norm[len++] = ' ';
-        blank = false;
-        norm[len++] = (char)tolower((unsigned char)*q);
-    }
-    norm[len] = '\0';
-    if (len == 0)
-        return PLAY_IN_EMPTY;
-    static const struct {
-        const char *word;
-        play_input in;
-    } words[] = {
-        {"quit", PLAY_IN_QUIT},
-        {"exit", PLAY_IN_QUIT},
-        {"q", PLAY_IN_QUIT},
-        {"help", PLAY_IN_HELP},
-        {"?", PLAY_IN_HELP},
-        {"resign", PLAY_IN_RESIGN},
-        {"board", PLAY_IN_BOARD},
-        {"show", PLAY_IN_BOARD},
-        {"moves", PLAY_IN_MOVES},
-        {"draw", PLAY_IN_DRAW_OFFER},
-        {"draw offer", PLAY_IN_DRAW_OFFER},
-        {"draw accept", PLAY_IN_DRAW_ACCEPT},
-        {"draw decline", PLAY_IN_DRAW_DECLINE},
-        {"hint", PLAY_IN_HINT},
-        {"abort", PLAY_IN_ABORT},
-    };
-    if (!long_line)
-        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-            if (strcmp(norm, words[i].word) == 0)
-                return words[i].in;
-    if (!play_looks_like_move(line))
-        return PLAY_IN_UNKNOWN;
-    play_normalize_move(line, move, n);
-    return PLAY_IN_MOVE;
-}
 
 static bool connected(const play *p)
 {
@@ -127,10 +59,14 @@ static bool connected(const play *p)
 }
 
 /* End the "your move: " line if it is the last thing on the screen, so
- * what follows starts on a fresh line; the loop asks again afterwards. */
+ * what follows starts on a fresh line; the loop asks again afterwards.
+ * With the line editor, the prompt line is erased instead (and drawn
+ * again, with what was typed, by prompt()). */
 static void fresh_line(play *p)
 {
-    if (p->prompted) {
+    if (ledit_active()) {
+        ledit_hide(false);
+    } else if (p->prompted) {
         fputc('\n', p->c->out);
         p->prompted = false;
     }
@@ -206,15 +142,20 @@ static void set_snapshot(play *p, cJSON *resp)
     cJSON_Delete(p->resp);
     p->resp = resp;
     p->game = g;
+    /* The clock counts from the moment the snapshot arrived. */
+    (void)render_clock_read(g, net_now_ms(), &p->clk);
     if (cli_int(g, "ply") != old)
         p->waiting_shown = false;
 }
 
 static void redraw(play *p)
 {
+    fresh_line(p);
     p->prompted = false;
     fputc('\n', p->c->out);
-    render_game(p->c->out, p->game, cli_me(p->c), p->c->render_flags | RENDER_LEGEND);
+    render_game(p->c->out, p->game, cli_me(p->c),
+                p->c->render_flags | RENDER_LEGEND |
+                    render_view_flags(p->game, p->color ? cli_me(p->c) : NULL, p->flip));
     fflush(p->c->out);
 }
 
@@ -225,7 +166,9 @@ static void redraw(play *p)
 static void redraw_unasked(play *p)
 {
     int fd = fileno(p->c->in);
-    if (fd >= 0 && isatty(fd)) {
+    if (ledit_active()) {
+        ledit_hide(true);
+    } else if (fd >= 0 && isatty(fd)) {
         (void)tcflush(fd, TCIFLUSH);
         p->inlen = 0;
     }
@@ -249,11 +192,83 @@ static int refresh(play *p)
     return CLI_EXIT_OK;
 }
 
-static void prompt(play *p)
+/* The question of a pending confirmation into buf (size n). */
+static void confirm_question(const play *p, char *buf, size_t n)
+{
+    const char *opp =
+        p->color ? game_str(p, strcmp(p->color, "white") == 0 ? "black" : "white") : NULL;
+    snprintf(buf, n, "%s game %llu against %s? [y/N] ",
+             p->confirm == CONFIRM_RESIGN ? "Resign" : "Abort", (unsigned long long)p->id,
+             opp ? opp : "your opponent");
+}
+
+/* The line editor's prompt: the clocks of a live game (counted down
+ * from the last snapshot), then what the line is for. */
+static void editor_prompt(play *p, char *buf, size_t n)
+{
+    if (p->confirm != CONFIRM_NONE) {
+        confirm_question(p, buf, n);
+        return;
+    }
+    size_t len = 0;
+    buf[0] = '\0';
+    if (p->clk.valid) {
+        char clk[80];
+        len = (size_t)snprintf(buf, n, "[%s] ",
+                               render_clock_text(&p->clk, net_now_ms(), clk, sizeof clk));
+        if (len >= n)
+            return;
+    }
+    const char *turn = game_str(p, "turn");
+    const char *who = turn ? game_str(p, turn) : NULL;
+    if (!p->color)
+        snprintf(buf + len, n - len, "watching> ");
+    else if (my_turn(p))
+        snprintf(buf + len, n - len, "your move: ");
+    else
+        snprintf(buf + len, n - len, "waiting for %s> ", who ? who : "the opponent");
+}
+
+/* With the line editor: announce whose turn it is once per ply, set the
+ * prompt (the clocks tick in it) and show it again after any message. */
+static void prompt_editor(play *p)
 {
     if (game_over(p))
         return;
-    if (my_turn(p)) {
+    if (!my_turn(p) && !p->waiting_shown && p->confirm == CONFIRM_NONE) {
+        const char *turn = game_str(p, "turn");
+        const char *who = turn ? game_str(p, turn) : NULL;
+        ledit_hide(false);
+        fprintf(p->c->out, "Waiting for %s (%s)...\n", who ? who : "the opponent",
+                turn ? turn : "?");
+        fflush(p->c->out);
+        p->waiting_shown = true;
+    }
+    char text[PROMPT_MAX];
+    editor_prompt(p, text, sizeof text);
+    if (strcmp(text, p->shown_prompt) != 0) {
+        snprintf(p->shown_prompt, sizeof p->shown_prompt, "%s", text);
+        ledit_set_prompt(text);
+    }
+    ledit_show();
+}
+
+static void prompt(play *p)
+{
+    if (ledit_active()) {
+        prompt_editor(p);
+        return;
+    }
+    if (game_over(p))
+        return;
+    if (p->confirm != CONFIRM_NONE) {
+        if (!p->prompted) { /* asked again after a message */
+            char q[PROMPT_MAX];
+            confirm_question(p, q, sizeof q);
+            fputs(q, p->c->out);
+        }
+        p->prompted = true;
+    } else if (my_turn(p)) {
         /* The loop wakes for timers and reconnects too: ask once. */
         if (!p->prompted)
             fputs("your move: ", p->c->out);
@@ -278,8 +293,8 @@ static void print_help(play *p)
           "  draw accept   accept your opponent's draw offer\n"
           "  draw decline  decline it\n"
           "  hint          the engine's move (unrated games)\n"
-          "  abort         abort the game (until each side has moved once)\n"
-          "  resign        resign the game\n"
+          "  abort         abort the game (until each side has moved once; asks first)\n"
+          "  resign        resign the game (asks first)\n"
           "  help          this list\n"
           "  quit          leave (the game goes on; `qirkat play` again to resume)\n",
           p->c->out);
@@ -326,6 +341,19 @@ static void send_move(play *p, const char *move, long long ply)
             redraw(p);
     }
     cJSON_Delete(resp);
+}
+
+/* Ask before resigning or aborting: the next line answers (confirmed()). */
+static void ask(play *p, confirm_kind what)
+{
+    p->confirm = what;
+    if (ledit_active())
+        return; /* the question becomes the prompt */
+    char q[PROMPT_MAX];
+    confirm_question(p, q, sizeof q);
+    fputs(q, p->c->out);
+    fflush(p->c->out);
+    p->prompted = true;
 }
 
 static void do_resign(play *p)
@@ -395,18 +423,55 @@ static void do_hint(play *p)
         return;
     if (cli_is_ok(resp)) {
         const char *mv = cli_str(resp, "move"), *eval = cli_str(resp, "eval");
-        fprintf(p->c->out, "Hint: %s (%s, depth %lld)\n", mv ? mv : "?", eval ? eval : "?",
-                cli_int(resp, "depth"));
+        const char *turn = game_str(p, "turn");
+        const cJSON *score = cJSON_GetObjectItemCaseSensitive(resp, "score");
+        /* The score is the side to move's view: say whom it favours when
+         * the hint is for the position we show. */
+        char verdict[80] = "";
+        if (cJSON_IsNumber(score) && turn && cli_int(resp, "ply") == cli_int(p->game, "ply")) {
+            strcpy(verdict, ", ");
+            cmd_eval_verdict(score->valueint, strcmp(turn, "white") == 0, verdict + 2,
+                             sizeof verdict - 2);
+        }
+        fprintf(p->c->out, "Hint: %s (%s%s, depth %lld)\n", mv ? mv : "?", eval ? eval : "?",
+                verdict, cli_int(resp, "depth"));
     } else {
         cli_report(p->c, resp);
     }
     cJSON_Delete(resp);
 }
 
+/* The answer to a pending resign/abort question. */
+static void confirmed(play *p, const char *line)
+{
+    confirm_kind what = p->confirm;
+    p->confirm = CONFIRM_NONE;
+    while (isspace((unsigned char)*line))
+        line++;
+    char w[8];
+    size_t k = 0;
+    for (; *line && !isspace((unsigned char)*line) && k + 1 < sizeof w; line++)
+        w[k++] = (char)tolower((unsigned char)*line);
+    w[k] = '\0';
+    bool yes = strcmp(w, "y") == 0 || strcmp(w, "yes") == 0;
+    if (!yes) {
+        fputs(what == CONFIRM_RESIGN ? "Not resigned\n" : "Not aborted\n", p->c->out);
+        return;
+    }
+    if (what == CONFIRM_RESIGN)
+        do_resign(p);
+    else
+        game_action(p, "abort", NULL);
+}
+
 /* Handle one typed line. Returns true when the user wants to leave. */
 static bool handle_line(play *p, const char *line)
 {
     char move[QK_MOVE_STRLEN + 64];
+    if (p->confirm != CONFIRM_NONE) {
+        confirmed(p, line);
+        return false;
+    }
     switch (play_classify(line, move, sizeof move)) {
     case PLAY_IN_EMPTY:
         return false;
@@ -416,7 +481,12 @@ static bool handle_line(play *p, const char *line)
         print_help(p);
         return false;
     case PLAY_IN_RESIGN:
-        do_resign(p);
+        if (!p->color)
+            fputs("You are watching this game; there is nothing to resign\n", p->c->out);
+        else if (game_over(p))
+            fputs("The game is over\n", p->c->out);
+        else
+            ask(p, CONFIRM_RESIGN);
         return false;
     case PLAY_IN_BOARD:
         if (refresh(p) == CLI_EXIT_OK || !connected(p))
@@ -435,7 +505,8 @@ static bool handle_line(play *p, const char *line)
         game_action(p, "draw", "decline");
         return false;
     case PLAY_IN_ABORT:
-        game_action(p, "abort", NULL);
+        if (can_act(p, "abort it"))
+            ask(p, CONFIRM_ABORT);
         return false;
     case PLAY_IN_HINT:
         do_hint(p);
@@ -473,6 +544,10 @@ static void handle_event(play *p, const cJSON *ev)
         /* Our own move's event, or one the snapshot already has. */
         if (ply >= 0 && ply < cli_int(p->game, "ply"))
             return;
+        /* The event's clock is the newest we know until the game arrives. */
+        render_clock ec;
+        if (render_clock_read(ev, net_now_ms(), &ec))
+            p->clk = ec;
         /* The event has the position but not the legal moves: fetch the
          * whole snapshot rather than patch ours. */
         fresh_line(p);
@@ -612,12 +687,27 @@ static const char *my_color(const play *p)
     return NULL;
 }
 
-int play_run(cli *c, uint64_t id)
+/* The line editor's line function: the same commands as plain lines. */
+static void editor_line_cb(const char *line, void *ctx)
+{
+    play *p = ctx;
+    if (!line) { /* Ctrl-D */
+        p->quit = true;
+        return;
+    }
+    if (p->confirm == CONFIRM_NONE)
+        ledit_add_history(line);
+    if (handle_line(p, line))
+        p->quit = true;
+}
+
+int play_run(cli *c, uint64_t id, unsigned opts)
 {
     play p;
     memset(&p, 0, sizeof p);
     p.c = c;
     p.id = id;
+    p.flip = opts & PLAY_FLIP;
     p.backoff_ms = BACKOFF_MIN_MS;
     p.pending_ply = -1;
     p.last_rx = net_now_ms();
@@ -638,8 +728,13 @@ int play_run(cli *c, uint64_t id)
         fprintf(c->out, "Watching game %llu (you do not play in it)\n", (unsigned long long)id);
     }
     redraw(&p);
-    if (!game_over(&p))
+    if (!game_over(&p)) {
         fputs("Type help for commands.\n", c->out);
+        /* On a terminal, lines are edited with libedit (history on the
+         * arrow keys) and the prompt carries the ticking clocks. */
+        if (ledit_possible(c->in, c->out) && ledit_start(c->in, c->out, "", editor_line_cb, &p))
+            p.shown_prompt[0] = '\0';
+    }
 
     for (;;) {
         /* Events queued while we waited for answers: poll() cannot see
@@ -665,6 +760,11 @@ int play_run(cli *c, uint64_t id)
             int64_t wait = p.reconnect_at - net_now_ms();
             timeout = wait < 0 ? 0 : (int)wait;
         }
+        /* A running clock is redrawn when its seconds change (in the
+         * editor's prompt; plain output gets it with each board). */
+        int tick = ledit_active() ? render_clock_next_ms(&p.clk, net_now_ms()) : -1;
+        if (tick >= 0 && tick < timeout)
+            timeout = tick;
         if (nfds == 0 && !connected(&p) && p.in_eof)
             break;
         int n = poll(fds, (nfds_t)nfds, timeout);
@@ -672,8 +772,15 @@ int play_run(cli *c, uint64_t id)
             rc = cli_fail(c, CLI_EXIT_SERVER, "poll: %s", strerror(errno));
             goto out;
         }
-        if (in_idx >= 0 && n > 0 && fds[in_idx].revents && read_input(&p))
-            goto out; /* quit or end of input */
+        if (in_idx >= 0 && n > 0 && fds[in_idx].revents) {
+            if (ledit_active()) {
+                ledit_feed();
+                if (p.quit)
+                    goto out;
+            } else if (read_input(&p)) {
+                goto out; /* quit or end of input */
+            }
+        }
         if (net_idx >= 0 && connected(&p) && n > 0 && fds[net_idx].revents) {
             p.last_rx = net_now_ms();
             if (net_pump(&c->conn) != NET_OK) {
@@ -694,6 +801,7 @@ int play_run(cli *c, uint64_t id)
     }
     rc = CLI_EXIT_OK;
 out:
+    ledit_stop();
     fflush(c->out);
     cJSON_Delete(p.resp);
     return rc;
@@ -704,5 +812,5 @@ int cmd_play(cli *c, const cmd_args *a)
     uint64_t id;
     if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
         return CLI_EXIT_USAGE;
-    return play_run(c, id);
+    return play_run(c, id, args_has(a, "flip") ? PLAY_FLIP : 0);
 }

@@ -17,6 +17,16 @@
  * connection is sent again at the same ply after reconnecting: the server
  * answers "duplicate": true if it had landed, so it is never played twice.
  * An idle connection is probed with `ping` so a dead peer is noticed.
+ *
+ * On a terminal (stdin and stdout) lines are read through libedit
+ * (ledit.h: editing, history) and the prompt carries a live game's clocks,
+ * "[White 4:55  Black 4:32] your move: ", redrawn each time the running
+ * side's seconds change: counted down locally from the last snapshot's
+ * clock and the time it arrived (render_clock), never by asking the
+ * server. Elsewhere (pipes, files) lines are read plainly and the clock
+ * line comes with each board. `resign` and `abort` ask y/N first; the next
+ * line answers. The board is drawn from the player's side (Black at the
+ * bottom for Black, White's side for watchers); PLAY_FLIP turns it.
  */
 #ifndef QC_PLAY_H
 #define QC_PLAY_H
@@ -28,17 +38,17 @@
 
 /* What a typed line asks for. */
 typedef enum {
-    PLAY_IN_EMPTY, /* blank line: prompt again */
-    PLAY_IN_QUIT,  /* quit, exit, q */
-    PLAY_IN_HELP,  /* help, ? */
-    PLAY_IN_RESIGN,
+    PLAY_IN_EMPTY,        /* blank line: prompt again */
+    PLAY_IN_QUIT,         /* quit, exit, q */
+    PLAY_IN_HELP,         /* help, ? */
+    PLAY_IN_RESIGN,       /* resign: asks y/N first */
     PLAY_IN_BOARD,        /* board, show: fetch and redraw */
     PLAY_IN_MOVES,        /* moves: list the legal moves */
     PLAY_IN_DRAW_OFFER,   /* draw, draw offer */
     PLAY_IN_DRAW_ACCEPT,  /* draw accept */
     PLAY_IN_DRAW_DECLINE, /* draw decline */
     PLAY_IN_HINT,         /* hint: the engine's move */
-    PLAY_IN_ABORT,        /* abort: before both sides have moved */
+    PLAY_IN_ABORT,        /* abort: before both sides have moved; asks y/N first */
     PLAY_IN_MOVE,         /* move text for the server */
     PLAY_IN_UNKNOWN,      /* a word that is neither a command nor move text */
 } play_input;
@@ -59,10 +69,13 @@ void play_normalize_move(const char *text, char *move, size_t n);
  * n - 1 bytes, is copied into move (size n). */
 play_input play_classify(const char *line, char *move, size_t n);
 
-/* Run the loop for game id on c (connected and logged in). Returns an
- * exit status: 0 when the user quits, stdin ends or the game is over; 1
- * when the server refuses the game or the stored login; 3 when the first
- * fetch cannot reach the server. */
-int play_run(cli *c, uint64_t id);
+/* play_run() options. */
+enum { PLAY_FLIP = 1u << 0 }; /* --flip: the board turned from the default view */
+
+/* Run the loop for game id on c (connected and logged in); opts: PLAY_*.
+ * Returns an exit status: 0 when the user quits, stdin ends or the game is
+ * over; 1 when the server refuses the game or the stored login; 3 when the
+ * first fetch cannot reach the server. */
+int play_run(cli *c, uint64_t id, unsigned opts);
 
 #endif

@@ -155,33 +155,43 @@ static void draw_rank_label(grid *g, int row, int rank)
 }
 
 /* Alquerque points: column of file f is MARGIN + 4f; row of rank r (0 at
- * the bottom) is 2 * (ranks - 1 - r), connector rows in between. */
-static void draw_alquerque(grid *g, const qk_variant *v, const qk_pos *p, const marks *mk)
+ * the bottom) is 2 * (ranks - 1 - r), connector rows in between. Flipped
+ * (Black's view), the board turns half a circle: rank r is on row 2r and
+ * file f in column MARGIN + 4 (files - 1 - f). A diagonal keeps its slant
+ * under that turn, so each unit square's character is the same in both
+ * views; only its place moves. */
+static void draw_alquerque(grid *g, const qk_variant *v, const qk_pos *p, const marks *mk,
+                           bool flip)
 {
     int R = v->ranks, F = v->files;
     grid_init(g, 2 * R, MARGIN + 4 * (F - 1) + 2);
+#define AQ_ROW(r) (flip ? 2 * (r) : 2 * (R - 1 - (r)))
+#define AQ_COL(f) (MARGIN + 4 * (flip ? F - 1 - (f) : (f)))
     for (int r = 0; r < R; r++) {
-        int row = 2 * (R - 1 - r);
+        int row = AQ_ROW(r);
         draw_rank_label(g, row, r);
         for (int f = 0; f < F; f++) {
-            int col = MARGIN + 4 * f;
-            if (f + 1 < F)
-                grid_text(g, row, col + 1, "---", A_DIM);
+            int col = AQ_COL(f);
+            if (f + 1 < F) /* the line to file f + 1, whichever side it is drawn on */
+                grid_text(g, row, (flip ? AQ_COL(f + 1) : col) + 1, "---", A_DIM);
             if (r + 1 < R) {
-                grid_put(g, row - 1, col, '|', A_DIM);
+                /* The connector row between ranks r and r + 1. */
+                int crow = (AQ_ROW(r) + AQ_ROW(r + 1)) / 2;
+                grid_put(g, crow, col, '|', A_DIM);
                 /* RULES.md section 2: the X sits on points with file + rank
-                 * even, so this square's diagonal runs from its lower-left
-                 * corner when that corner is even, else from its
-                 * lower-right one. */
-                if (f + 1 < F)
-                    grid_put(g, row - 1, col + 2, (f + r) % 2 == 0 ? '/' : '\\', A_DIM);
+                 * even, so the square (f, r)-(f+1, r+1) has '/' when its
+                 * lower-left corner is even, else '\'. */
+                if (f + 1 < F) {
+                    int dcol = (AQ_COL(f) + AQ_COL(f + 1)) / 2;
+                    grid_put(g, crow, dcol, (f + r) % 2 == 0 ? '/' : '\\', A_DIM);
+                }
             }
         }
     }
     for (int r = 0; r < R; r++) {
-        int row = 2 * (R - 1 - r);
+        int row = AQ_ROW(r);
         for (int f = 0; f < F; f++) {
-            int pt = r * F + f, col = MARGIN + 4 * f;
+            int pt = r * F + f, col = AQ_COL(f);
             unsigned a;
             char c = point_char(p, mk, pt, &a);
             grid_put(g, row, col, c, a);
@@ -193,13 +203,16 @@ static void draw_alquerque(grid *g, const qk_variant *v, const qk_pos *p, const 
     }
     int lab = 2 * R - 1;
     for (int f = 0; f < F; f++)
-        grid_put(g, lab, MARGIN + 4 * f, (char)('a' + f), A_NONE);
+        grid_put(g, lab, AQ_COL(f), (char)('a' + f), A_NONE);
+#undef AQ_ROW
+#undef AQ_COL
 }
 
 /* Alquerkonane squares: three columns each after "NN |", framed. */
 static void draw_konane(grid *g, const qk_variant *v, const qk_pos *p, const marks *mk,
                         unsigned flags)
 {
+    bool flip = flags & RENDER_FLIP;
     int R = v->ranks, F = v->files;
     int left = MARGIN, right = MARGIN + 1 + 3 * F;
     grid_init(g, R + 3, right + 1);
@@ -212,12 +225,12 @@ static void draw_konane(grid *g, const qk_variant *v, const qk_pos *p, const mar
     grid_put(g, 0, right, '+', A_NONE);
     grid_put(g, R + 1, right, '+', A_NONE);
     for (int r = 0; r < R; r++) {
-        int row = R - r;
+        int row = flip ? r + 1 : R - r;
         draw_rank_label(g, row, r);
         grid_put(g, row, left, '|', A_NONE);
         grid_put(g, row, right, '|', A_NONE);
         for (int f = 0; f < F; f++) {
-            int pt = r * F + f, col = left + 1 + 3 * f;
+            int pt = r * F + f, col = left + 1 + 3 * (flip ? F - 1 - f : f);
             bool dark = (f + r) % 2 == 0; /* RULES.md section 7: a1 dark */
             unsigned bg = dark ? A_DARK : A_NONE;
             /* Without colour the fill is what tells the squares apart. */
@@ -232,7 +245,7 @@ static void draw_konane(grid *g, const qk_variant *v, const qk_pos *p, const mar
         }
     }
     for (int f = 0; f < F; f++)
-        grid_put(g, R + 2, left + 2 + 3 * f, (char)('a' + f), A_NONE);
+        grid_put(g, R + 2, left + 2 + 3 * (flip ? F - 1 - f : f), (char)('a' + f), A_NONE);
 }
 
 void render_board(FILE *out, const qk_variant *v, const qk_pos *p, const qk_move *last,
@@ -246,8 +259,33 @@ void render_board(FILE *out, const qk_variant *v, const qk_pos *p, const qk_move
     if (qk_variant_is_konane(v))
         draw_konane(&g, v, p, &mk, flags);
     else
-        draw_alquerque(&g, v, p, &mk);
+        draw_alquerque(&g, v, p, &mk, flags & RENDER_FLIP);
     grid_write(out, &g, flags);
+}
+
+void render_wrapped(FILE *out, const char *head, const cJSON *words, int indent)
+{
+    int col = fprintf(out, "%s", head);
+    bool first = true;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, words)
+    {
+        if (!cJSON_IsString(it))
+            continue;
+        int len = (int)strlen(it->valuestring);
+        /* A word never splits: it goes whole to the next line when it would
+         * pass the width (unless the line holds nothing else yet). */
+        if (!first && col + 1 + len > RENDER_WIDTH && col > indent) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > 0) {
+            fputc(' ', out);
+            col++;
+        }
+        col += fprintf(out, "%s", it->valuestring);
+        first = false;
+    }
+    fputc('\n', out);
 }
 
 void render_move_list(FILE *out, const char *head, const cJSON *moves)
@@ -263,19 +301,9 @@ void render_move_list(FILE *out, const char *head, const cJSON *moves)
         fprintf(out, "%s: none\n", head);
         return;
     }
-    int col = fprintf(out, "%s (%d):", head, n);
-    cJSON_ArrayForEach(it, moves)
-    {
-        if (!cJSON_IsString(it))
-            continue;
-        int len = (int)strlen(it->valuestring);
-        if (col + 1 + len > RENDER_WIDTH && col > 2) {
-            fputs("\n ", out);
-            col = 1;
-        }
-        col += fprintf(out, " %s", it->valuestring);
-    }
-    fputc('\n', out);
+    char h[128];
+    snprintf(h, sizeof h, "%s (%d):", head, n);
+    render_wrapped(out, h, moves, 2);
 }
 
 const char *render_reason_text(const char *reason)
@@ -381,28 +409,93 @@ static void left_text(double ms, char *buf, size_t n)
         snprintf(buf, n, "%lldm %02llds", m, s % 60);
 }
 
-/* Both live clocks: "clock": {"white", "black"} (docs/protocol.md), or
- * an older server's "clock": {"white_ms", "black_ms"} or "clocks":
- * {"white", "black"}. */
-static bool live_clocks(const cJSON *game, double *w, double *b)
+/* Both live clocks of obj, newest shape first: "clock": {"white": ms,
+ * "black": ms} (issue 10), then "clock": {"white_ms", "black_ms"}, then
+ * "clocks": {"white", "black"}. */
+static bool live_clocks(const cJSON *obj, double *w, double *b)
 {
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(game, "clock");
-    const cJSON *cw = cJSON_GetObjectItemCaseSensitive(c, "white");
-    const cJSON *cb = cJSON_GetObjectItemCaseSensitive(c, "black");
-    if (!cJSON_IsNumber(cw) || !cJSON_IsNumber(cb)) {
-        cw = cJSON_GetObjectItemCaseSensitive(c, "white_ms");
-        cb = cJSON_GetObjectItemCaseSensitive(c, "black_ms");
+    static const struct {
+        const char *obj, *w, *b;
+    } shapes[] = {
+        {"clock", "white", "black"},
+        {"clock", "white_ms", "black_ms"},
+        {"clocks", "white", "black"},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(obj, shapes[i].obj);
+        const cJSON *cw = cJSON_GetObjectItemCaseSensitive(c, shapes[i].w);
+        const cJSON *cb = cJSON_GetObjectItemCaseSensitive(c, shapes[i].b);
+        if (cJSON_IsNumber(cw) && cJSON_IsNumber(cb)) {
+            *w = cw->valuedouble;
+            *b = cb->valuedouble;
+            return true;
+        }
     }
-    if (!cJSON_IsNumber(cw) || !cJSON_IsNumber(cb)) {
-        c = cJSON_GetObjectItemCaseSensitive(game, "clocks");
-        cw = cJSON_GetObjectItemCaseSensitive(c, "white");
-        cb = cJSON_GetObjectItemCaseSensitive(c, "black");
-    }
-    if (!cJSON_IsNumber(cw) || !cJSON_IsNumber(cb))
+    return false;
+}
+
+bool render_clock_read(const cJSON *obj, int64_t received_ms, render_clock *clk)
+{
+    memset(clk, 0, sizeof *clk);
+    double w, b;
+    if (!live_clocks(obj, &w, &b))
         return false;
-    *w = cw->valuedouble;
-    *b = cb->valuedouble;
+    clk->valid = true;
+    clk->white_ms = w < 0 ? 0 : (long long)w;
+    clk->black_ms = b < 0 ? 0 : (long long)b;
+    clk->received_ms = received_ms;
+    const char *status = str_field(obj, "status"), *turn = str_field(obj, "turn");
+    const cJSON *ply = cJSON_GetObjectItemCaseSensitive(obj, "ply");
+    /* Issue 10: no time runs before a side's first move, so a clock runs
+     * from ply 2 on (an event's "ply" is the ply just played: the next
+     * one is ply + 1). */
+    bool is_event = cJSON_GetObjectItemCaseSensitive(obj, "event") != NULL;
+    double next_ply = cJSON_IsNumber(ply) ? ply->valuedouble + (is_event ? 1 : 0) : 0;
+    bool active = !status || strcmp(status, "active") == 0;
+    if (active && turn && next_ply >= 2)
+        clk->running = strcmp(turn, "white") == 0   ? RENDER_CLOCK_WHITE
+                       : strcmp(turn, "black") == 0 ? RENDER_CLOCK_BLACK
+                                                    : RENDER_CLOCK_NONE;
     return true;
+}
+
+void render_clock_at(const render_clock *clk, int64_t now_ms, long long *white_ms,
+                     long long *black_ms)
+{
+    long long w = clk->white_ms, b = clk->black_ms;
+    long long spent = now_ms > clk->received_ms ? (long long)(now_ms - clk->received_ms) : 0;
+    if (clk->running == RENDER_CLOCK_WHITE)
+        w = w > spent ? w - spent : 0;
+    else if (clk->running == RENDER_CLOCK_BLACK)
+        b = b > spent ? b - spent : 0;
+    *white_ms = w;
+    *black_ms = b;
+}
+
+int render_clock_next_ms(const render_clock *clk, int64_t now_ms)
+{
+    if (!clk->valid || clk->running == RENDER_CLOCK_NONE)
+        return -1;
+    long long w, b;
+    render_clock_at(clk, now_ms, &w, &b);
+    long long left = clk->running == RENDER_CLOCK_WHITE ? w : b;
+    if (left <= 0)
+        return -1;
+    /* The shown seconds change when left crosses the next multiple of
+     * 1000 below it. */
+    long long r = left % 1000;
+    return (int)(r == 0 ? 1000 : r);
+}
+
+char *render_clock_text(const render_clock *clk, int64_t now_ms, char *buf, size_t n)
+{
+    long long w, b;
+    render_clock_at(clk, now_ms, &w, &b);
+    char wb[32], bb[32];
+    clock_text((double)w, wb, sizeof wb);
+    clock_text((double)b, bb, sizeof bb);
+    snprintf(buf, n, "White %s  Black %s", wb, bb);
+    return buf;
 }
 
 /* "Time: corr:3, deadline ..., Black has 2d 03h left" when the game has a
@@ -427,8 +520,8 @@ static void write_time_line(FILE *out, const cJSON *game)
         if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm))
             fprintf(out, ", deadline %s", buf);
     }
-    double w, b;
-    bool live = live_clocks(game, &w, &b);
+    render_clock clk;
+    bool live = render_clock_read(game, 0, &clk);
     const cJSON *left = cJSON_GetObjectItemCaseSensitive(game, "time_left_ms");
     const char *turn = str_field(game, "turn");
     if (!live && active && cJSON_IsNumber(left) && turn) {
@@ -438,11 +531,52 @@ static void write_time_line(FILE *out, const cJSON *game)
     }
     fputc('\n', out);
     if (live) {
-        char wb[32], bb[32];
-        clock_text(w, wb, sizeof wb);
-        clock_text(b, bb, sizeof bb);
-        fprintf(out, "Clock: White %s  Black %s\n", wb, bb);
+        char buf[80];
+        fprintf(out, "Clock: %s\n", render_clock_text(&clk, 0, buf, sizeof buf));
     }
+}
+
+/* "Draw offered by White (alice)" and "On vacation: Black (bob)" while the
+ * game is active and the server says so (draw_offer, vacation: issue 10;
+ * a bool "vacation" is the older challenge option and says nothing about
+ * the players). */
+static void write_offer_and_vacation(FILE *out, const cJSON *game)
+{
+    const char *status = str_field(game, "status");
+    if (status && strcmp(status, "active") != 0)
+        return;
+    const char *offer = str_field(game, "draw_offer");
+    if (offer && (strcmp(offer, "white") == 0 || strcmp(offer, "black") == 0)) {
+        const char *name = str_field(game, offer);
+        fprintf(out, "Draw offered by %s%s%s%s\n", strcmp(offer, "white") == 0 ? "White" : "Black",
+                name ? " (" : "", name ? name : "", name ? ")" : "");
+    }
+    const cJSON *vac = cJSON_GetObjectItemCaseSensitive(game, "vacation");
+    if (!cJSON_IsObject(vac))
+        return;
+    bool first = true;
+    static const char *const sides[] = {"white", "black"};
+    for (int i = 0; i < 2; i++) {
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vac, sides[i])))
+            continue;
+        const char *name = str_field(game, sides[i]);
+        fprintf(out, "%s%s%s%s%s", first ? "On vacation: " : ", ", i == 0 ? "White" : "Black",
+                name ? " (" : "", name ? name : "", name ? ")" : "");
+        first = false;
+    }
+    if (!first)
+        fputc('\n', out);
+}
+
+unsigned render_view_flags(const cJSON *game, const char *me, bool flip)
+{
+    const char *black = str_field(game, "black");
+    bool black_me = me && black && strcmp(black, me) == 0;
+    const char *white = str_field(game, "white");
+    /* Playing both sides (a game against yourself cannot happen, but) White's view wins. */
+    if (me && white && strcmp(white, me) == 0)
+        black_me = false;
+    return black_me != flip ? RENDER_FLIP : 0;
 }
 
 /* "NAME" or "NAME (bot)" for the side's player. */
@@ -523,6 +657,7 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
     write_player(out, game, "black");
     fputc('\n', out);
     write_time_line(out, game);
+    write_offer_and_vacation(out, game);
 
     qk_variant v;
     qk_pos pos;

@@ -16,12 +16,23 @@
  * w/b, Sultans W/B (bold in colour). The last move's landing points are put
  * in brackets and points whose piece it captured show 'x' when empty.
  *
+ * RENDER_FLIP turns the board half a circle (Black's side at the bottom):
+ * the same characters, the diagonals keep their slant, labels follow their
+ * points.
+ *
+ * Live clocks (render_clock) are a value and a local receipt time: the
+ * side to move's clock is shown as what the server said minus the time
+ * since the message arrived, so a caller redraws it every second without
+ * asking the server, and tests pass the "now" they want.
+ *
  * Everything goes to a caller's FILE* (a terminal, or open_memstream() in
  * tests); nothing here reads the network or the environment.
  */
 #ifndef QC_RENDER_H
 #define QC_RENDER_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -31,6 +42,7 @@
 enum {
     RENDER_COLOR = 1u << 0,  /* ANSI attributes (see term_use_color()) */
     RENDER_LEGEND = 1u << 1, /* render_game(): a key to the marks under the board */
+    RENDER_FLIP = 1u << 2,   /* Black's view: rank 1 at the top, files from right to left */
 };
 
 /* Lines of text rendering wraps lists at. */
@@ -47,12 +59,56 @@ void render_board(FILE *out, const qk_variant *v, const qk_pos *p, const qk_move
  * array of strings (other items are skipped). */
 void render_move_list(FILE *out, const char *head, const cJSON *moves);
 
+/* Write head, then the strings of the JSON array words separated by
+ * blanks, wrapped before a word that would pass RENDER_WIDTH columns (a
+ * word is never split; one longer than the width stands alone on its
+ * line); continuation lines start with indent blanks. Ends with "\n". */
+void render_wrapped(FILE *out, const char *head, const cJSON *words, int indent);
+
+/* Whose clock runs. */
+enum { RENDER_CLOCK_NONE = 0, RENDER_CLOCK_WHITE = 1, RENDER_CLOCK_BLACK = 2 };
+
+typedef struct render_clock {
+    bool valid;                   /* the message had a live clock */
+    long long white_ms, black_ms; /* remaining when the message was built, >= 0 */
+    int64_t received_ms;          /* the caller's clock (ms) when it arrived */
+    int running;                  /* RENDER_CLOCK_*: the side to move, once it runs */
+} render_clock;
+
+/* Read the live clock of obj, a game object or a `move` event: "clock":
+ * {"white": MS, "black": MS}, else the older "clock": {"white_ms",
+ * "black_ms"} or "clocks": {"white", "black"}. received_ms is when obj
+ * arrived on any clock of the caller's (monotonic in the client, injected
+ * in tests). The side to move's clock runs while the game is active and
+ * from ply 2 on (issue 10: no time runs before each side's first move).
+ * Returns false, with *clk zeroed (valid false), when obj has no clock. */
+bool render_clock_read(const cJSON *obj, int64_t received_ms, render_clock *clk);
+
+/* Both sides' time at now_ms (same clock as received_ms): the running
+ * side's value less the time since receipt, never below 0. */
+void render_clock_at(const render_clock *clk, int64_t now_ms, long long *white_ms,
+                     long long *black_ms);
+
+/* "White 4:55  Black 0:07" at now_ms into buf (size n); returns buf. */
+char *render_clock_text(const render_clock *clk, int64_t now_ms, char *buf, size_t n);
+
+/* Milliseconds from now_ms until the shown text changes (1..1000), or -1
+ * when no clock runs (nothing to redraw). */
+int render_clock_next_ms(const render_clock *clk, int64_t now_ms);
+
+/* RENDER_FLIP when the board should be drawn from Black's side: me plays
+ * Black in game, or flip is set and me does not (flip turns the default
+ * view around). 0 otherwise. */
+unsigned render_view_flags(const cJSON *game, const char *me, bool flip);
+
 /* Draw a game object of PROTOCOL.md ("The game object"):
  *
  *   Game ID  VARIANT  ply N
  *   White: NAME  Black: NAME
  *   (board, last move marked)
  *   Last move: MOVE
+ *   Time: ... / Clock: White M:SS  Black M:SS   (timed games)
+ *   Draw offered by SIDE (NAME) / On vacation: SIDE (NAME)   (when sent)
  *   White to move (NAME)            or the result when the game is over
  *   Legal moves (N): ...            while the game is active
  *

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#define TABLE_MAX_COLS 8
+#define TABLE_MAX_COLS 12
 
 typedef struct table {
     int ncols, nrows, cap;

@@ -115,6 +115,9 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     int rc = UV_ENOMEM;
     if (heartbeat_init(&s->beat, &s->api, cfg->heartbeat_ms, cfg->login_timeout_ms) != 0)
         goto fail_api;
+    if ((rc = workers_init(&s->hints, loop, SRV_HINT_THREADS, SRV_HINT_NICE)) < 0)
+        goto fail_hints;
+    s->api.hints = &s->hints;
     rc = uv_prepare_init(loop, &s->prep);
     if (rc < 0)
         goto fail_uv;
@@ -147,6 +150,8 @@ fail_handles:
     uv_close((uv_handle_t *)&s->idle, NULL);
     s->handles_open = false;
 fail_uv:
+    workers_close(&s->hints);
+fail_hints:
     heartbeat_stop(&s->beat);
 fail_api:
     heartbeat_free(&s->beat);
@@ -219,6 +224,10 @@ fail:
  * returns once the thread pool's last completions have run. */
 static void stop_finish(srv *s)
 {
+    /* No connection is left, so no answer is awaited: a search still
+     * running is finished (at most HINT_MS) and dropped. */
+    s->api.hints = NULL;
+    workers_close(&s->hints);
     if (s->stop_timer_open) {
         s->stop_timer_open = false;
         uv_close((uv_handle_t *)&s->stop_timer, NULL);

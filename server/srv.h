@@ -70,6 +70,8 @@
 
 #define SRV_STOP_GRACE_MS 5000 /* from the stop signal to closing what is left */
 #define SRV_MAX_HASH_JOBS 16   /* password hashes queued or running */
+#define SRV_HINT_THREADS 2     /* engine searches at once (libuv's pool keeps the hashes) */
+#define SRV_HINT_NICE 10       /* the searches yield the CPU to logins and the loop */
 
 typedef struct srv_config {
     const char *host;    /* listen address */
@@ -101,6 +103,7 @@ typedef struct srv {
     tcp_listener tcp; /* the JSON-lines port */
     api api;
     heartbeat beat;
+    workers hints; /* the engine's threads (api/hint.c) */
     uv_prepare_t prep;
     uv_check_t check;
     uv_idle_t idle; /* runs while connections have lines waiting (net_run_ready) */

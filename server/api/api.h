@@ -32,6 +32,7 @@
 #include "net/conn.h"
 #include "util/ratelimit.h"
 #include "util/registry.h"
+#include "util/workers.h"
 
 #define API_BUSY_RETRY_MS 250      /* retry_after_ms when the hash cap is reached */
 #define API_MAX_CONNS_PER_ACCOUNT 8 /* connections logged in as one user at once */
@@ -46,6 +47,7 @@ typedef struct api {
     rate_cfg rate;      /* per-connection request limit */
     bool stopping;      /* every request is answered server_shutdown */
     int max_per_account; /* connections logged in as one user (API_MAX_CONNS_PER_ACCOUNT) */
+    workers *hints;      /* borrowed: the engine's pool (hint.c); NULL = hints refused */
 } api;
 
 /* Set a up over net and svc (both borrowed). rate all zero = the

@@ -6,15 +6,17 @@
  * once (the game exists, the caller plays in it, it is active and not
  * rated), copies the variant and the position into a heap job, defers the
  * request (the connection's later lines wait, so answers stay in order,
- * dispatch.h) and queues the job on the libuv thread pool. The worker owns
+ * dispatch.h) and queues the job on the hint pool (api.hints,
+ * util/workers.h: threads of its own, so searches never wait in front of
+ * the password hashes on libuv's pool). The worker owns
  * a private engine context (a small table, freed at the end), so nothing
  * is shared with the loop or another worker; the completion callback, on
  * the loop thread, formats the move and answers.
  *
  * Bounds. Each search is limited to HINT_MS of wall time and HINT_NODES
  * positions (level 3's limits otherwise, solver included for small
- * Alquerkonane boards). At most HINT_MAX_INFLIGHT jobs run at once for the
- * whole server (the pool also hashes passwords); beyond that the answer is
+ * Alquerkonane boards). At most HINT_MAX_INFLIGHT jobs are queued or
+ * running at once for the whole server; beyond that the answer is
  * `rate_limited` with `retry_after_ms`. One connection has at most one hint
  * in flight, because a deferred request pauses its connection. On stop a
  * running job is finished and answered normally before its connection is
@@ -43,19 +45,21 @@
 static atomic_int hint_inflight;
 
 typedef struct hint_job {
-    uv_work_t work;
+    workers_job job; /* first: a workers_job * is a hint_job * */
     deferred d;
     int64_t game_id, ply;
     qk_variant v;
     qk_pos pos;
-    int rc; /* qk_engine_search result; QK_ENOMEM when the engine could not start */
+    int rc;   /* qk_engine_search result; QK_ENOMEM when the engine could not start */
+    bool ran; /* the pool ran the search (not when it closed first) */
     qk_search_result res;
 } hint_job;
 
-/* Thread pool: only the job is touched. */
-static void hint_work_cb(uv_work_t *w)
+/* Pool thread: only the job is touched. */
+static void hint_work_cb(workers_job *w)
 {
-    hint_job *j = w->data;
+    hint_job *j = (hint_job *)w;
+    j->ran = true;
     qk_engine e;
     memset(&e, 0, sizeof e);
     j->rc = qk_engine_init(&e, HINT_TT_BYTES);
@@ -69,9 +73,10 @@ static void hint_work_cb(uv_work_t *w)
 }
 
 /* Loop thread: answer with the move (or an error) and free the job. */
-static void hint_after_cb(uv_work_t *w, int status)
+static void hint_after_cb(workers_job *w)
 {
-    hint_job *j = w->data;
+    hint_job *j = (hint_job *)w;
+    int status = j->ran ? 0 : UV_ECANCELED;
     atomic_fetch_sub(&hint_inflight, 1);
     cJSON *res = NULL;
     char text[QK_MOVE_STRLEN], score[32];
@@ -168,14 +173,14 @@ void op_hint(req *r)
     j->ply = g->ply;
     j->v = g->v;
     j->pos = g->pos;
-    j->work.data = j;
+    j->job.work = hint_work_cb;
+    j->job.done = hint_after_cb;
     if (req_defer(r, &j->d) != 0) {
         free(j);
         return;
     }
-    rc = uv_queue_work(s->loop, &j->work, hint_work_cb, hint_after_cb);
-    if (rc < 0) {
-        log_error("uv_queue_work: %s", uv_strerror(rc));
+    if (!s->hints || workers_submit(s->hints, &j->job) != 0) {
+        log_error("hint pool closed");
         deferred_reply(&j->d, deferred_error(&j->d, QK_ERR_INTERNAL, NULL));
         free(j);
         return;

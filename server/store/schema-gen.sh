@@ -14,7 +14,7 @@ cat <<'HEAD'
  * file is its byte-for-byte copy, and the test "store.schema_matches_file"
  * fails when the two differ.
  */
-#include "store/store.h"
+#include "store/sqlite.h"
 
 const char store_schema_sql[] =
 HEAD

@@ -8,7 +8,7 @@
  * file is its byte-for-byte copy, and the test "store.schema_matches_file"
  * fails when the two differ.
  */
-#include "store/store.h"
+#include "store/sqlite.h"
 
 const char store_schema_sql[] =
     "-- Qirkat database schema (SQLite 3). The source of truth for qirkatd's\n"

@@ -1,333 +1,261 @@
 /*
- * store: opening, migrations, transactions and the statement table; the
- * row-level queries are in store_rows.c. See store.h for the group-commit
- * contract this file's store_begin()/store_commit() implement.
+ * store: the dispatchers of store.h. Each public function forwards to the
+ * backend's table (s->ops->x(s, ...)) and adds nothing, so a backend sees
+ * exactly the caller's arguments; the contracts are in store.h. Opening
+ * is not here: store_open.c is the one file that knows the backends.
  */
-#include "store/store_int.h"
+#include "store/store.h"
 
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <assert.h>
 
-#include "util/log.h"
-
-static const char *const stmt_sql[] = {
-#define STORE_X_SQL(name, sql) sql,
-    STORE_STATEMENTS(STORE_X_SQL)
-#undef STORE_X_SQL
-};
-static const char *const stmt_name[] = {
-#define STORE_X_NAME(name, sql) #name,
-    STORE_STATEMENTS(STORE_X_NAME)
-#undef STORE_X_NAME
-};
-
-#define MIGRATION_MARK "-- migration "
-
-int store_fail(store *s, store_stmt which, int rc)
+void store_close(store *s)
 {
-    log_error("sqlite %s: %s (%d): %s", stmt_name[which], sqlite3_errstr(rc), rc,
-              sqlite3_errmsg(s->db));
-    return STORE_EIO;
-}
-
-sqlite3_stmt *store_stmt_get(store *s, store_stmt which)
-{
-    sqlite3_stmt *st = s->st[which];
-    /* Errors of the previous step were already reported; reset returns
-     * them again, so its result is not an error of this use. */
-    (void)sqlite3_reset(st);
-    (void)sqlite3_clear_bindings(st);
-    return st;
-}
-
-int store_bind(store *s, store_stmt which, const char *fmt, ...)
-{
-    sqlite3_stmt *st = store_stmt_get(s, which);
-    va_list ap;
-    int rc = SQLITE_OK;
-    va_start(ap, fmt);
-    for (int i = 1; *fmt && rc == SQLITE_OK; fmt++, i++) {
-        switch (*fmt) {
-        case 'i':
-            rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
-            break;
-        case 'o': {
-            int64_t v = va_arg(ap, int64_t);
-            rc = v > 0 ? sqlite3_bind_int64(st, i, v) : sqlite3_bind_null(st, i);
-            break;
-        }
-        case 'O': {
-            int64_t v = va_arg(ap, int64_t);
-            rc = v >= 0 ? sqlite3_bind_int64(st, i, v) : sqlite3_bind_null(st, i);
-            break;
-        }
-        case 't':
-        case 'T': {
-            const char *v = va_arg(ap, const char *);
-            if (!v || (*fmt == 'T' && !*v))
-                rc = sqlite3_bind_null(st, i);
-            else
-                rc = sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-            break;
-        }
-        case 'h':
-            rc = sqlite3_bind_blob(st, i, va_arg(ap, const uint8_t *), STORE_TOKEN_HASH,
-                                   SQLITE_TRANSIENT);
-            break;
-        default:
-            rc = SQLITE_MISUSE;
-        }
-    }
-    va_end(ap);
-    return rc == SQLITE_OK ? STORE_OK : store_fail(s, which, rc);
-}
-
-int store_run(store *s, store_stmt which)
-{
-    sqlite3_stmt *st = s->st[which];
-    int rc = sqlite3_step(st);
-    (void)sqlite3_reset(st);
-    if (rc == SQLITE_DONE)
-        return STORE_OK;
-    if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-        return STORE_CONFLICT;
-    /* Any other constraint (CHECK, FOREIGN KEY) is a bug of ours: logged. */
-    return store_fail(s, which, rc);
-}
-
-int store_one_row(store *s, store_stmt which)
-{
-    int rc = sqlite3_step(s->st[which]);
-    if (rc == SQLITE_ROW)
-        return STORE_OK;
-    (void)sqlite3_reset(s->st[which]);
-    return rc == SQLITE_DONE ? STORE_NOTFOUND : store_fail(s, which, rc);
-}
-
-void store_col_text(sqlite3_stmt *st, int i, char *buf, size_t n)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(buf, n, "%s", t ? (const char *)t : "");
-}
-
-/* ---- migrations ------------------------------------------------------ */
-
-/* Find migration n in the schema text: *start and *len cover its SQL. */
-static bool migration_find(int n, const char **start, size_t *len)
-{
-    char mark[32];
-    snprintf(mark, sizeof mark, "\n" MIGRATION_MARK "%d\n", n);
-    const char *p = strstr(store_schema_sql, mark);
-    if (!p)
-        return false;
-    p += strlen(mark);
-    const char *end = strstr(p, "\n" MIGRATION_MARK);
-    *start = p;
-    *len = end ? (size_t)(end - p) + 1 : strlen(p);
-    return true;
-}
-
-int store_schema_version(void)
-{
-    int n = 0;
-    const char *p;
-    size_t len;
-    while (migration_find(n + 1, &p, &len))
-        n++;
-    return n;
-}
-
-static int exec_sql(store *s, const char *sql, const char *what)
-{
-    char *err = NULL;
-    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &err);
-    if (rc != SQLITE_OK) {
-        log_error("sqlite %s: %s", what, err ? err : sqlite3_errstr(rc));
-        sqlite3_free(err);
-        return STORE_EIO;
-    }
-    return STORE_OK;
+    if (s)
+        s->ops->close(s);
 }
 
 int store_user_version(store *s, int *out)
 {
-    sqlite3_stmt *st = NULL;
-    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        goto fail;
-    rc = sqlite3_step(st);
-    if (rc != SQLITE_ROW)
-        goto fail;
-    *out = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    return STORE_OK;
-fail:
-    log_error("sqlite user_version: %s", sqlite3_errmsg(s->db));
-    sqlite3_finalize(st);
-    return STORE_EIO;
-}
-
-static int migrate(store *s)
-{
-    int have, want = store_schema_version();
-    if (store_user_version(s, &have))
-        return STORE_EIO;
-    if (have > want) {
-        log_error("database schema version %d is newer than this qirkatd (%d)", have, want);
-        return STORE_EIO;
-    }
-    for (int n = have + 1; n <= want; n++) {
-        const char *p;
-        size_t len;
-        migration_find(n, &p, &len);
-        char *sql = malloc(len + 64);
-        if (!sql)
-            return STORE_EIO;
-        /* PRAGMA takes no bound parameter; n is our own loop counter. */
-        int off = snprintf(sql, 48, "BEGIN IMMEDIATE;\n");
-        memcpy(sql + off, p, len);
-        snprintf(sql + off + len, 48, "\nPRAGMA user_version = %d;\nCOMMIT;", n);
-        int rc = exec_sql(s, sql, "migration");
-        free(sql);
-        if (rc) {
-            if (!sqlite3_get_autocommit(s->db))
-                exec_sql(s, "ROLLBACK", "rollback");
-            return rc;
-        }
-        log_info("database migrated to schema version %d", n);
-    }
-    return STORE_OK;
-}
-
-/* ---- open / close ---------------------------------------------------- */
-
-int store_open(const char *path, store **out)
-{
-    *out = NULL;
-    store *s = calloc(1, sizeof *s);
-    if (!s)
-        return STORE_EIO;
-    int rc = sqlite3_open_v2(path, &s->db,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             NULL);
-    if (rc != SQLITE_OK) {
-        log_error("cannot open database %s: %s", path,
-                  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-        goto fail;
-    }
-    rc = sqlite3_extended_result_codes(s->db, 1);
-    if (rc != SQLITE_OK)
-        goto fail_log;
-    rc = sqlite3_busy_timeout(s->db, 2000);
-    if (rc != SQLITE_OK)
-        goto fail_log;
-    /* journal_mode answers the mode it ended in; anything but wal means
-     * the file system refused it. */
-    sqlite3_stmt *st = NULL;
-    rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        goto fail_log;
-    rc = sqlite3_step(st);
-    bool wal = rc == SQLITE_ROW &&
-               sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
-    sqlite3_finalize(st);
-    if (!wal) {
-        log_error("database %s: cannot switch to WAL mode", path);
-        goto fail;
-    }
-    if (exec_sql(s, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;", "pragmas"))
-        goto fail;
-    if (migrate(s))
-        goto fail;
-    for (int i = 0; i < ST__COUNT; i++) {
-        rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
-                                NULL);
-        if (rc != SQLITE_OK) {
-            store_fail(s, (store_stmt)i, rc);
-            goto fail;
-        }
-    }
-    *out = s;
-    return STORE_OK;
-fail_log:
-    log_error("database %s: %s", path, sqlite3_errmsg(s->db));
-fail:
-    store_close(s);
-    return STORE_EIO;
-}
-
-void store_close(store *s)
-{
-    if (!s)
-        return;
-    if (s->in_txn)
-        store_rollback(s);
-    for (int i = 0; i < ST__COUNT; i++)
-        sqlite3_finalize(s->st[i]);
-    if (s->db) {
-        int rc = sqlite3_close(s->db);
-        if (rc != SQLITE_OK)
-            log_error("sqlite close: %s", sqlite3_errstr(rc));
-    }
-    free(s);
+    return s->ops->user_version(s, out);
 }
 
 /* ---- transactions ---------------------------------------------------- */
 
-static int step_done(store *s, store_stmt which)
-{
-    sqlite3_stmt *st = store_stmt_get(s, which);
-    int rc = sqlite3_step(st);
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : store_fail(s, which, rc);
-}
-
 int store_begin(store *s)
 {
-    if (s->in_txn)
-        return STORE_OK;
-    int rc = step_done(s, ST_BEGIN);
-    if (rc == STORE_OK)
-        s->in_txn = true;
-    return rc;
+    return s->ops->begin(s);
 }
 
 bool store_in_txn(const store *s)
 {
-    return s->in_txn;
+    return s->ops->in_txn(s);
 }
 
-void store_rollback(store *s)
+int store_commit_async(store *s, store_done_cb done, void *arg)
 {
-    if (!s->in_txn)
-        return;
-    s->in_txn = false;
-    /* A failed COMMIT may already have rolled back. */
-    if (!sqlite3_get_autocommit(s->db))
-        step_done(s, ST_ROLLBACK);
-}
-
-void store_fail_commit_at(store *s, int n)
-{
-    s->fail_commit_at = n;
+    assert(done);
+    return s->ops->commit(s, done, arg);
 }
 
 int store_commit(store *s)
 {
-    if (!s->in_txn)
-        return STORE_OK;
-    if (s->fail_commit_at > 0 && --s->fail_commit_at == 0) {
-        log_error("sqlite COMMIT: injected failure");
-        store_rollback(s);
-        return STORE_EIO;
-    }
-    int rc = step_done(s, ST_COMMIT);
-    if (rc != STORE_OK) {
-        store_rollback(s);
-        return rc;
-    }
-    s->in_txn = false;
-    return STORE_OK;
+    return s->ops->commit(s, NULL, NULL);
+}
+
+void store_rollback(store *s)
+{
+    s->ops->rollback(s);
+}
+
+void store_fail_commit_at(store *s, int n)
+{
+    s->ops->fail_commit_at(s, n);
+}
+
+/* ---- users and tokens ------------------------------------------------ */
+
+int store_user_by_name(store *s, const char *name, store_user *out)
+{
+    return s->ops->user_by_name(s, name, out);
+}
+
+int store_user_by_id(store *s, int64_t id, store_user *out)
+{
+    return s->ops->user_by_id(s, id, out);
+}
+
+int store_user_insert(store *s, const char *name, bool bot, const char *pwhash, int64_t now,
+                      int64_t *id)
+{
+    return s->ops->user_insert(s, name, bot, pwhash, now, id);
+}
+
+int store_users_list(store *s, int bot, const char *after, int64_t limit,
+                     int (*cb)(void *arg, const store_user *u), void *arg)
+{
+    return s->ops->users_list(s, bot, after, limit, cb, arg);
+}
+
+int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id, int64_t now)
+{
+    return s->ops->token_insert(s, hash, user_id, now);
+}
+
+int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now, int64_t *user_id)
+{
+    return s->ops->token_user(s, hash, now, user_id);
+}
+
+int store_token_delete(store *s, const uint8_t hash[STORE_TOKEN_HASH])
+{
+    return s->ops->token_delete(s, hash);
+}
+
+/* ---- challenges ------------------------------------------------------ */
+
+int store_challenge_insert(store *s, store_challenge *c, int64_t now)
+{
+    return s->ops->challenge_insert(s, c, now);
+}
+
+int store_challenge_get(store *s, int64_t id, store_challenge *out)
+{
+    return s->ops->challenge_get(s, id, out);
+}
+
+int store_challenge_close(store *s, int64_t id, const char *status, const char *reason,
+                          int64_t game_id, int64_t now)
+{
+    return s->ops->challenge_close(s, id, status, reason, game_id, now);
+}
+
+int store_challenges_for(store *s, int64_t user_id, int (*cb)(void *arg, const store_challenge *c),
+                         void *arg)
+{
+    return s->ops->challenges_for(s, user_id, cb, arg);
+}
+
+int store_challenges_open_from(store *s, int64_t user_id, int64_t *n)
+{
+    return s->ops->challenges_open_from(s, user_id, n);
+}
+
+int store_challenge_x_put(store *s, int64_t id, bool vacation, bool priv)
+{
+    return s->ops->challenge_x_put(s, id, vacation, priv);
+}
+
+int store_challenge_x_get(store *s, int64_t id, bool *vacation, bool *priv)
+{
+    return s->ops->challenge_x_get(s, id, vacation, priv);
+}
+
+/* ---- games and moves ------------------------------------------------- */
+
+int store_game_insert(store *s, store_game *g)
+{
+    return s->ops->game_insert(s, g);
+}
+
+int store_game_get(store *s, int64_t id, store_game *out)
+{
+    return s->ops->game_get(s, id, out);
+}
+
+int store_game_update(store *s, const store_game *g)
+{
+    return s->ops->game_update(s, g);
+}
+
+int store_move_insert(store *s, int64_t game_id, int64_t ply, const char *move, int64_t user_id,
+                      int64_t now)
+{
+    return s->ops->move_insert(s, game_id, ply, move, user_id, now);
+}
+
+int store_moves_each(store *s, int64_t game_id,
+                     int (*cb)(void *arg, int64_t ply, const char *move, int64_t user_id),
+                     void *arg)
+{
+    return s->ops->moves_each(s, game_id, cb, arg);
+}
+
+int store_games_query(store *s, const store_game_filter *f,
+                      int (*cb)(void *arg, const store_game *g), void *arg)
+{
+    return s->ops->games_query(s, f, cb, arg);
+}
+
+int store_game_x_get(store *s, int64_t id, store_game_x *out)
+{
+    return s->ops->game_x_get(s, id, out);
+}
+
+int store_game_x_put(store *s, int64_t id, const store_game_x *x)
+{
+    return s->ops->game_x_put(s, id, x);
+}
+
+/* ---- deadlines and extensions ---------------------------------------- */
+
+int store_wake_next(store *s, int64_t *at)
+{
+    return s->ops->wake_next(s, at);
+}
+
+int store_wake_due(store *s, int64_t now, int64_t *ids, int max, int *n)
+{
+    return s->ops->wake_due(s, now, ids, max, n);
+}
+
+int store_extend_downtime(store *s, int64_t ms, int64_t now, int64_t *games)
+{
+    return s->ops->extend_downtime(s, ms, now, games);
+}
+
+int store_extension_insert(store *s, int64_t game, const char *kind, int64_t ms, int64_t now)
+{
+    return s->ops->extension_insert(s, game, kind, ms, now);
+}
+
+int store_extensions_each(store *s, int64_t game,
+                          int (*cb)(void *arg, const char *kind, int64_t ms, int64_t created),
+                          void *arg)
+{
+    return s->ops->extensions_each(s, game, cb, arg);
+}
+
+/* ---- server state and vacations -------------------------------------- */
+
+int store_state_get(store *s, const char *key, int64_t *value)
+{
+    return s->ops->state_get(s, key, value);
+}
+
+int store_state_set(store *s, const char *key, int64_t value)
+{
+    return s->ops->state_set(s, key, value);
+}
+
+int store_vacation_get(store *s, int64_t user_id, store_vacation *out)
+{
+    return s->ops->vacation_get(s, user_id, out);
+}
+
+int store_vacation_put(store *s, int64_t user_id, const store_vacation *v)
+{
+    return s->ops->vacation_put(s, user_id, v);
+}
+
+/* ---- notifications --------------------------------------------------- */
+
+int store_note_insert(store *s, store_note *n)
+{
+    return s->ops->note_insert(s, n);
+}
+
+int store_notes_list(store *s, int64_t user_id, bool unread_only, int64_t limit, int64_t offset,
+                     int (*cb)(void *arg, const store_note *n), void *arg)
+{
+    return s->ops->notes_list(s, user_id, unread_only, limit, offset, cb, arg);
+}
+
+int store_note_owner(store *s, int64_t id, int64_t *user_id)
+{
+    return s->ops->note_owner(s, id, user_id);
+}
+
+int store_note_mark(store *s, int64_t user_id, int64_t id, int64_t *n)
+{
+    return s->ops->note_mark(s, user_id, id, n);
+}
+
+int store_note_mark_all(store *s, int64_t user_id, int64_t *n)
+{
+    return s->ops->note_mark_all(s, user_id, n);
+}
+
+int store_note_unread(store *s, int64_t user_id, int64_t *n)
+{
+    return s->ops->note_unread(s, user_id, n);
 }

@@ -1,30 +1,65 @@
 /*
- * store: the SQLite database of qirkatd (users, tokens, challenges, games,
- * moves). Loop thread only; every statement is prepared once at open with
- * bound parameters, never built from strings.
+ * store: the storage interface of qirkatd (users, tokens, challenges,
+ * games, moves, and the rows of correspondence play: a game's extra
+ * fields, deadline extensions, the server's heartbeat, vacations,
+ * notifications). Loop thread only.
  *
- * Schema. schema.sql (embedded as store_schema_sql, see schema.c) is a list
- * of "-- migration N" sections; store_open() applies those above PRAGMA
- * user_version, one transaction each. Connection settings: WAL,
- * foreign_keys=ON, synchronous=FULL (an acknowledged move survives a power
- * cut), busy_timeout 2 s.
+ * Interface and backends. A store is a backend's object whose first
+ * member is struct store, i.e. a pointer to its table of operations
+ * (store_ops, one entry per function below). The functions callers use
+ * (store_user_by_name(), store_commit(), ...) are thin dispatchers in
+ * store.c: s->ops->x(s, ...). Rows cross the interface only as the
+ * store-neutral structs below, filled and read by value; no backend type
+ * (no SQLite handle, statement or column index) appears here. The one
+ * backend today is SQLite (sqlite.h: store_sqlite_open(); its schema,
+ * migrations and connection settings are documented there); store_open()
+ * picks the backend for a path (today always SQLite).
  *
  * Group commit. Writers never commit on their own: the first write of a
- * loop iteration calls store_begin() (BEGIN IMMEDIATE; idempotent), every
- * later write of that iteration joins the same transaction, and the server
- * calls store_commit() once per iteration, from its prepare/check handles,
+ * loop iteration calls store_begin() (idempotent), every later write of
+ * that iteration joins the same transaction, and the server commits once
+ * per iteration (batch.h: batch_end()), from its prepare/check handles,
  * BEFORE it writes any response or event produced in that iteration to a
- * socket (conn.h: held output). So N moves arriving together cost one
- * fsync, and nothing a client is told can be lost. The in-memory game
- * state is advanced when a move is staged, so a second move in the same
- * batch validates against it; if the commit fails the transaction is
+ * socket (net/conn.h: held output). So N moves arriving together cost one durable commit (SQLite:
+ * one fsync), and nothing a client is told can be lost. The commit may
+ * complete later (store_commit_async(): a writer thread, a network
+ * database); the held output then waits for its done callback
+ * (batch_end() calls the blocking store_commit() today). The in-memory
+ * game state is advanced when a move is staged, so a second move in the
+ * same batch validates against it; if the commit fails the transaction is
  * rolled back, the server forgets the touched games (they are reloaded
- * from the database on next use) and every response of the batch becomes
+ * from the store on next use) and every response of the batch becomes
  * `internal`. A handler that makes several writes must validate first:
  * bad input never reaches a write, so it never changes a stored row.
  *
- * Results: 0 (STORE_OK) or a negative STORE_E* code; SQLite errors are
- * logged here with the statement's name and reported as STORE_EIO.
+ * Results: 0 (STORE_OK) or a negative STORE_E* code. A backend's own
+ * failures are logged by the backend (SQLite: with the statement's name)
+ * and reported as STORE_EIO. Iterating functions (cb) return 0, cb's
+ * non-zero value when it stopped, or a STORE_E* code; cb must not call
+ * the same iterating function again (a backend may hold one cursor per
+ * query).
+ *
+ * Asynchronous reads (a contract for future backends; the SQLite backend
+ * completes every call before returning and never returns STORE_PENDING).
+ * A backend that must fetch from elsewhere may answer a row operation
+ * (users ... notifications below; never store_begin(), store_commit*(),
+ * store_user_version() or the void and bool functions) with STORE_PENDING:
+ *  - it does so before writing any out-parameter, calling any cb or
+ *    changing any row: the call had no effect;
+ *  - the caller stops the request there and defers it (api: req_defer);
+ *    since handlers validate (read) before they write, a request is
+ *    deferred before its first write, and nothing of it needs undoing;
+ *  - the backend starts the fetch and, on the loop thread, tells the
+ *    server when the answer is ready (a wake-up the server hands the
+ *    backend when opening it; to be added with the first such backend);
+ *    the server re-runs the deferred request from the start, and the
+ *    repeated call is answered from what was fetched;
+ *  - a write that returns STORE_PENDING changed nothing, like a read;
+ *    writes that are accepted but not yet durable report their failure
+ *    through the commit's done callback, never later than that.
+ * Callers do not handle STORE_PENDING yet (today it would be answered as
+ * `internal`, like any unexpected code): the first backend that returns
+ * it brings the caller side (req_defer where a handler can see it).
  */
 #ifndef QK_STORE_H
 #define QK_STORE_H
@@ -39,48 +74,22 @@ enum {
     STORE_OK = 0,
     STORE_NOTFOUND = -1, /* no such row */
     STORE_CONFLICT = -2, /* a UNIQUE constraint, or a row not in the expected state */
-    STORE_EIO = -3,      /* any other SQLite failure (logged) */
+    STORE_EIO = -3,      /* any other failure of the backend (logged) */
+    /* The backend will complete later; the caller defers the request
+     * (api: req_defer) and re-runs it when told. See "Asynchronous reads"
+     * above; the SQLite backend never returns it, and store_commit_async()
+     * returns it only to say that done will be called later. */
+    STORE_PENDING = -4,
 };
 
-#define STORE_NAME_MAX 32    /* username characters */
-#define STORE_PWHASH_MAX 128 /* >= crypto_pwhash_STRBYTES */
-#define STORE_TC_MAX 128     /* normalized time_control JSON text */
-#define STORE_REASON_MAX 200 /* decline reason bytes */
-#define STORE_TOKEN_HASH 32  /* BLAKE2b-256 */
+#define STORE_NAME_MAX 32       /* username characters */
+#define STORE_PWHASH_MAX 128    /* >= crypto_pwhash_STRBYTES */
+#define STORE_TC_MAX 128        /* normalized time_control JSON text */
+#define STORE_REASON_MAX 200    /* decline reason bytes */
+#define STORE_TOKEN_HASH 32     /* BLAKE2b-256 */
+#define STORE_NOTE_DATA_MAX 512 /* bytes of a notification's JSON data */
 
-/* The text of schema.sql (schema.c). */
-extern const char store_schema_sql[];
-
-typedef struct store store;
-
-/* Open (creating if needed) the database file at path, configure it and
- * migrate it to the newest schema. On success *out owns the handle
- * (store_close). Returns STORE_EIO on any failure, including a database
- * whose user_version is newer than this binary knows. */
-int store_open(const char *path, store **out);
-/* Roll back an open transaction, finalize statements, close. NULL ok. */
-void store_close(store *s);
-
-/* The highest migration number in store_schema_sql. */
-int store_schema_version(void);
-/* PRAGMA user_version of the open database, or STORE_EIO. */
-int store_user_version(store *s, int *out);
-
-/* ---- transactions (group commit, see above) -------------------------- */
-
-/* Open the iteration's transaction if none is open. 0 or STORE_EIO. */
-int store_begin(store *s);
-bool store_in_txn(const store *s);
-/* Commit the open transaction (no-op when none). On failure the
- * transaction is rolled back and STORE_EIO returned. */
-int store_commit(store *s);
-/* Roll back the open transaction (no-op when none). */
-void store_rollback(store *s);
-/* Fault injection for tests: make the n-th store_commit() from now (1 =
- * the next) fail as if the disk had; 0 disables. */
-void store_fail_commit_at(store *s, int n);
-
-/* ---- users and tokens ------------------------------------------------ */
+/* ---- rows ------------------------------------------------------------ */
 
 typedef struct store_user {
     int64_t id;
@@ -89,35 +98,6 @@ typedef struct store_user {
     char pwhash[STORE_PWHASH_MAX];
     int64_t created; /* UTC ms */
 } store_user;
-
-/* Look a user up by name (case-insensitive) or id. STORE_NOTFOUND when
- * absent. */
-int store_user_by_name(store *s, const char *name, store_user *out);
-int store_user_by_id(store *s, int64_t id, store_user *out);
-/* Insert a user; *id receives the new id. STORE_CONFLICT when the name is
- * taken (in any case). */
-int store_user_insert(store *s, const char *name, bool bot, const char *pwhash, int64_t now,
-                      int64_t *id);
-
-/* Call cb for users in name order (case-insensitive, as the column's
- * NOCASE collation sorts), at most limit (> 0) of them: only bots when bot
- * is 1, only people when 0, everyone when -1; only names after `after`
- * (NULL or "": from the start; paging). pwhash is left empty. Returns 0,
- * cb's non-zero value when it stopped, or STORE_EIO. cb must not call
- * store_users_list() again. */
-int store_users_list(store *s, int bot, const char *after, int64_t limit,
-                     int (*cb)(void *arg, const store_user *u), void *arg);
-
-/* Tokens are stored as their BLAKE2b-256 hash (32 bytes). */
-int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id,
-                       int64_t now);
-/* The user of a token hash (and mark it used at now): STORE_NOTFOUND when
- * unknown. */
-int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now, int64_t *user_id);
-/* Delete a token (absent is not an error). */
-int store_token_delete(store *s, const uint8_t hash[STORE_TOKEN_HASH]);
-
-/* ---- challenges ------------------------------------------------------ */
 
 typedef struct store_challenge {
     int64_t id;
@@ -134,27 +114,6 @@ typedef struct store_challenge {
     bool rated;            /* the game will be rated (no hints) */
     bool from_bot, to_bot; /* the accounts' bot flags (to_bot false for a seek) */
 } store_challenge;
-
-/* Insert c (status "open"; id, from, to, status, game_id, created/updated
- * as given are ignored or set); fills c->id. */
-int store_challenge_insert(store *s, store_challenge *c, int64_t now);
-/* Read one challenge (with usernames). STORE_NOTFOUND when absent. */
-int store_challenge_get(store *s, int64_t id, store_challenge *out);
-/* Move an open challenge to status (accepted, declined, canceled) with an
- * optional decline reason (NULL) and game id (0 = none). STORE_CONFLICT
- * when it is no longer open. */
-int store_challenge_close(store *s, int64_t id, const char *status, const char *reason,
-                          int64_t game_id, int64_t now);
-/* Call cb for every open challenge from user, to user, or open seek by
- * anyone else, oldest first. cb returns 0 to go on, non-zero to stop (that
- * value is returned). cb must not call store_challenges_for() again. */
-int store_challenges_for(store *s, int64_t user_id, int (*cb)(void *arg, const store_challenge *c),
-                         void *arg);
-/* *n = the number of open challenges user_id has made (seeks included);
- * index challenges_from. STORE_OK or STORE_EIO. */
-int store_challenges_open_from(store *s, int64_t user_id, int64_t *n);
-
-/* ---- games and moves ------------------------------------------------- */
 
 typedef struct store_game {
     int64_t id;
@@ -176,24 +135,6 @@ typedef struct store_game {
     bool rated;                /* rated game: the engine's hint is refused */
 } store_game;
 
-/* Insert g (all fields but id, white, black, white_bot, black_bot); fills
- * g->id. */
-int store_game_insert(store *s, store_game *g);
-/* Read one game (with usernames). STORE_NOTFOUND when absent. */
-int store_game_get(store *s, int64_t id, store_game *out);
-/* Write g's mutable fields (position, ply, turn, status, result, reason,
- * deadline, clocks, updated). STORE_NOTFOUND when the row is absent. */
-int store_game_update(store *s, const store_game *g);
-
-/* Insert the move played at ply. STORE_CONFLICT when that ply exists. */
-int store_move_insert(store *s, int64_t game_id, int64_t ply, const char *move, int64_t user_id,
-                      int64_t now);
-/* Call cb for each move of the game in ply order; stop on non-zero. cb must
- * not call store_moves_each() again. */
-int store_moves_each(store *s, int64_t game_id,
-                     int (*cb)(void *arg, int64_t ply, const char *move, int64_t user_id),
-                     void *arg);
-
 /* Game listing filter; zero/NULL fields do not filter. */
 typedef struct store_game_filter {
     int64_t user_id;      /* games where this user plays */
@@ -205,11 +146,306 @@ typedef struct store_game_filter {
     int64_t limit;        /* rows; must be > 0 */
 } store_game_filter;
 
+/* The correspondence fields of a game (SQLite: migration 2's columns). */
+typedef struct store_game_x {
+    int64_t extended_ms;     /* sum of every extension of this game's deadlines */
+    bool vacation;           /* a player's vacation may move its deadlines */
+    bool priv;               /* private: only the players may watch */
+    char draw_offer[6];      /* side with a standing draw offer: white, black, "" */
+    int64_t warned_deadline; /* deadline_soon was sent for this deadline; -1 none */
+    int64_t wake_at;         /* when the deadline timer must look at it; -1 none */
+} store_game_x;
+
+/* A user's vacation account. */
+typedef struct store_vacation {
+    int64_t left_h; /* allowance left this year, hours */
+    int64_t year;   /* UTC year left_h belongs to; 0 = never used */
+    int64_t start;  /* current vacation started (UTC ms); -1 = not on vacation */
+    int64_t until;  /* and ends; -1 = not on vacation */
+} store_vacation;
+
+/* One notification row. */
+typedef struct store_note {
+    int64_t id, user_id;
+    char kind[24];                  /* your_turn, challenge, draw_offer, game_end, deadline_soon,
+                                       challenge_declined, draw_declined */
+    int64_t game_id;                /* 0 = none */
+    char data[STORE_NOTE_DATA_MAX]; /* JSON object text */
+    bool read;
+    int64_t created;
+} store_note;
+
+/* ---- the interface --------------------------------------------------- */
+
+typedef struct store store;
+
+/* Completion of an asynchronous operation: rc is STORE_OK or STORE_EIO. */
+typedef void (*store_done_cb)(void *arg, int rc);
+
+/* Iteration callbacks: return 0 to go on, non-zero to stop (see Results). */
+typedef int (*store_user_cb)(void *arg, const store_user *u);
+typedef int (*store_challenge_cb)(void *arg, const store_challenge *c);
+typedef int (*store_game_cb)(void *arg, const store_game *g);
+typedef int (*store_move_cb)(void *arg, int64_t ply, const char *move, int64_t user_id);
+typedef int (*store_extension_cb)(void *arg, const char *kind, int64_t ms, int64_t created);
+typedef int (*store_note_cb)(void *arg, const store_note *n);
+
+/* A backend's operations: each entry has the contract of the public
+ * function of the same name below (store_x -> x), with one difference:
+ * commit is both store_commit() (done NULL: complete before returning and
+ * return the result) and store_commit_async() (done non-NULL: see there).
+ * Every entry is required. */
+typedef struct store_ops {
+    const char *name; /* the backend, for logs: "sqlite" */
+    void (*close)(store *s);
+    int (*user_version)(store *s, int *out);
+
+    int (*begin)(store *s);
+    bool (*in_txn)(const store *s);
+    int (*commit)(store *s, store_done_cb done, void *arg);
+    void (*rollback)(store *s);
+    void (*fail_commit_at)(store *s, int n);
+
+    int (*user_by_name)(store *s, const char *name, store_user *out);
+    int (*user_by_id)(store *s, int64_t id, store_user *out);
+    int (*user_insert)(store *s, const char *name, bool bot, const char *pwhash, int64_t now,
+                       int64_t *id);
+    int (*users_list)(store *s, int bot, const char *after, int64_t limit, store_user_cb cb,
+                      void *arg);
+    int (*token_insert)(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id,
+                        int64_t now);
+    int (*token_user)(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now,
+                      int64_t *user_id);
+    int (*token_delete)(store *s, const uint8_t hash[STORE_TOKEN_HASH]);
+
+    int (*challenge_insert)(store *s, store_challenge *c, int64_t now);
+    int (*challenge_get)(store *s, int64_t id, store_challenge *out);
+    int (*challenge_close)(store *s, int64_t id, const char *status, const char *reason,
+                           int64_t game_id, int64_t now);
+    int (*challenges_for)(store *s, int64_t user_id, store_challenge_cb cb, void *arg);
+    int (*challenges_open_from)(store *s, int64_t user_id, int64_t *n);
+    int (*challenge_x_put)(store *s, int64_t id, bool vacation, bool priv);
+    int (*challenge_x_get)(store *s, int64_t id, bool *vacation, bool *priv);
+
+    int (*game_insert)(store *s, store_game *g);
+    int (*game_get)(store *s, int64_t id, store_game *out);
+    int (*game_update)(store *s, const store_game *g);
+    int (*games_query)(store *s, const store_game_filter *f, store_game_cb cb, void *arg);
+    int (*move_insert)(store *s, int64_t game_id, int64_t ply, const char *move, int64_t user_id,
+                       int64_t now);
+    int (*moves_each)(store *s, int64_t game_id, store_move_cb cb, void *arg);
+    int (*game_x_get)(store *s, int64_t id, store_game_x *out);
+    int (*game_x_put)(store *s, int64_t id, const store_game_x *x);
+
+    int (*wake_next)(store *s, int64_t *at);
+    int (*wake_due)(store *s, int64_t now, int64_t *ids, int max, int *n);
+    int (*extend_downtime)(store *s, int64_t ms, int64_t now, int64_t *games);
+    int (*extension_insert)(store *s, int64_t game, const char *kind, int64_t ms, int64_t now);
+    int (*extensions_each)(store *s, int64_t game, store_extension_cb cb, void *arg);
+
+    int (*state_get)(store *s, const char *key, int64_t *value);
+    int (*state_set)(store *s, const char *key, int64_t value);
+    int (*vacation_get)(store *s, int64_t user_id, store_vacation *out);
+    int (*vacation_put)(store *s, int64_t user_id, const store_vacation *v);
+
+    int (*note_insert)(store *s, store_note *n);
+    int (*notes_list)(store *s, int64_t user_id, bool unread_only, int64_t limit, int64_t offset,
+                      store_note_cb cb, void *arg);
+    int (*note_owner)(store *s, int64_t id, int64_t *user_id);
+    int (*note_mark)(store *s, int64_t user_id, int64_t id, int64_t *n);
+    int (*note_mark_all)(store *s, int64_t user_id, int64_t *n);
+    int (*note_unread)(store *s, int64_t user_id, int64_t *n);
+} store_ops;
+
+/* The base of every backend's object, embedded as its first member (so a
+ * backend casts store * to its own type). Callers never look inside. */
+struct store {
+    const store_ops *ops;
+};
+
+/* ---- open and close -------------------------------------------------- */
+
+/* Open the store at path with the SQLite backend (store_sqlite_open(),
+ * sqlite.h: the file is created if needed, configured and migrated to the
+ * newest schema). A second backend (PostgreSQL) will be chosen by a URL
+ * scheme in path; a plain path stays SQLite. On success *out owns the
+ * store (store_close); on failure *out is NULL and STORE_EIO is returned,
+ * including a database whose schema is newer than this binary knows.
+ * Defined in store_open.c, the one place that knows every backend. */
+int store_open(const char *path, store **out);
+/* Roll back an open transaction, release everything, free s. NULL ok. */
+void store_close(store *s);
+/* The schema version of the open store (SQLite: PRAGMA user_version) into
+ * *out: STORE_OK or STORE_EIO. */
+int store_user_version(store *s, int *out);
+
+/* ---- transactions (group commit, see above) -------------------------- */
+
+/* Open the iteration's transaction if none is open. 0 or STORE_EIO. */
+int store_begin(store *s);
+/* Whether a transaction is open (begun, not yet committed or rolled back). */
+bool store_in_txn(const store *s);
+/* Commit the open transaction (no-op when none) and call done(arg, rc)
+ * exactly once, rc STORE_OK when it is durable, or STORE_EIO when it
+ * failed and was rolled back (logged). store_in_txn() is false once this
+ * returns; the caller begins no new transaction before done has run (so a
+ * backend has at most one commit in flight). done may run before this
+ * returns (the SQLite backend always calls it at once) or later, on the
+ * loop thread: callers must not assume either. Returns STORE_OK when done has already
+ * run, STORE_PENDING when it will run later; never anything else (errors
+ * go to done). done must not be NULL. */
+int store_commit_async(store *s, store_done_cb done, void *arg);
+/* The blocking commit, for start-up and shut-down code and tools:
+ * commits the open transaction (no-op when none) and returns STORE_OK, or
+ * STORE_EIO after rolling it back (logged). Never STORE_PENDING. */
+int store_commit(store *s);
+/* Roll back the open transaction (no-op when none). */
+void store_rollback(store *s);
+/* Fault injection for tests: make the n-th commit from now (1 = the next;
+ * sync or async) fail as if the disk had; 0 disables. */
+void store_fail_commit_at(store *s, int n);
+
+/* ---- users and tokens ------------------------------------------------ */
+
+/* Look a user up by name (case-insensitive) or id into *out.
+ * STORE_NOTFOUND when absent. */
+int store_user_by_name(store *s, const char *name, store_user *out);
+int store_user_by_id(store *s, int64_t id, store_user *out);
+/* Insert a user (name and pwhash copied); *id receives the new id.
+ * STORE_CONFLICT when the name is taken (in any case). */
+int store_user_insert(store *s, const char *name, bool bot, const char *pwhash, int64_t now,
+                      int64_t *id);
+
+/* Call cb for users in name order (case-insensitive), at most limit (> 0)
+ * of them: only bots when bot is 1, only people when 0, everyone when -1;
+ * only names after `after` (NULL or "": from the start; paging). pwhash is
+ * left empty; *u is valid during the call only. Returns 0, cb's non-zero
+ * value when it stopped, or STORE_EIO. cb must not call store_users_list()
+ * again. */
+int store_users_list(store *s, int bot, const char *after, int64_t limit,
+                     int (*cb)(void *arg, const store_user *u), void *arg);
+
+/* Tokens are stored as their BLAKE2b-256 hash (32 bytes). */
+int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id,
+                       int64_t now);
+/* The user of a token hash into *user_id (and mark it used at now):
+ * STORE_NOTFOUND when unknown. */
+int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now, int64_t *user_id);
+/* Delete a token (absent is not an error). */
+int store_token_delete(store *s, const uint8_t hash[STORE_TOKEN_HASH]);
+
+/* ---- challenges ------------------------------------------------------ */
+
+/* Insert c (status "open"; id, from, to, status, decline_reason, game_id,
+ * created/updated as given are ignored); fills c->id, c->status "open",
+ * c->decline_reason "", c->game_id 0, c->created = c->updated = now. */
+int store_challenge_insert(store *s, store_challenge *c, int64_t now);
+/* Read one challenge (with usernames) into *out. STORE_NOTFOUND when
+ * absent. */
+int store_challenge_get(store *s, int64_t id, store_challenge *out);
+/* Move an open challenge to status (accepted, declined, canceled) with an
+ * optional decline reason (NULL) and game id (0 = none). STORE_CONFLICT
+ * when it is no longer open (or absent). */
+int store_challenge_close(store *s, int64_t id, const char *status, const char *reason,
+                          int64_t game_id, int64_t now);
+/* Call cb for every open challenge from user, to user, or open seek by
+ * anyone else, oldest first (*c valid during the call only). cb returns 0
+ * to go on, non-zero to stop (that value is returned). cb must not call
+ * store_challenges_for() again. */
+int store_challenges_for(store *s, int64_t user_id, int (*cb)(void *arg, const store_challenge *c),
+                         void *arg);
+/* *n = the number of open challenges user_id has made (seeks included).
+ * STORE_OK or STORE_EIO. */
+int store_challenges_open_from(store *s, int64_t user_id, int64_t *n);
+/* The vacation/private options of a challenge. put on an absent id is not
+ * an error (nothing changes); get: STORE_NOTFOUND when absent. */
+int store_challenge_x_put(store *s, int64_t id, bool vacation, bool priv);
+int store_challenge_x_get(store *s, int64_t id, bool *vacation, bool *priv);
+
+/* ---- games and moves ------------------------------------------------- */
+
+/* Insert g (all fields but id, white, black, white_bot, black_bot); fills
+ * g->id. */
+int store_game_insert(store *s, store_game *g);
+/* Read one game (with usernames) into *out. STORE_NOTFOUND when absent. */
+int store_game_get(store *s, int64_t id, store_game *out);
+/* Write g's mutable fields (position, ply, turn, status, result, reason,
+ * deadline, clocks, updated). STORE_NOTFOUND when the row is absent. */
+int store_game_update(store *s, const store_game *g);
+
+/* Insert the move (text, copied) played at ply. STORE_CONFLICT when that
+ * ply exists. */
+int store_move_insert(store *s, int64_t game_id, int64_t ply, const char *move, int64_t user_id,
+                      int64_t now);
+/* Call cb for each move of the game in ply order (move valid during the
+ * call only); stop on non-zero (returned). cb must not call
+ * store_moves_each() again. */
+int store_moves_each(store *s, int64_t game_id,
+                     int (*cb)(void *arg, int64_t ply, const char *move, int64_t user_id),
+                     void *arg);
+
 /* Call cb for matching games, newest (highest id) first; with
  * turn_user_id, soonest deadline first (games without one last, then by
- * id). Same return and
- * re-entrancy rules as store_challenges_for(). */
+ * id). Same return and re-entrancy rules as store_challenges_for(). */
 int store_games_query(store *s, const store_game_filter *f,
                       int (*cb)(void *arg, const store_game *g), void *arg);
+
+/* Read / write the correspondence fields of game id. STORE_NOTFOUND when
+ * absent. */
+int store_game_x_get(store *s, int64_t id, store_game_x *out);
+int store_game_x_put(store *s, int64_t id, const store_game_x *x);
+
+/* ---- deadlines and extensions ---------------------------------------- */
+
+/* The earliest wake_at of an active game: STORE_OK and *at, or
+ * STORE_NOTFOUND when no game has one. */
+int store_wake_next(store *s, int64_t *at);
+/* Ids of active games with wake_at <= now, earliest first, at most max,
+ * into ids (the caller's array of max); *n their count. */
+int store_wake_due(store *s, int64_t now, int64_t *ids, int max, int *n);
+/* Extend every running correspondence deadline by ms (> 0): the deadline,
+ * wake-up and warning move, extended_ms grows, and one 'downtime' row per
+ * game is logged with time now. *games receives how many moved. */
+int store_extend_downtime(store *s, int64_t ms, int64_t now, int64_t *games);
+/* Log one extension of game (kind "downtime" or "vacation", ms >= 0). */
+int store_extension_insert(store *s, int64_t game, const char *kind, int64_t ms, int64_t now);
+/* cb for each extension of game, oldest first (kind valid during the call
+ * only); stop on non-zero (returned). cb must not call
+ * store_extensions_each() again. */
+int store_extensions_each(store *s, int64_t game,
+                          int (*cb)(void *arg, const char *kind, int64_t ms, int64_t created),
+                          void *arg);
+
+/* ---- server state and vacations -------------------------------------- */
+
+/* server_state key/value (key borrowed). get: STORE_NOTFOUND when unset. */
+int store_state_get(store *s, const char *key, int64_t *value);
+int store_state_set(store *s, const char *key, int64_t value);
+
+/* A user's vacation account. get: STORE_NOTFOUND when the user is
+ * absent; put on an absent user is not an error (nothing changes). */
+int store_vacation_get(store *s, int64_t user_id, store_vacation *out);
+int store_vacation_put(store *s, int64_t user_id, const store_vacation *v);
+
+/* ---- notifications --------------------------------------------------- */
+
+/* Insert n (unread; id ignored) and fill n->id, n->read false. */
+int store_note_insert(store *s, store_note *n);
+/* cb for user's notifications: unread ones oldest first, then (unless
+ * unread_only) read ones newest first; rows [offset, offset + limit) of
+ * that order (limit > 0). Same return/re-entrancy rules as
+ * store_extensions_each(). */
+int store_notes_list(store *s, int64_t user_id, bool unread_only, int64_t limit, int64_t offset,
+                     int (*cb)(void *arg, const store_note *n), void *arg);
+/* The owner of notification id into *user_id; STORE_NOTFOUND when
+ * absent. */
+int store_note_owner(store *s, int64_t id, int64_t *user_id);
+/* Mark notification id read if user_id owns it (no error otherwise); *n
+ * grows by 1 when it was unread. */
+int store_note_mark(store *s, int64_t user_id, int64_t id, int64_t *n);
+/* Mark all of user's notifications read; *n how many changed. */
+int store_note_mark_all(store *s, int64_t user_id, int64_t *n);
+/* How many unread notifications user has, into *n. */
+int store_note_unread(store *s, int64_t user_id, int64_t *n);
 
 #endif

@@ -26,7 +26,7 @@ static void serve_conn(fake *f, int fd, int conn)
             reply[0] = '\0';
             if (idle)
                 idle(f, conn, reply, 1 << 16);
-            if (reply[0] && write(fd, reply, strlen(reply)) < 0)
+            if (reply[0] && send(fd, reply, strlen(reply), MSG_NOSIGNAL) < 0)
                 open = false;
             continue;
         }
@@ -50,7 +50,7 @@ static void serve_conn(fake *f, int fd, int conn)
             reply[0] = '\0';
             if (!f->fn(f, conn, req, reply, 1 << 16))
                 open = false;
-            else if (write(fd, reply, strlen(reply)) < 0)
+            else if (send(fd, reply, strlen(reply), MSG_NOSIGNAL) < 0)
                 open = false;
             cJSON_Delete(req);
         }

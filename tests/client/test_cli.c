@@ -140,7 +140,7 @@ Test(cli, not_logged_in_is_unauthenticated)
     crun r;
     crun_do(&r, NULL, "--server", "127.0.0.1:1", "challenges", NULL);
     expect(&r, 1);
-    cr_assert(strncmp(r.err, "unauthenticated: ", 17) == 0, "%s", r.err);
+    cr_assert_str_eq(r.err, "Not logged in: qirkat login USER (or qirkat register USER)\n");
     crun_free(&r);
 }
 
@@ -180,8 +180,12 @@ Test(cli, cannot_connect_exits_3)
     setenv("QIRKAT_SERVER", addr, 1);
     EXPECT(3, "--json", "show", "1");
     EXPECT(3, "games");
-    crun_do(&r, "pw\n", "register", "carol", "--password-stdin", NULL);
+    crun_do(&r, "long enough\n", "register", "carol", "--password-stdin", "--yes", NULL);
     expect(&r, 3);
+    /* The message says how to choose another server. */
+    cr_assert(strstr(r.err, "(from QIRKAT_SERVER): is qirkatd running there? Choose the server "
+                            "with --server HOST:PORT or QIRKAT_SERVER=HOST:PORT\n"),
+              "%s", r.err);
     crun_free(&r);
     close(fd);
 }
@@ -207,7 +211,7 @@ Test(cli, session_for_another_server_is_not_used)
     crun r;
     crun_do(&r, NULL, "--server", "127.0.0.1:1", "challenges", NULL);
     expect(&r, 1);
-    cr_assert(strstr(r.err, "unauthenticated: you are logged in on 127.0.0.1:9 (as alice), not "
+    cr_assert(strstr(r.err, "Not logged in here: you are logged in on 127.0.0.1:9 (as alice), not "
                             "on 127.0.0.1:1 (from --server); log in there (qirkat --server "
                             "127.0.0.1:1 login alice) or use --server 127.0.0.1:9\n"),
               "%s", r.err);

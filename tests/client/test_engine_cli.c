@@ -77,14 +77,18 @@ Test(engine_cli, analyse_values)
     crun r;
     crun_do(&r, NULL, "analyse", "alquerkonane-6x4", "--ms", "500", NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    cr_assert(strstr(r.out, "eval:     loss in 22 (Black to move) [solved]\n"), "%s", r.out);
+    cr_assert(
+        strstr(r.out, "eval:     loss in 22 (Black to move): White wins with best play [solved]\n"),
+        "%s", r.out);
     crun_free(&r);
     /* A depth limit and no time limit: deterministic. */
     crun_do(&r, NULL, "analyse", "alquerque", "--depth", "6", NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
-    cr_assert(strstr(r.out, "variant:  alquerque\nposition: bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -\n"
-                            "eval:     +1.03 (White to move)\nbest:     c2-c3\nline:     c2-c3 "),
-              "%s", r.out);
+    cr_assert(
+        strstr(r.out,
+               "variant:  alquerque\nposition: bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -\n"
+               "eval:     +1.03 (White to move): favours White\nbest:     c2-c3\nline:     c2-c3 "),
+        "%s", r.out);
     cr_assert(strstr(r.out, "depth 6, "), "%s", r.out);
     crun_free(&r);
     /* A forced capture: Black must take (b4xb2 or d4xb2). */

@@ -163,7 +163,8 @@ Test(flow, refused_token_is_a_server_error)
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "challenges", NULL);
     expect(&r, 1);
-    cr_assert(strncmp(r.err, "unauthenticated: bad token\n", 27) == 0, "%s", r.err);
+    cr_assert(strncmp(r.err, "Not logged in, or the login was refused: bad token\n", 51) == 0, "%s",
+              r.err);
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "challenges"), 0, "went on after the refused login");
 }
@@ -265,7 +266,7 @@ Test(flow, illegal_move_lists_the_legal_ones)
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "move", "5", "a1-a2", NULL);
     expect(&r, 1);
-    cr_assert_str_eq(r.err, "illegal_move: a1-a2 is not legal\n"
+    cr_assert_str_eq(r.err, "That move is not legal: a1-a2 is not legal\n"
                             "Legal moves (4): b2-c3 b3-c3 c2-c3 d2-c3\n");
     cr_assert_str_eq(r.out, "");
     crun_free(&r);
@@ -284,6 +285,7 @@ Test(flow, stale_ply_is_reported_with_the_current_ply)
     cr_assert_not_null(j, "%s", r.out);
     cr_assert_str_eq(cJSON_GetObjectItem(j, "code")->valuestring, "stale_ply");
     cJSON_Delete(j);
+    /* Under --json, stderr keeps the code for programs. */
     cr_assert(strstr(r.err, "stale_ply: stale\n"), "%s", r.err);
     cr_assert(strstr(r.err, "at ply 1 now"), "%s", r.err);
     crun_free(&r);
@@ -389,10 +391,14 @@ Test(flow, games_mine_table)
             NULL);
     expect(&r, 0);
     cr_assert_str_eq(r.out,
-                     "GAME  OPPONENT  COLOR  VARIANT           TURN   STATUS      PLY  LEFT\n"
-                     "5     bob       white  alquerque         you    active      4    -\n"
-                     "11    carol     black  alquerkonane-8x8  carol  active      17   -\n"
-                     "12    dave      black  alquerque         -      white wins  30   -\n");
+                     "GAME  OPPONENT  COLOR  VARIANT           TIME  TURN   STATUS      PLY  "
+                     "YOU LEFT  OPP LEFT\n"
+                     "5     bob       white  alquerque         -     you    active      4    -  "
+                     "       -\n"
+                     "11    carol     black  alquerkonane-8x8  -     carol  active      17   -  "
+                     "       -\n"
+                     "12    dave      black  alquerque         -     -      white wins  30   -  "
+                     "       -\n");
     crun_free(&r);
     cJSON *req = fake_request(&srv, "games", 0);
     cr_assert_str_eq(cJSON_GetObjectItem(req, "user")->valuestring, "alice");
@@ -412,7 +418,7 @@ Test(flow, games_without_login_lists_all)
     cr_assert_eq(fake_count(&srv, "login"), 0);
     crun_do(&r, NULL, "--server", srv.addr, "games", "--mine", NULL);
     expect(&r, 1);
-    cr_assert(strstr(r.err, "unauthenticated"), "%s", r.err);
+    cr_assert(strstr(r.err, "Not logged in: --mine and --my-turn need a login"), "%s", r.err);
     crun_free(&r);
 }
 
@@ -423,7 +429,7 @@ Test(flow, accept_unknown_is_not_found)
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "accept", "4242", NULL);
     expect(&r, 1);
-    cr_assert_str_eq(r.err, "not_found: no such challenge\n");
+    cr_assert_str_eq(r.err, "Not found: no such challenge\n");
     crun_free(&r);
     cJSON *req = fake_request(&srv, "accept", 0);
     cr_assert_eq(cJSON_GetObjectItem(req, "challenge")->valueint, 4242);
@@ -560,7 +566,7 @@ Test(flow, play_waits_out_a_busy_server)
     crun_in(&r, in, "--server", srv.addr, "play", "5", NULL);
     fclose(in);
     expect(&r, 0);
-    cr_assert(strstr(r.err, "server_busy: starting\n"), "%s", r.err);
+    cr_assert(strstr(r.err, "The server is busy; try again in a moment: starting\n"), "%s", r.err);
     cr_assert(strstr(r.out, "b2-c3 had already been played at ply 0\n"), "%s", r.out);
     crun_free(&r);
     cJSON *m2 = fake_request(&srv, "move", 1);

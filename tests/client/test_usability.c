@@ -73,7 +73,8 @@ Test(usability, later_commands_go_to_the_server_you_registered_on)
 {
     fake_start(&srv, register_script, NULL);
     crun r;
-    crun_do(&r, "pw\n", "--server", srv.addr, "register", "carol", "--password-stdin", NULL);
+    crun_do(&r, "pw-carol-1\n", "--server", srv.addr, "register", "carol", "--password-stdin",
+            NULL);
     expect(&r, 0);
     crun_free(&r);
     /* No --server, no QIRKAT_SERVER: the session's server, logged in. */
@@ -93,7 +94,7 @@ Test(usability, another_server_from_the_environment_is_named)
     crun_do(&r, NULL, "challenges", NULL);
     expect(&r, 1);
     cr_assert_str_eq(r.err,
-                     "unauthenticated: you are logged in on 127.0.0.1:7431 (as carol), not on "
+                     "Not logged in here: you are logged in on 127.0.0.1:7431 (as carol), not on "
                      "127.0.0.1:7420 (from QIRKAT_SERVER); log in there (qirkat --server "
                      "127.0.0.1:7420 login carol) or use --server 127.0.0.1:7431\n");
     crun_free(&r);
@@ -273,8 +274,10 @@ Test(usability, play_draw_answers_and_abort)
     fake_start(&srv, prompt_script, &p);
     save_alice();
     crun r;
-    crun_do(&r, "Draw Accept\ndraw decline\nabort\n", "--server", srv.addr, "play", "5", NULL);
+    /* abort asks first (issue 10): "y" sends it. */
+    crun_do(&r, "Draw Accept\ndraw decline\nabort\ny\n", "--server", srv.addr, "play", "5", NULL);
     expect(&r, 0);
+    cr_assert(strstr(r.out, "Abort game 5 against bob? [y/N] "), "%s", r.out);
     crun_free(&r);
     cJSON *d0 = fake_request(&srv, "draw", 0), *d1 = fake_request(&srv, "draw", 1);
     cr_assert(d0 && d1);
@@ -549,7 +552,7 @@ Test(usability, bots_marked_in_game_lists)
     crun_free(&r);
     crun_do(&r, NULL, "--server", srv.addr, "games", "--mine", NULL);
     expect(&r, 0);
-    cr_assert(strstr(r.out, "21    computer-1 (bot)  white  alquerque  you "), "%s", r.out);
+    cr_assert(strstr(r.out, "21    computer-1 (bot)  white  alquerque  -     you "), "%s", r.out);
     crun_free(&r);
 }
 

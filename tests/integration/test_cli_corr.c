@@ -27,27 +27,32 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     hsrv_userdir(&srv, "alice", ad);
     hsrv_userdir(&srv, "bob", bd);
     hrun r;
-    hcli_run(&r, ad, srv.addr, "pw-alice\n", "register", "alice", "--password-stdin", NULL);
+    hcli_run(&r, ad, srv.addr, "pw-alice-1\n", "register", "alice", "--password-stdin", NULL);
     ok(&r);
     hrun_free(&r);
-    hcli_run(&r, bd, srv.addr, "pw-bob\n", "register", "bob", "--password-stdin", NULL);
+    hcli_run(&r, bd, srv.addr, "pw-bob-12\n", "register", "bob", "--password-stdin", NULL);
     ok(&r);
     hrun_free(&r);
     hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", "--time",
              "corr:2", NULL);
-    long long cid = (long long)cJSON_GetObjectItem(
-                        cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
-                        ->valuedouble;
+    long long cid =
+        (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
+            ->valuedouble;
     hrun_free(&r);
 
     /* bob's inbox: the challenge, marked read by being shown. */
     hcli_run(&r, bd, srv.addr, NULL, "inbox", NULL);
     ok(&r);
-    cr_assert(strstr(r.out, "* challenge") && strstr(r.out, "from alice"), "%s", r.out);
+    cr_assert(strncmp(r.out, "New (1):\n  ", 11) == 0 && strstr(r.out, " UTC  challenge ") &&
+                  strstr(r.out, " from alice: alquerque, corr:2 (qirkat accept "),
+              "%s", r.out);
+    cr_assert_null(strstr(r.out, "Read before:"), "%s", r.out);
     hrun_free(&r);
     hcli_run(&r, bd, srv.addr, NULL, "inbox", NULL);
     ok(&r);
-    cr_assert(strstr(r.out, "  challenge") && !strstr(r.out, "* "), "read now: %s", r.out);
+    cr_assert(strncmp(r.out, "Read before:\n  ", 15) == 0 && strstr(r.out, "from alice") &&
+                  !strstr(r.out, "New ("),
+              "read now: %s", r.out);
     hrun_free(&r);
 
     char id[32];
@@ -62,7 +67,9 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
 
     hcli_run(&r, ad, srv.addr, NULL, "games", "--mine", NULL);
     ok(&r);
-    cr_assert(strstr(r.out, "LEFT") && strstr(r.out, "1d 23h"), "%s", r.out);
+    cr_assert(strstr(r.out, "TIME") && strstr(r.out, "YOU LEFT  OPP LEFT") &&
+                  strstr(r.out, "corr:2") && strstr(r.out, "1d 23h"),
+              "%s", r.out);
     hrun_free(&r);
     hcli_run(&r, ad, srv.addr, NULL, "games", "--my-turn", NULL);
     ok(&r);
@@ -79,7 +86,7 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     hrun_free(&r);
     hcli_run(&r, bd, srv.addr, NULL, "vacation", "on", NULL);
     cr_assert_eq(r.code, 1, "%s", r.err);
-    cr_assert(strstr(r.err, "conflict"), "%s", r.err);
+    cr_assert(strstr(r.err, "Not possible in the current state"), "%s", r.err);
     hrun_free(&r);
     hcli_run(&r, bd, srv.addr, NULL, "vacation", "off", NULL);
     ok(&r);
@@ -102,7 +109,7 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     hrun_free(&r);
     hcli_run(&r, ad, srv.addr, NULL, "abort", gs, NULL);
     cr_assert_eq(r.code, 1);
-    cr_assert(strstr(r.err, "game_over"), "%s", r.err);
+    cr_assert(strstr(r.err, "The game is over"), "%s", r.err);
     hrun_free(&r);
 
     /* A variant without draws. */
@@ -119,7 +126,8 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     snprintf(gs, sizeof gs, "%lld", gid);
     hcli_run(&r, bd, srv.addr, NULL, "draw", "offer", gs, NULL);
     cr_assert_eq(r.code, 1);
-    cr_assert(strstr(r.err, "bad_request") && strstr(r.err, "no draws"), "%s", r.err);
+    cr_assert(strstr(r.err, "The server refused the request") && strstr(r.err, "no draws"), "%s",
+              r.err);
     hrun_free(&r);
     hcli_run(&r, bd, srv.addr, NULL, "draw", "maybe", gs, NULL);
     cr_assert_eq(r.code, 2);

@@ -49,7 +49,7 @@ Test(exit_codes, usage_errors_exit_2)
     h_pass();
 }
 
-Test(exit_codes, server_error_exits_1_with_the_code_on_stderr)
+Test(exit_codes, server_error_exits_1_in_words_on_stderr)
 {
     hsrv srv;
     hsrv_start(&srv);
@@ -58,18 +58,22 @@ Test(exit_codes, server_error_exits_1_with_the_code_on_stderr)
     hrun r;
     hcli_run(&r, p.bdir, srv.addr, NULL, "accept", "4242", NULL);
     expect_code(&r, 1);
-    cr_assert_not_null(strstr(r.err, "not_found"), "`%s`: stderr lacks the code not_found: %s",
-                       r.cmd, r.err);
+    /* Words for people (issue 10); the code is in the exit status. */
+    cr_assert_not_null(strstr(r.err, "Not found"), "`%s`: stderr lacks the words: %s", r.cmd,
+                       r.err);
+    cr_assert_null(strstr(r.err, "not_found"), "`%s`: stderr shows the code: %s", r.cmd, r.err);
     hrun_free(&r);
-    /* The same with --json. */
+    /* With --json, the code for programs (stdout's object and stderr). */
     hcli_run(&r, p.bdir, srv.addr, NULL, "--json", "accept", "4242", NULL);
     expect_code(&r, 1);
     cr_assert_not_null(strstr(r.err, "not_found"), "`%s`: stderr: %s", r.cmd, r.err);
     hrun_free(&r);
-    /* A taken name. */
-    hcli_run(&r, p.bdir, srv.addr, "pw\n", "register", "alice", "--password-stdin", NULL);
+    /* A taken name (--yes: bob's directory holds bob's session). */
+    hcli_run(&r, p.bdir, srv.addr, "long enough\n", "register", "alice", "--password-stdin",
+             "--yes", NULL);
     expect_code(&r, 1);
-    cr_assert_not_null(strstr(r.err, "conflict"), "`%s`: stderr: %s", r.cmd, r.err);
+    cr_assert_not_null(strstr(r.err, "Not possible in the current state"), "`%s`: stderr: %s",
+                       r.cmd, r.err);
     hrun_free(&r);
     hsrv_stop(&srv);
     h_pass();
@@ -106,7 +110,8 @@ Test(exit_codes, server_down_exits_3)
     snprintf(addr, sizeof addr, "127.0.0.1:%d", refused_port(&fd));
     /* (Not `show` there: the session belongs to the stopped server's
      * address, and the CLI reports "not logged in" for another one.) */
-    hcli_run(&r, p.wdir, addr, "pw\n", "register", "carol", "--password-stdin", NULL);
+    hcli_run(&r, p.wdir, addr, "long enough\n", "register", "carol", "--password-stdin", "--yes",
+             NULL);
     expect_code(&r, 3);
     hrun_free(&r);
     close(fd);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "store/sqlite.h"
 #include "store/store.h"
 
 static char dir[64], path[128];
@@ -263,6 +264,50 @@ Test(store, rollback_and_failed_commit_leave_nothing)
     store_close(s);
     cr_assert_eq(count("moves"), 1);
     cr_assert_eq(count("users"), 2);
+}
+
+/* store_commit_async(): done runs exactly once with the commit's result;
+ * the SQLite backend runs it before returning (callers must not count on
+ * that, this test may). */
+typedef struct done_rec {
+    int calls, rc;
+} done_rec;
+
+static void record_done(void *arg, int rc)
+{
+    done_rec *d = arg;
+    d->calls++;
+    d->rc = rc;
+}
+
+Test(store, commit_async_calls_done_once)
+{
+    store *s = open_db();
+    int64_t w = add_user(s, "w"), b = add_user(s, "b");
+    int64_t gid = add_game(s, w, b);
+    done_rec d = {0, 1};
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_insert(s, gid, 0, "b2-c3", w, 1), STORE_OK);
+    cr_assert_eq(store_commit_async(s, record_done, &d), STORE_OK);
+    cr_assert_eq(d.calls, 1);
+    cr_assert_eq(d.rc, STORE_OK);
+    cr_assert(!store_in_txn(s));
+    /* No transaction: still one call, STORE_OK. */
+    d = (done_rec){0, 1};
+    cr_assert_eq(store_commit_async(s, record_done, &d), STORE_OK);
+    cr_assert_eq(d.calls, 1);
+    cr_assert_eq(d.rc, STORE_OK);
+    /* A failed commit reaches done as STORE_EIO, rolled back. */
+    store_fail_commit_at(s, 1);
+    d = (done_rec){0, 1};
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_insert(s, gid, 1, "d4-c3", b, 2), STORE_OK);
+    cr_assert_eq(store_commit_async(s, record_done, &d), STORE_OK);
+    cr_assert_eq(d.calls, 1);
+    cr_assert_eq(d.rc, STORE_EIO);
+    cr_assert(!store_in_txn(s));
+    store_close(s);
+    cr_assert_eq(count("moves"), 1);
 }
 
 Test(store, refused_writes_change_nothing)

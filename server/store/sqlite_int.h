@@ -1,0 +1,231 @@
+/*
+ * sqlite_int: private to the SQLite backend (sqlite.c, sqlite_rows.c,
+ * sqlite_corr.c). The table of prepared statements (one enum row per SQL
+ * text), the backend's object, the binding helpers, and the operations
+ * that sqlite.c puts in its store_ops table. Nothing here leaves the
+ * backend: store.h has no sqlite3 type.
+ */
+#ifndef QK_STORE_SQLITE_INT_H
+#define QK_STORE_SQLITE_INT_H
+
+#include <sqlite3.h>
+
+#include "store/sqlite.h"
+#include "store/store.h"
+
+/* X(enum name, SQL) */
+#define SQ_STATEMENTS(X)                                                                      \
+    X(BEGIN, "BEGIN IMMEDIATE")                                                               \
+    X(COMMIT, "COMMIT")                                                                       \
+    X(ROLLBACK, "ROLLBACK")                                                                   \
+    X(USER_BY_NAME, "SELECT id, username, bot, pwhash, created FROM users WHERE username = ?") \
+    X(USER_BY_ID, "SELECT id, username, bot, pwhash, created FROM users WHERE id = ?")        \
+    X(USER_INSERT, "INSERT INTO users (username, bot, pwhash, created) VALUES (?, ?, ?, ?)")  \
+    X(USERS_LIST,                                                                             \
+      "SELECT id, username, bot, '', created FROM users WHERE (?1 IS NULL OR bot = ?1) "      \
+      "AND (?2 IS NULL OR username > ?2) ORDER BY username LIMIT ?3")                         \
+    X(TOKEN_INSERT,                                                                           \
+      "INSERT INTO tokens (hash, user_id, created, last_used) VALUES (?, ?, ?, ?)")           \
+    X(TOKEN_USE, "UPDATE tokens SET last_used = ?2 WHERE hash = ?1 RETURNING user_id")        \
+    X(TOKEN_DELETE, "DELETE FROM tokens WHERE hash = ?")                                      \
+    X(CHALLENGE_INSERT,                                                                       \
+      "INSERT INTO challenges (from_user, to_user, variant, color, time_control, position, "  \
+      "status, created, updated, rated) VALUES (?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)")          \
+    X(CHALLENGE_GET, CHALLENGE_SELECT "WHERE c.id = ?")                                       \
+    X(CHALLENGE_CLOSE,                                                                        \
+      "UPDATE challenges SET status = ?2, decline_reason = ?3, game_id = ?4, updated = ?5 "   \
+      "WHERE id = ?1 AND status = 'open'")                                                    \
+    X(CHALLENGES_FOR,                                                                         \
+      CHALLENGE_SELECT "WHERE c.status = 'open' AND (c.from_user = ?1 OR c.to_user = ?1 OR "  \
+                       "c.to_user IS NULL) ORDER BY c.id")                                    \
+    X(CHALLENGES_OPEN_FROM,                                                                   \
+      "SELECT count(*) FROM challenges WHERE from_user = ? AND status = 'open'")              \
+    X(GAME_INSERT,                                                                            \
+      "INSERT INTO games (variant, white_id, black_id, start, position, ply, turn, status, "  \
+      "result, reason, time_control, deadline, white_ms, black_ms, created, updated, rated) " \
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")                           \
+    X(GAME_GET, GAME_SELECT "WHERE g.id = ?")                                                 \
+    X(GAME_UPDATE,                                                                            \
+      "UPDATE games SET position = ?2, ply = ?3, turn = ?4, status = ?5, result = ?6, "       \
+      "reason = ?7, deadline = ?8, white_ms = ?9, black_ms = ?10, updated = ?11 WHERE id = ?1") \
+    X(MOVE_INSERT,                                                                            \
+      "INSERT INTO moves (game_id, ply, move, user_id, created) VALUES (?, ?, ?, ?, ?)")      \
+    X(MOVES_OF, "SELECT ply, move, user_id FROM moves WHERE game_id = ? ORDER BY ply")        \
+    X(GAMES_QUERY,                                                                            \
+      GAME_SELECT "WHERE (?1 IS NULL OR g.white_id = ?1 OR g.black_id = ?1) "                 \
+                  "AND (?2 IS NULL OR g.status = ?2) AND (?3 IS NULL OR g.variant = ?3) "     \
+                  "AND (?4 IS NULL OR (g.status = 'active' AND ((g.turn = 'white' AND "       \
+                  "g.white_id = ?4) OR (g.turn = 'black' AND g.black_id = ?4)))) "            \
+                  "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")             \
+    SQ_CORR_STATEMENTS(X)
+
+#define CHALLENGE_SELECT                                                                      \
+    "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), " \
+    "c.variant, c.color, c.time_control, coalesce(c.position, ''), c.status, "               \
+    "coalesce(c.decline_reason, ''), coalesce(c.game_id, 0), c.created, c.updated, c.rated, " \
+    "f.bot, coalesce(t.bot, 0) "                                                             \
+    "FROM challenges c JOIN users f ON f.id = c.from_user LEFT JOIN users t ON t.id = c.to_user "
+
+#define GAME_SELECT                                                                           \
+    "SELECT g.id, g.variant, g.white_id, g.black_id, w.username, b.username, g.start, "      \
+    "g.position, g.ply, g.turn, g.status, coalesce(g.result, ''), coalesce(g.reason, ''), "  \
+    "g.time_control, coalesce(g.deadline, -1), coalesce(g.white_ms, -1), "                   \
+    "coalesce(g.black_ms, -1), g.created, g.updated, w.bot, b.bot, g.rated FROM games g "    \
+    "JOIN users w ON w.id = g.white_id JOIN users b ON b.id = g.black_id "
+
+/* The statements of sqlite_corr.c (correspondence play: deadlines and
+ * their extensions, vacation, notifications, the heartbeat). */
+#define SQ_CORR_STATEMENTS(X)                                                                 \
+    X(GX_GET,                                                                                 \
+      "SELECT extended_ms, vacation, private, coalesce(draw_offer, ''), "                     \
+      "coalesce(warned_deadline, -1), coalesce(wake_at, -1) FROM games WHERE id = ?")         \
+    X(GX_PUT,                                                                                 \
+      "UPDATE games SET extended_ms = ?2, vacation = ?3, private = ?4, draw_offer = ?5, "     \
+      "warned_deadline = ?6, wake_at = ?7 WHERE id = ?1")                                     \
+    X(WAKE_NEXT,                                                                              \
+      "SELECT min(wake_at) FROM games WHERE status = 'active' AND wake_at IS NOT NULL")       \
+    X(WAKE_DUE,                                                                               \
+      "SELECT id FROM games WHERE status = 'active' AND wake_at IS NOT NULL AND wake_at <= ?1 " \
+      "ORDER BY wake_at, id LIMIT ?2")                                                        \
+    X(DOWNTIME_LOG,                                                                           \
+      "INSERT INTO game_extensions (game_id, kind, ms, created) SELECT id, 'downtime', ?1, ?2 " \
+      "FROM games WHERE status = 'active' AND deadline IS NOT NULL AND "                      \
+      "time_control LIKE '{\"kind\":\"correspondence\"%'")                                    \
+    X(DOWNTIME_MOVE,                                                                          \
+      "UPDATE games SET deadline = deadline + ?1, extended_ms = extended_ms + ?1, "           \
+      "wake_at = wake_at + ?1, warned_deadline = warned_deadline + ?1 "                       \
+      "WHERE status = 'active' AND deadline IS NOT NULL AND "                                 \
+      "time_control LIKE '{\"kind\":\"correspondence\"%'")                                    \
+    X(EXT_INSERT,                                                                             \
+      "INSERT INTO game_extensions (game_id, kind, ms, created) VALUES (?, ?, ?, ?)")         \
+    X(EXT_OF, "SELECT kind, ms, created FROM game_extensions WHERE game_id = ? ORDER BY id")  \
+    X(STATE_GET, "SELECT value FROM server_state WHERE key = ?")                              \
+    X(STATE_SET,                                                                              \
+      "INSERT INTO server_state (key, value) VALUES (?1, ?2) "                                \
+      "ON CONFLICT (key) DO UPDATE SET value = ?2")                                           \
+    X(VAC_GET,                                                                                \
+      "SELECT vacation_left_h, vacation_year, coalesce(vacation_start, -1), "                 \
+      "coalesce(vacation_until, -1) FROM users WHERE id = ?")                                 \
+    X(VAC_PUT,                                                                                \
+      "UPDATE users SET vacation_left_h = ?2, vacation_year = ?3, vacation_start = ?4, "      \
+      "vacation_until = ?5 WHERE id = ?1")                                                    \
+    X(CX_PUT, "UPDATE challenges SET vacation = ?2, private = ?3 WHERE id = ?1")              \
+    X(CX_GET, "SELECT vacation, private FROM challenges WHERE id = ?")                        \
+    X(NOTE_INSERT,                                                                            \
+      "INSERT INTO notifications (user_id, kind, game_id, data, read, created) "              \
+      "VALUES (?, ?, ?, ?, 0, ?)")                                                            \
+    X(NOTES_UNREAD,                                                                           \
+      "SELECT id, user_id, kind, coalesce(game_id, 0), data, read, created FROM notifications " \
+      "WHERE user_id = ?1 AND read = 0 ORDER BY id LIMIT ?2 OFFSET ?3")                        \
+    X(NOTES_READ,                                                                             \
+      "SELECT id, user_id, kind, coalesce(game_id, 0), data, read, created FROM notifications " \
+      "WHERE user_id = ?1 AND read = 1 ORDER BY id DESC LIMIT ?2 OFFSET ?3")                   \
+    X(NOTE_OWNER, "SELECT user_id FROM notifications WHERE id = ?")                           \
+    X(NOTE_MARK, "UPDATE notifications SET read = 1 WHERE id = ?1 AND user_id = ?2 AND read = 0")          \
+    X(NOTE_MARK_ALL, "UPDATE notifications SET read = 1 WHERE user_id = ? AND read = 0")      \
+    X(NOTE_UNREAD, "SELECT count(*) FROM notifications WHERE user_id = ? AND read = 0")       \
+    X(GAMES_MINE,                                                                             \
+      GAME_SELECT "WHERE g.status = 'active' AND ((g.white_id = ?1 AND g.turn = 'white') OR " \
+                  "(g.black_id = ?1 AND g.turn = 'black')) AND (?2 IS NULL OR g.variant = ?2) " \
+                  "AND (?3 IS NULL OR g.white_id = ?3 OR g.black_id = ?3) "                   \
+                  "AND (?4 IS NULL OR g.id < ?4) AND (?5 IS NULL OR g.white_id = ?5 OR "      \
+                  "g.black_id = ?5) ORDER BY g.deadline IS NULL, g.deadline, g.id LIMIT ?6")  \
+    X(GAMES_X,                                                                                \
+      GAME_SELECT "WHERE (?1 IS NULL OR g.white_id = ?1 OR g.black_id = ?1) "                 \
+                  "AND (?2 IS NULL OR g.status = ?2) AND (?3 IS NULL OR g.variant = ?3) "     \
+                  "AND (?4 IS NULL OR g.white_id = ?4 OR g.black_id = ?4) "                   \
+                  "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")
+
+typedef enum {
+#define SQ_X_ENUM(name, sql) ST_##name,
+    SQ_STATEMENTS(SQ_X_ENUM)
+#undef SQ_X_ENUM
+        ST__COUNT
+} sq_stmt;
+
+/* The backend's store: struct store first, so store * and sq_store *
+ * convert into each other (sq_of()). */
+typedef struct sq_store {
+    store base;
+    sqlite3 *db;
+    sqlite3_stmt *st[ST__COUNT];
+    bool in_txn;
+    int fail_commit_at; /* fault injection countdown; 0 = off */
+} sq_store;
+
+static inline sq_store *sq_of(store *s)
+{
+    return (sq_store *)s;
+}
+
+/* The statement, reset and with bindings cleared, ready to bind. */
+sqlite3_stmt *sq_stmt_get(sq_store *s, sq_stmt which);
+/* Bind by a format, one char per parameter from ?1: 'i' int64_t, 'o'
+ * int64_t bound as NULL when <= 0 (optional ids), 'O' int64_t bound as NULL
+ * when < 0 (optional times), 't' const char * (NULL binds NULL), 'T' const
+ * char * bound as NULL when "" or NULL, 'h' const uint8_t[32] blob. Returns
+ * STORE_OK or STORE_EIO (logged). */
+int sq_bind(sq_store *s, sq_stmt which, const char *fmt, ...);
+/* Log the statement's failure and return STORE_EIO. */
+int sq_fail(sq_store *s, sq_stmt which, int rc);
+/* Step a statement that returns no row, and reset it: STORE_OK; a UNIQUE
+ * or PRIMARY KEY violation is STORE_CONFLICT (not logged: callers such as
+ * register expect it); any other failure, including other constraints
+ * (a bug of ours), is logged and STORE_EIO. */
+int sq_run(sq_store *s, sq_stmt which);
+/* Step a statement expected to return at most one row: STORE_OK with the
+ * row current (the caller reads it, then resets), STORE_NOTFOUND or
+ * STORE_EIO (logged), both after a reset. */
+int sq_one_row(sq_store *s, sq_stmt which);
+/* Copy text column i of st into buf (size n), truncating; NULL -> "". */
+void sq_col_text(sqlite3_stmt *st, int i, char *buf, size_t n);
+
+/* ---- the operations (store_ops entries; contracts in store.h) -------- */
+
+/* sqlite_rows.c */
+int sq_user_by_name(store *s, const char *name, store_user *out);
+int sq_user_by_id(store *s, int64_t id, store_user *out);
+int sq_user_insert(store *s, const char *name, bool bot, const char *pwhash, int64_t now,
+                   int64_t *id);
+int sq_users_list(store *s, int bot, const char *after, int64_t limit, store_user_cb cb,
+                  void *arg);
+int sq_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id, int64_t now);
+int sq_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now, int64_t *user_id);
+int sq_token_delete(store *s, const uint8_t hash[STORE_TOKEN_HASH]);
+int sq_challenge_insert(store *s, store_challenge *c, int64_t now);
+int sq_challenge_get(store *s, int64_t id, store_challenge *out);
+int sq_challenge_close(store *s, int64_t id, const char *status, const char *reason,
+                       int64_t game_id, int64_t now);
+int sq_challenges_for(store *s, int64_t user_id, store_challenge_cb cb, void *arg);
+int sq_challenges_open_from(store *s, int64_t user_id, int64_t *n);
+int sq_game_insert(store *s, store_game *g);
+int sq_game_get(store *s, int64_t id, store_game *out);
+int sq_game_update(store *s, const store_game *g);
+int sq_games_query(store *s, const store_game_filter *f, store_game_cb cb, void *arg);
+int sq_move_insert(store *s, int64_t game_id, int64_t ply, const char *move, int64_t user_id,
+                   int64_t now);
+int sq_moves_each(store *s, int64_t game_id, store_move_cb cb, void *arg);
+
+/* sqlite_corr.c */
+int sq_challenge_x_put(store *s, int64_t id, bool vacation, bool priv);
+int sq_challenge_x_get(store *s, int64_t id, bool *vacation, bool *priv);
+int sq_game_x_get(store *s, int64_t id, store_game_x *out);
+int sq_game_x_put(store *s, int64_t id, const store_game_x *x);
+int sq_wake_next(store *s, int64_t *at);
+int sq_wake_due(store *s, int64_t now, int64_t *ids, int max, int *n);
+int sq_extend_downtime(store *s, int64_t ms, int64_t now, int64_t *games);
+int sq_extension_insert(store *s, int64_t game, const char *kind, int64_t ms, int64_t now);
+int sq_extensions_each(store *s, int64_t game, store_extension_cb cb, void *arg);
+int sq_state_get(store *s, const char *key, int64_t *value);
+int sq_state_set(store *s, const char *key, int64_t value);
+int sq_vacation_get(store *s, int64_t user_id, store_vacation *out);
+int sq_vacation_put(store *s, int64_t user_id, const store_vacation *v);
+int sq_note_insert(store *s, store_note *n);
+int sq_notes_list(store *s, int64_t user_id, bool unread_only, int64_t limit, int64_t offset,
+                  store_note_cb cb, void *arg);
+int sq_note_owner(store *s, int64_t id, int64_t *user_id);
+int sq_note_mark(store *s, int64_t user_id, int64_t id, int64_t *n);
+int sq_note_mark_all(store *s, int64_t user_id, int64_t *n);
+int sq_note_unread(store *s, int64_t user_id, int64_t *n);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * workers: a small pool of threads of its own, with completions on the
+ * loop thread.
+ *
+ * Why not libuv's pool: uv_queue_work() shares one process-wide pool of
+ * four threads, and password hashes (game/auth.h) run there. Engine
+ * searches of up to 300 ms each on the same pool made a flood of hint
+ * requests delay every login by seconds. A pool of its own gives the
+ * searches their threads and leaves libuv's to the hashes.
+ *
+ * A job is the caller's struct with a workers_job as its first member.
+ * work(job) runs on a pool thread and may touch only the job; done(job)
+ * runs later on the loop thread (through a uv_async), exactly once, and
+ * owns the job from then on. Jobs run in submission order as threads come
+ * free. The pool's async handle keeps the loop alive until
+ * workers_close().
+ */
+#ifndef QK_WORKERS_H
+#define QK_WORKERS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <uv.h>
+
+typedef struct workers_job {
+    void (*work)(struct workers_job *j); /* pool thread */
+    void (*done)(struct workers_job *j); /* loop thread, once */
+    struct workers_job *next;
+} workers_job;
+
+#define WORKERS_MAX_THREADS 8
+
+typedef struct workers {
+    uv_async_t async;
+    pthread_t threads[WORKERS_MAX_THREADS];
+    int nthreads;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    workers_job *todo, **todo_tail; /* under mu */
+    workers_job *done, **done_tail; /* under mu */
+    bool stopping;                  /* under mu */
+    bool open;
+    int nice; /* each thread's nice value (Linux: per thread) */
+} workers;
+
+/* Start nthreads (1..WORKERS_MAX_THREADS) threads and the completion
+ * handle on loop. nice (0..19) lowers the threads' scheduling priority
+ * (setpriority(2) on the thread id: Linux applies it per thread), so that
+ * CPU-bound jobs yield the cores to the loop thread and libuv's pool: a
+ * login's hash then competes with a search only for what is left. 0, or a
+ * negative libuv/errno code (nothing left running). */
+int workers_init(workers *w, uv_loop_t *loop, int nthreads, int nice);
+/* Queue job (its work and done set). Loop thread. 0, or -1 after
+ * workers_close() (job untouched: the caller still owns it). */
+int workers_submit(workers *w, workers_job *job);
+/* Stop: jobs not started are not run; the threads finish the jobs they
+ * are running and are joined (this blocks the loop for at most one job);
+ * then every finished job's done() runs, jobs never started get done()
+ * too (their work skipped), and the handle is closed. Idempotent. */
+void workers_close(workers *w);
+
+#endif
