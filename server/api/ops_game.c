@@ -385,7 +385,8 @@ static void move_events(api *s, const game *g)
         !cJSON_AddStringToObject(ev, "turn", games_side_name((qk_side)g->pos.side)) ||
         !(g->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)g->deadline)
                            : cJSON_AddNullToObject(ev, "deadline")) ||
-        !cJSON_AddStringToObject(ev, "status", games_status_name(g->status))) {
+        !cJSON_AddStringToObject(ev, "status", games_status_name(g->status)) ||
+        games_add_legal(s->svc->games, g, ev) != 0) {
         cJSON_Delete(ev);
         ev = NULL;
     }
