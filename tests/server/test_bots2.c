@@ -351,3 +351,26 @@ Test(stopping, server_stopping_reaches_every_connection)
     tc_close(user);
     tsrv_cleanup(&s);
 }
+
+Test(bots2, draw_and_abort_answers_carry_legal_moves)
+{
+    tconn *a = tc_open(S.port), *b = tc_open(S.port);
+    t_register(a, "ann");
+    t_register(b, "bob");
+    long long g = t_new_game(a, b, "bob", "alquerque");
+    cJSON *r = tc_rpc(a, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", g);
+    t_ok(r, "draw offer");
+    cr_assert_str_eq(joined(t_obj(t_obj(r, "game"), "legal_moves")), "b2-c3,b3-c3,c2-c3,d2-c3");
+    cJSON_Delete(r);
+    r = tc_rpc(b, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"decline\"}", g);
+    t_ok(r, "draw decline");
+    cr_assert_str_eq(joined(t_obj(t_obj(r, "game"), "legal_moves")), "b2-c3,b3-c3,c2-c3,d2-c3");
+    cJSON_Delete(r);
+    r = tc_rpc(a, "{\"type\":\"abort\",\"game\":%lld}", g);
+    t_ok(r, "abort");
+    const cJSON *lm = t_obj(t_obj(r, "game"), "legal_moves");
+    cr_assert(cJSON_IsArray(lm) && cJSON_GetArraySize(lm) == 0, "%s", t_text(r));
+    cJSON_Delete(r);
+    tc_close(a);
+    tc_close(b);
+}
