@@ -174,8 +174,8 @@ static char *request(bridge *br, const qk_variant *v, const qk_pos *p, const cha
             continue;
         len += (size_t)snprintf(s + len, cap - len, " %s", t);
     }
-    snprintf(s + len, cap - len, "\ntime %lld %lld\ngo %u\n", (long long)my_ms,
-             (long long)opp_ms, move_ms);
+    snprintf(s + len, cap - len, "\ntime %lld %lld\ngo %u\n", (long long)my_ms, (long long)opp_ms,
+             move_ms);
     return s;
 }
 

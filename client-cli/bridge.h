@@ -40,14 +40,14 @@ enum {
 };
 
 typedef struct bridge {
-    char *cmd;     /* the shell command (owned) */
-    pid_t pid;     /* running engine, or 0 */
-    int to_fd;     /* its stdin (write end), -1 when not running */
-    int from_fd;   /* its stdout (read end, non-blocking), -1 when not running */
+    char *cmd;   /* the shell command (owned) */
+    pid_t pid;   /* running engine, or 0 */
+    int to_fd;   /* its stdin (write end), -1 when not running */
+    int from_fd; /* its stdout (read end, non-blocking), -1 when not running */
     char buf[BRIDGE_LINE_MAX];
-    size_t len;    /* bytes of an unfinished line in buf */
-    int starts;    /* engines started so far */
-    int restarts;  /* starts after the first (a death or a timeout) */
+    size_t len;     /* bytes of an unfinished line in buf */
+    int starts;     /* engines started so far */
+    int restarts;   /* starts after the first (a death or a timeout) */
     qk_move *moves; /* QK_MAX_MOVES, for the legal move list (owned) */
 } bridge;
 

@@ -43,8 +43,8 @@ static void world_start(world *w, const char *engine_cmd, const char *move_ms)
     w->ann = hconn_open(w->s.port);
     hconn_hello(w->ann);
     hconn_register(w->ann, "ann", PW);
-    const char *argv[] = {"bot", "--level", "1", "--move-ms", move_ms, "--engine", engine_cmd,
-                          NULL};
+    const char *argv[] = {"bot",   "--level",  "1",        "--move-ms",
+                          move_ms, "--engine", engine_cmd, NULL};
     w->bot = hcli_spawn(w->bdir, w->s.addr, w->blog, argv);
 }
 
@@ -132,9 +132,8 @@ static long long play(world *w, long long gid, int after_moves,
         const cJSON *legal = cJSON_GetObjectItemCaseSensitive(g, "legal_moves");
         cr_assert_gt(cJSON_GetArraySize(legal), 0, "%s", hj_text(g));
         const char *mv = cJSON_GetArrayItem(legal, 0)->valuestring;
-        cJSON *mr = hconn_rpc(w->ann,
-                              "{\"type\":\"move\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"}", gid,
-                              ply, mv);
+        cJSON *mr = hconn_rpc(
+            w->ann, "{\"type\":\"move\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"}", gid, ply, mv);
         hj_assert_ok(mr, "ann's move");
         cJSON_Delete(mr);
         cJSON_Delete(gr);

@@ -147,8 +147,7 @@ static void check_shape(const cJSON *want, const cJSON *got, const char *path)
                           cJSON_IsString(g) ? g->valuestring : "?");
             check_shape(w, g, sub);
         }
-    } else if (cJSON_IsArray(want) && cJSON_GetArraySize(want) > 0 &&
-               cJSON_GetArraySize(got) > 0) {
+    } else if (cJSON_IsArray(want) && cJSON_GetArraySize(want) > 0 && cJSON_GetArraySize(got) > 0) {
         char sub[256];
         snprintf(sub, sizeof sub, "%s[0]", path);
         check_shape(cJSON_GetArrayItem(want, 0), cJSON_GetArrayItem(got, 0), sub);
@@ -167,14 +166,14 @@ static cJSON *next_like(tconn *c, const cJSON *want, int lineno)
         cr_assert_not_null(m, "line %d: nothing arrived for %s", lineno, t_text(want));
         const char *type = t_str(m, "type");
         if (strcmp(type, "event") == 0) {
-            if (cJSON_IsString(wev) &&
-                strcmp(t_str(m, "event"), wev->valuestring) == 0)
+            if (cJSON_IsString(wev) && strcmp(t_str(m, "event"), wev->valuestring) == 0)
                 return m;
             cJSON_Delete(m); /* an event the example does not show */
             continue;
         }
-        cr_assert(strcmp(wtype, "event") != 0, "line %d: a response %s came, the example expects %s",
-                  lineno, t_text(m), t_text(want));
+        cr_assert(strcmp(wtype, "event") != 0,
+                  "line %d: a response %s came, the example expects %s", lineno, t_text(m),
+                  t_text(want));
         return m;
     }
 }
