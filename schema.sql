@@ -168,3 +168,46 @@ INSERT INTO notifications_4 (id, user_id, kind, game_id, data, read, created)
 DROP TABLE notifications;
 ALTER TABLE notifications_4 RENAME TO notifications;
 CREATE INDEX notifications_user ON notifications (user_id, read, id);
+
+-- migration 5
+-- Bots, second step (issue 15). A game names the challenge that made it
+-- (games.challenge_id, NULL for games made otherwise: pairings, imports,
+-- and games stored before this migration whose challenge is not found),
+-- and challenges expire: status 'expired' (direct challenges after 7
+-- days, open seeks after 24 h; game/challenges.h). SQLite cannot change a
+-- CHECK, so challenges is copied into a new table with the wider list of
+-- statuses (no table references challenges, so the copy keeps every row
+-- and id).
+ALTER TABLE games ADD COLUMN challenge_id INTEGER;
+UPDATE games SET challenge_id = (SELECT c.id FROM challenges c WHERE c.game_id = games.id);
+CREATE TABLE challenges_new (
+    id             INTEGER PRIMARY KEY,
+    from_user      INTEGER NOT NULL REFERENCES users (id),
+    to_user        INTEGER REFERENCES users (id), -- NULL: an open seek
+    variant        TEXT    NOT NULL,
+    color          TEXT    NOT NULL CHECK (color IN ('white', 'black', 'random')),
+    time_control   TEXT    NOT NULL,
+    position       TEXT,             -- custom start; NULL = the variant's
+    status         TEXT    NOT NULL DEFAULT 'open'
+                           CHECK (status IN ('open', 'accepted', 'declined', 'canceled',
+                                             'expired')),
+    decline_reason TEXT,
+    game_id        INTEGER REFERENCES games (id),
+    created        INTEGER NOT NULL,
+    updated        INTEGER NOT NULL,
+    vacation       INTEGER NOT NULL DEFAULT 1 CHECK (vacation IN (0, 1)),
+    private        INTEGER NOT NULL DEFAULT 0 CHECK (private IN (0, 1)),
+    rated          INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1))
+);
+INSERT INTO challenges_new (id, from_user, to_user, variant, color, time_control, position, status,
+                          decline_reason, game_id, created, updated, vacation, private, rated)
+    SELECT id, from_user, to_user, variant, color, time_control, position, status,
+           decline_reason, game_id, created, updated, vacation, private, rated FROM challenges;
+DROP TABLE challenges;
+ALTER TABLE challenges_new RENAME TO challenges;
+CREATE INDEX challenges_to ON challenges (to_user, status);
+CREATE INDEX challenges_from ON challenges (from_user, status);
+CREATE INDEX challenges_open ON challenges (status) WHERE to_user IS NULL;
+-- The expiry sweep looks for the oldest open challenges.
+CREATE INDEX challenges_open_created ON challenges (created) WHERE status = 'open';
+CREATE INDEX games_challenge ON games (challenge_id);

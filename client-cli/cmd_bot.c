@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bridge.h"
 #include "cmd.h"
 #include "qk_engine.h"
 #include "qk_proto.h"
@@ -59,6 +60,7 @@ typedef struct bot_game {
     bool white; /* the bot plays White */
     char turn[8];
     int fails;
+    int64_t clock_ms[2]; /* live: White's, Black's time left (ms) as last seen; -1 none */
 } bot_game;
 
 typedef struct bot {
@@ -73,6 +75,8 @@ typedef struct bot {
     bot_game *games;
     size_t ngames, cap;
     int64_t last_traffic;
+    const char *engine_cmd; /* --engine: NULL = the built-in engine only */
+    bridge br;              /* the external engine (bridge.h), when engine_cmd */
 } bot;
 
 /* ---- options ------------------------------------------------------------ */
@@ -92,6 +96,9 @@ static int bot_options(cli *c, const cmd_args *a, bot *b)
         return cli_usage_error(c, "--move-ms must be 1..%d", BOT_MAX_MOVE_MS);
     b->move_ms = (uint32_t)ms;
     b->max_games = args_uint(a, "max-games", 0);
+    b->engine_cmd = args_get(a, "engine");
+    if (b->engine_cmd && !b->engine_cmd[0])
+        return cli_usage_error(c, "--engine needs a command");
     char buf[1024];
     const char *list = args_get(a, "variants");
     b->nvariants = 0;
@@ -181,6 +188,8 @@ static void game_drop(bot *b, int64_t id)
         *g = b->games[--b->ngames];
 }
 
+static void clock_update(bot_game *g, const cJSON *clock);
+
 /* Take in a game object (from login, accept, game, move): add, update, or
  * drop it when it is no longer active or not the bot's. */
 static void game_update(bot *b, const cJSON *gj)
@@ -210,6 +219,7 @@ static void game_update(bot *b, const cJSON *gj)
         g = &b->games[b->ngames++];
         memset(g, 0, sizeof *g);
         g->id = id;
+        g->clock_ms[0] = g->clock_ms[1] = -1;
         if (qk_variant_parse(variant, &g->v) != QK_OK) {
             b->ngames--;
             return;
@@ -219,8 +229,25 @@ static void game_update(bot *b, const cJSON *gj)
     }
     g->white = is_white;
     g->ply = ply;
+    clock_update(g, cJSON_GetObjectItemCaseSensitive(gj, "clock"));
     snprintf(g->position, sizeof g->position, "%s", pos);
     snprintf(g->turn, sizeof g->turn, "%s", turn);
+}
+
+/* Take both clocks from a `clock` object: {"white", "black"} (issue 10's
+ * one shape) or {"white_ms", "black_ms"} (older servers). Absent: kept. */
+static void clock_update(bot_game *g, const cJSON *clock)
+{
+    static const char *const keys[2][2] = {{"white", "black"}, {"white_ms", "black_ms"}};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(clock, keys[k][0]);
+        const cJSON *bl = cJSON_GetObjectItemCaseSensitive(clock, keys[k][1]);
+        if (cJSON_IsNumber(w) && cJSON_IsNumber(bl)) {
+            g->clock_ms[0] = (int64_t)w->valuedouble;
+            g->clock_ms[1] = (int64_t)bl->valuedouble;
+            return;
+        }
+    }
 }
 
 static bool my_turn(const bot_game *g)
@@ -336,16 +363,33 @@ static int play_one(bot *b, bot_game *g)
     }
     qk_limits lim;
     qk_search_result res;
-    qk_engine_level_limits(b->level, b->move_ms, &lim);
-    if (qk_engine_search(&b->eng, &g->v, &p, &lim, &res) != QK_OK || !res.has_move) {
-        game_drop(b, id); /* over, or beyond the engine: the server decides */
-        return 0;
-    }
     char text[QK_MOVE_STRLEN], eval[32];
-    if (qk_move_format(&g->v, &res.best, text, sizeof text) < 0 ||
-        qk_engine_score_format(res.score, eval, sizeof eval) < 0) {
-        game_drop(b, id);
-        return 0;
+    memset(&res, 0, sizeof res);
+    bool external = false;
+    if (b->engine_cmd) {
+        /* The external engine first; on its timeout, death or an illegal
+         * answer the built-in engine plays this move (bridge.h). */
+        char ewhy[128];
+        int me = g->white ? 0 : 1;
+        int br = bridge_ask(&b->br, &g->v, &p, g->position, g->clock_ms[me], g->clock_ms[1 - me],
+                            b->move_ms, text, sizeof text, ewhy, sizeof ewhy);
+        if (br == BRIDGE_OK)
+            external = true;
+        else
+            bot_log(b, "game %lld ply %lld: engine: %s; the built-in engine moves", (long long)id,
+                    (long long)g->ply, ewhy);
+    }
+    if (!external) {
+        qk_engine_level_limits(b->level, b->move_ms, &lim);
+        if (qk_engine_search(&b->eng, &g->v, &p, &lim, &res) != QK_OK || !res.has_move) {
+            game_drop(b, id); /* over, or beyond the engine: the server decides */
+            return 0;
+        }
+        if (qk_move_format(&g->v, &res.best, text, sizeof text) < 0 ||
+            qk_engine_score_format(res.score, eval, sizeof eval) < 0) {
+            game_drop(b, id);
+            return 0;
+        }
     }
     cJSON *req = cli_game_request("move", (uint64_t)id), *resp;
     if (req && (!cJSON_AddNumberToObject(req, "ply", (double)g->ply) ||
@@ -358,10 +402,15 @@ static int play_one(bot *b, bot_game *g)
         return -1;
     g = game_find(b, id); /* the list may have changed */
     if (cli_is_ok(resp)) {
-        bot_log(b, "game %lld ply %lld: %s (%s, depth %d, %llu nodes, %u ms)%s", (long long)id,
-                (long long)ply, text, eval, res.depth, (unsigned long long)res.nodes, res.time_ms,
-                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "duplicate")) ? " duplicate"
-                                                                                  : "");
+        const char *dup =
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "duplicate")) ? " duplicate" : "";
+        if (external)
+            bot_log(b, "game %lld ply %lld: %s (engine, %d restarts)%s", (long long)id,
+                    (long long)ply, text, b->br.restarts, dup);
+        else
+            bot_log(b, "game %lld ply %lld: %s (%s, depth %d, %llu nodes, %u ms)%s", (long long)id,
+                    (long long)ply, text, eval, res.depth, (unsigned long long)res.nodes,
+                    res.time_ms, dup);
         game_update(b, cJSON_GetObjectItemCaseSensitive(resp, "game"));
         cJSON_Delete(resp);
         g = game_find(b, id);
@@ -441,6 +490,7 @@ static int handle_event(bot *b, const cJSON *ev)
         g->ply = ply + 1;
         snprintf(g->position, sizeof g->position, "%s", pos);
         snprintf(g->turn, sizeof g->turn, "%s", turn);
+        clock_update(g, cJSON_GetObjectItemCaseSensitive(ev, "clock"));
     }
     return 0;
 }
@@ -564,6 +614,10 @@ int cmd_bot(cli *c, const cmd_args *a)
     }
     if (qk_engine_init(&b.eng, 0) != QK_OK)
         return cli_fail(c, CLI_EXIT_SERVER, "out of memory for the engine");
+    if (b.engine_cmd && bridge_init(&b.br, b.engine_cmd) != 0) {
+        qk_engine_free(&b.eng);
+        return cli_fail(c, CLI_EXIT_SERVER, "out of memory for the engine bridge");
+    }
     qk_engine_seed(&b.eng, (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)time(NULL));
     int backoff = BOT_BACKOFF_MIN_MS;
     for (;;) {
@@ -579,6 +633,8 @@ int cmd_bot(cli *c, const cmd_args *a)
         sleep_ms(backoff);
         backoff = backoff * 2 > BOT_BACKOFF_MAX_MS ? BOT_BACKOFF_MAX_MS : backoff * 2;
     }
+    if (b.engine_cmd)
+        bridge_free(&b.br);
     qk_engine_free(&b.eng);
     free(b.games);
     return rc;

@@ -46,6 +46,18 @@ const char *cmd_decline_words(const char *reason)
         return "not this time control";
     if (strcmp(reason, "later") == 0)
         return "not now, maybe later";
+    if (strcmp(reason, "too_fast") == 0)
+        return "too fast a time control";
+    if (strcmp(reason, "too_slow") == 0)
+        return "too slow a time control";
+    if (strcmp(reason, "rated") == 0)
+        return "only casual games";
+    if (strcmp(reason, "casual") == 0)
+        return "only rated games";
+    if (strcmp(reason, "no_bot") == 0)
+        return "no bots";
+    if (strcmp(reason, "only_bot") == 0)
+        return "only bots";
     return reason;
 }
 

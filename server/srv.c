@@ -304,6 +304,7 @@ void srv_stop(srv *s)
         return;
     s->stopping = true;
     s->svc.stopping = true;
+    fanout_server_stopping(&s->api); /* first: a client learns why before the refusals */
     api_stop(&s->api); /* requests are answered server_shutdown from now on */
     heartbeat_stop(&s->beat);
     tcp_stop_listening(&s->tcp);

@@ -33,6 +33,8 @@
  *
  * Stopping (SIGINT/SIGTERM, srv_stop). Nothing a client was told is lost
  * and every request gets its one answer:
+ *   0. every connection, logged in or not, gets the event
+ *      {"type":"event","event":"server_stopping"} (api/fanout.h);
  *   1. the listener closes and the correspondence timers stop (last_alive
  *      is staged); what is staged is committed and written;
  *   2. from then on every request line, buffered or arriving, is answered

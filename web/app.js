@@ -182,6 +182,11 @@ function onStatus(state) {
 function onEvent(ev) {
   switch (ev.event) {
     case 'challenge':
+      // The same event says a challenge was accepted or expired (status): it leaves the list.
+      if (ev.challenge.status && ev.challenge.status !== 'open') {
+        app.challenges.delete(ev.challenge.id);
+        break;
+      }
       app.challenges.set(ev.challenge.id, ev.challenge);
       if (ev.challenge.to && app.me && ev.challenge.to.toLowerCase() === app.me.username.toLowerCase()) {
         toast(`${ev.challenge.from} challenges you (${variantName(ev.challenge.variant)})`);

@@ -4,6 +4,7 @@
 #include "api/fanout.h"
 
 #include "api/session.h"
+#include "qk_proto.h"
 #include "util/log.h"
 
 /* ---- the event fan-out ------------------------------------------------ */
@@ -67,3 +68,23 @@ event_sink fanout_sink(api *a)
     return (event_sink){deliver, a};
 }
 
+
+void fanout_server_stopping(api *a)
+{
+    cJSON *ev = qk_proto_event("server_stopping");
+    outbuf *ob = ev ? outbuf_from_json(ev) : NULL;
+    cJSON_Delete(ev);
+    if (!ob) {
+        log_error("out of memory: server_stopping event dropped");
+        return;
+    }
+    /* Every connection, logged in or not: a client that has not logged in
+     * yet would otherwise see only a close. */
+    for (conn *c = a->net->all; c;) {
+        conn *next = c->next; /* conn_send() may close c */
+        if (!c->closing)
+            conn_send(c, ob, batch_open(a->svc->batch) ? CONN_MSG_TXN : 0, NULL);
+        c = next;
+    }
+    outbuf_unref(ob);
+}

@@ -18,4 +18,10 @@
  * every event sent). */
 event_sink fanout_sink(api *a);
 
+/* Queue {"type":"event","event":"server_stopping"} to every open connection
+ * of a, logged in or not (srv.h "Stopping": the server calls it first,
+ * before any request is refused). Best effort: out of memory is logged and
+ * the event dropped. */
+void fanout_server_stopping(api *a);
+
 #endif

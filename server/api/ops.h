@@ -27,6 +27,7 @@ void op_challenge(req *r);
 void op_accept(req *r);
 void op_decline(req *r);
 void op_cancel(req *r);
+void op_rematch(req *r); /* ops_challenge.c: a new challenge to a finished game's opponent */
 void op_challenges(req *r);
 void op_games(req *r);
 void op_game(req *r);

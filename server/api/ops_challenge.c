@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "game/auth.h"
+#include "game/challenges.h"
 #include "game/events.h"
 #include "game/games.h"
 #include "util/log.h"
@@ -31,43 +32,11 @@
 #include "store/store_corr.h"
 #include "game/tc.h"
 
-static cJSON *challenge_json(const store_challenge *c)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON *tcj = cJSON_Parse(c->time_control);
-    if (!o || !tcj)
-        goto fail;
-    if (!cJSON_AddNumberToObject(o, "id", (double)c->id) ||
-        !cJSON_AddStringToObject(o, "from", c->from) ||
-        !cJSON_AddBoolToObject(o, "from_bot", c->from_bot) ||
-        !(c->to_id ? cJSON_AddStringToObject(o, "to", c->to) : cJSON_AddNullToObject(o, "to")) ||
-        !cJSON_AddBoolToObject(o, "to_bot", c->to_bot) ||
-        !cJSON_AddStringToObject(o, "variant", c->variant) ||
-        !cJSON_AddStringToObject(o, "color", c->color) ||
-        !cJSON_AddItemToObject(o, "time_control", tcj))
-        goto fail;
-    tcj = NULL;
-    if (!(c->position[0] ? cJSON_AddStringToObject(o, "position", c->position)
-                         : cJSON_AddNullToObject(o, "position")) ||
-        !cJSON_AddStringToObject(o, "status", c->status) ||
-        !cJSON_AddBoolToObject(o, "rated", c->rated) ||
-        !cJSON_AddNumberToObject(o, "created", (double)c->created))
-        goto fail;
-    if (strcmp(c->status, "declined") == 0 &&
-        !cJSON_AddStringToObject(o, "reason", c->decline_reason))
-        goto fail;
-    if (c->game_id && !cJSON_AddNumberToObject(o, "game", (double)c->game_id))
-        goto fail;
-    return o;
-fail:
-    cJSON_Delete(tcj);
-    cJSON_Delete(o);
-    return NULL;
-}
+static void challenge_create(req *r, store_challenge *cp, bool vacation, bool priv);
 
 static int add_challenge_cb(void *arg, const store_challenge *c)
 {
-    cJSON *o = challenge_json(c);
+    cJSON *o = challenges_json(c);
     if (!o || !cJSON_AddItemToArray(arg, o)) {
         cJSON_Delete(o);
         return 1;
@@ -89,25 +58,6 @@ void op_challenges(req *r)
         res = NULL;
     }
     req_reply(r, res);
-}
-
-/* Queue event `name` {"challenge": c} to both sides of c; message (NULL:
- * none) is a decline's free text, added to the challenge object. */
-static void challenge_event(api *s, const char *name, const store_challenge *c, const char *message)
-{
-    cJSON *ev = qk_proto_event(name);
-    cJSON *cj = challenge_json(c);
-    if (cj && message && !cJSON_AddStringToObject(cj, "message", message)) {
-        cJSON_Delete(cj);
-        cj = NULL;
-    }
-    if (!ev || !cj || !cJSON_AddItemToObject(ev, "challenge", cj)) {
-        cJSON_Delete(cj);
-        cJSON_Delete(ev);
-        ev = NULL;
-    }
-    /* An open seek (no target) goes to every logged-in connection. */
-    events_send(s->svc, name, ev, (events_to){{c->from_id, c->to_id}, 0, c->to_id == 0, false});
 }
 
 void op_challenge(req *r)
@@ -186,6 +136,26 @@ void op_challenge(req *r)
         c.to_bot = u.bot;
         snprintf(c.to, sizeof c.to, "%s", u.username);
     }
+    c.rated = req_bool(r, "rated", false);
+    snprintf(c.variant, sizeof c.variant, "%s", v.name);
+    snprintf(c.color, sizeof c.color, "%s", color);
+    if (tc_format(&t, c.time_control, sizeof c.time_control) != 0) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    challenge_create(r, &c, req_bool(r, "vacation", true), req_bool(r, "private", false));
+}
+
+/* Make c (target, variant, colour, time control, position and rated filled
+ * in and checked) a new open challenge from r's user, with the options
+ * vacation and priv, and answer r: the cap of open challenges first
+ * (`conflict`), then the row, the target's notification and the
+ * `challenge` event to both sides. Shared by `challenge` and `rematch`. */
+static void challenge_create(req *r, store_challenge *cp, bool vacation, bool priv)
+{
+    api *s = r->api;
+    store_challenge c = *cp;
+    char buf[96];
     int64_t open = 0;
     if (store_challenges_open_from(s->svc->store, r->sess->user_id, &open) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
@@ -199,29 +169,25 @@ void op_challenge(req *r)
     }
     c.from_id = r->sess->user_id;
     c.from_bot = r->sess->bot;
-    c.rated = req_bool(r, "rated", false);
     snprintf(c.from, sizeof c.from, "%s", r->sess->username);
-    snprintf(c.variant, sizeof c.variant, "%s", v.name);
-    snprintf(c.color, sizeof c.color, "%s", color);
-    if (tc_format(&t, c.time_control, sizeof c.time_control) != 0 || svc_write_begin(s->svc) != 0) {
+    if (svc_write_begin(s->svc) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
     if (store_challenge_insert(s->svc->store, &c, svc_now(s->svc)) != STORE_OK ||
-        store_challenge_x_put(s->svc->store, c.id, req_bool(r, "vacation", true),
-                              req_bool(r, "private", false)) != STORE_OK ||
+        store_challenge_x_put(s->svc->store, c.id, vacation, priv) != STORE_OK ||
         notify_challenge(s->svc, &c) != 0) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    cJSON *res = req_ok(r), *cj = challenge_json(&c);
+    cJSON *res = req_ok(r), *cj = challenges_json(&c);
     if (!res || !cj || !cJSON_AddItemToObject(res, "challenge", cj)) {
         cJSON_Delete(cj);
         cJSON_Delete(res);
         res = NULL;
     }
-    challenge_event(s, "challenge", &c, NULL);
+    challenges_event(s->svc, "challenge", &c, NULL);
     req_reply(r, res);
 }
 
@@ -302,6 +268,7 @@ void op_accept(req *r)
     spec.white = from_white ? challenger : accepter;
     spec.black = from_white ? accepter : challenger;
     spec.rated = c.rated;
+    spec.challenge_id = c.id;
     /* The challenge's options; "your turn" then goes to whoever starts. */
     if (store_challenge_x_get(s->svc->store, c.id, &spec.vacation, &spec.priv) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
@@ -335,13 +302,22 @@ void op_accept(req *r)
         cJSON_Delete(ev);
         ev = NULL;
     }
+    /* The challenger learns which game its challenge became (also in the
+     * game object's `challenge`); an accepted seek leaves everyone's list. */
+    snprintf(c.status, sizeof c.status, "accepted");
+    c.game_id = g->id;
+    c.updated = svc_now(s->svc);
+    challenges_event(s->svc, "challenge", &c, NULL);
     events_to_players(s->svc, g, "game_start", ev);
     req_reply(r, res);
 }
 
 /* The machine-readable decline reasons (docs/protocol.md, `decline`):
- * a bot or a person says why, a program acts on it. */
-static const char *const decline_reasons[] = {"variant", "time_control", "later", "generic", NULL};
+ * a bot or a person says why, a program acts on it. The words are Lichess's
+ * (its challenge decline reasons), so bots written for Lichess map 1:1. */
+static const char *const decline_reasons[] = {"generic", "later",   "too_fast", "too_slow",
+                                              "time_control", "rated", "casual",   "variant",
+                                              "no_bot",  "only_bot", NULL};
 
 static bool decline_reason_ok(const char *reason)
 {
@@ -362,7 +338,8 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
     const char *reason = decline ? req_str(r, "reason") : NULL;
     const char *message = decline ? req_str(r, "message") : NULL;
     if (decline && reason && !decline_reason_ok(reason)) {
-        req_error(r, QK_ERR_BAD_REQUEST, "reason must be variant, time_control, later or generic");
+        req_error(r, QK_ERR_BAD_REQUEST, "reason must be one of generic, later, too_fast, too_slow, time_control, rated, casual, "
+                             "variant, no_bot, only_bot");
         return;
     }
     if (decline && !reason)
@@ -389,7 +366,7 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    cJSON *res = req_ok(r), *cj = challenge_json(&c);
+    cJSON *res = req_ok(r), *cj = challenges_json(&c);
     if (cj && decline && message && !cJSON_AddStringToObject(cj, "message", message)) {
         cJSON_Delete(cj);
         cj = NULL;
@@ -399,7 +376,7 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
         cJSON_Delete(res);
         res = NULL;
     }
-    challenge_event(s, event, &c, decline ? message : NULL);
+    challenges_event(s->svc, event, &c, decline ? message : NULL);
     req_reply(r, res);
 }
 
@@ -411,4 +388,56 @@ void op_decline(req *r)
 void op_cancel(req *r)
 {
     close_challenge(r, 2, "canceled", "challenge_canceled");
+}
+
+/* rematch: a new challenge to the opponent of a finished (or aborted)
+ * game, colours swapped, with the game's variant, time control, start
+ * (a custom one stays custom), rated flag and options. Checks: the game
+ * exists (`not_found`); you play in it (`forbidden`); it is over
+ * (`conflict`); then those of any challenge (`conflict` at 50 open). */
+void op_rematch(req *r)
+{
+    api *s = r->api;
+    uint64_t id = 0;
+    req_uint(r, "game", &id);
+    game *g;
+    int rc = games_get(s->svc->games, (int64_t)id, &g);
+    if (rc == STORE_NOTFOUND) {
+        req_error(r, QK_ERR_NOT_FOUND, "no such game");
+        return;
+    }
+    if (rc != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    int side = games_side_of(g, r->sess->user_id);
+    if (side < 0) {
+        req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
+        return;
+    }
+    if (g->status == GAME_ACTIVE) {
+        req_error(r, QK_ERR_CONFLICT, "the game is still active: a rematch follows its end");
+        return;
+    }
+    const game_player *opp = games_player(g, side == QK_WHITE ? QK_BLACK : QK_WHITE);
+    store_challenge c = {0};
+    c.to_id = opp->id;
+    c.to_bot = opp->bot;
+    snprintf(c.to, sizeof c.to, "%s", opp->name);
+    snprintf(c.variant, sizeof c.variant, "%s", g->v.name);
+    snprintf(c.color, sizeof c.color, "%s", side == QK_WHITE ? "black" : "white");
+    c.rated = g->rated;
+    /* The variant's own start is stored as "no position", as `challenge`
+     * does; only a custom start is carried over as a position. */
+    qk_pos p;
+    char start[QK_POS_STRLEN];
+    qk_variant_start(&g->v, &p);
+    if (qk_pos_format(&g->v, &p, start, sizeof start) < 0 ||
+        tc_format(&g->tc, c.time_control, sizeof c.time_control) != 0) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    if (strcmp(start, g->start) != 0)
+        snprintf(c.position, sizeof c.position, "%s", g->start);
+    challenge_create(r, &c, g->vacation, g->priv);
 }

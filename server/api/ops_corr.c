@@ -242,9 +242,11 @@ static game *my_active_game(req *r)
     return NULL;
 }
 
+/* Every game result carries legal_moves (docs/protocol.md "Game"; [] once
+ * the game is over), as move and resign answers do. */
 static void reply_game(req *r, const game *g)
 {
-    cJSON *res = req_ok(r), *gj = games_json(r->api->svc->games, g, false);
+    cJSON *res = req_ok(r), *gj = games_json(r->api->svc->games, g, true);
     if (!res || !gj || !cJSON_AddItemToObject(res, "game", gj)) {
         cJSON_Delete(gj);
         cJSON_Delete(res);

@@ -422,7 +422,8 @@ static void move_events(api *s, const game *g)
         !(g->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)g->deadline)
                            : cJSON_AddNullToObject(ev, "deadline")) ||
         !games_add_clock(s->svc->games, g, ev) ||
-        !cJSON_AddStringToObject(ev, "status", games_status_name(g->status))) {
+        !cJSON_AddStringToObject(ev, "status", games_status_name(g->status)) ||
+        games_add_legal(s->svc->games, g, ev) != 0) {
         cJSON_Delete(ev);
         ev = NULL;
     }

@@ -68,8 +68,10 @@ static const op_def ops[] = {
     {"users",
      op_users,
      true,
-     {OPT("username", FT_STR), OPT("bot", FT_BOOL), OPT("after", FT_STR), OPT("limit", FT_UINT)}},
+     {OPT("username", FT_STR), OPT("bot", FT_BOOL), OPT("after", FT_STR), OPT("limit", FT_UINT),
+      OPT("online", FT_BOOL)}},
     {"hint", op_hint, true, {REQ("game", FT_ID)}},
+    {"rematch", op_rematch, true, {REQ("game", FT_ID)}},
 };
 
 const op_def *optable_op(size_t i)

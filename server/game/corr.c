@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "game/challenges.h"
 #include "game/games.h"
 #include "util/log.h"
 #include "game/notify.h"
@@ -228,6 +229,7 @@ void corr_sweep(gsvc *s)
         if (n < SWEEP_BATCH || svc_poisoned(s))
             break;
     }
+    challenges_expire(s); /* challenges.h: expiry rides on this timer */
 }
 
 /* ---- last_alive ----------------------------------------- */
@@ -237,6 +239,8 @@ static void alive_cb(uv_timer_t *t)
     gsvc *s = t->data;
     if (svc_write_begin(s) != 0 || store_state_set(s->store, "last_alive", svc_now(s)) != 0)
         svc_poison(s);
+    else
+        challenges_expire(s);
 }
 
 int corr_start(gsvc *s)

@@ -273,6 +273,8 @@ static int load(games *gs, int64_t id, game **out)
     int rc = store_game_get(gs->svc->store, id, &row);
     if (rc == STORE_OK)
         rc = store_game_x_get(gs->svc->store, id, &x);
+    if (rc == STORE_OK)
+        rc = store_game_challenge_get(gs->svc->store, id, &g->challenge_id);
     if (rc)
         goto fail;
     rc = STORE_EIO;
@@ -440,6 +442,10 @@ int games_start(games *gs, const game_spec *spec, game **out)
         goto fail;
     g->id = row.id;
     games_touch(gs, g->id);
+    g->challenge_id = spec->challenge_id;
+    if (g->challenge_id &&
+        store_game_challenge_put(gs->svc->store, g->id, g->challenge_id) != STORE_OK)
+        goto fail;
     if (games_put_x(gs, g) != STORE_OK)
         goto fail;
     if (!reg_add(&gs->cache, g->id, g))
@@ -703,6 +709,29 @@ static bool add_corr(games *gs, const game *g, cJSON *o)
                            g->draw_offer < 0 ? NULL : games_side_name((qk_side)g->draw_offer));
 }
 
+int games_add_legal(games *gs, const game *g, cJSON *o)
+{
+    cJSON *legal = cJSON_AddArrayToObject(o, "legal_moves");
+    if (!legal)
+        return -1;
+    const qk_move *lm;
+    bool truncated;
+    int n = games_legal(gs, g, &lm, &truncated);
+    if (truncated && !cJSON_AddTrueToObject(o, "legal_moves_truncated"))
+        return -1;
+    for (int i = 0; i < n; i++) {
+        char text[QK_MOVE_STRLEN];
+        if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0)
+            return -1;
+        cJSON *m = cJSON_CreateString(text);
+        if (!m || !cJSON_AddItemToArray(legal, m)) {
+            cJSON_Delete(m);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 cJSON *games_json(games *gs, const game *g, bool with_legal)
 {
     char pos[QK_POS_STRLEN];
@@ -717,6 +746,7 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         !cJSON_AddBoolToObject(o, "white_bot", g->white.bot) ||
         !cJSON_AddBoolToObject(o, "black_bot", g->black.bot) ||
         !cJSON_AddBoolToObject(o, "rated", g->rated) ||
+        !add_int_or_null(o, "challenge", g->challenge_id > 0 ? g->challenge_id : -1) ||
         !cJSON_AddStringToObject(o, "start", g->start) ||
         !(moves = cJSON_AddArrayToObject(o, "moves")))
         goto fail;
@@ -731,26 +761,8 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         !cJSON_AddStringToObject(o, "position", pos) ||
         !cJSON_AddStringToObject(o, "turn", games_side_name((qk_side)g->pos.side)))
         goto fail;
-    if (with_legal) {
-        cJSON *legal = cJSON_AddArrayToObject(o, "legal_moves");
-        if (!legal)
-            goto fail;
-        const qk_move *lm;
-        bool truncated;
-        int n = games_legal(gs, g, &lm, &truncated);
-        if (truncated && !cJSON_AddTrueToObject(o, "legal_moves_truncated"))
-            goto fail;
-        for (int i = 0; i < n; i++) {
-            char text[QK_MOVE_STRLEN];
-            if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0)
-                goto fail;
-            cJSON *m = cJSON_CreateString(text);
-            if (!m || !cJSON_AddItemToArray(legal, m)) {
-                cJSON_Delete(m);
-                goto fail;
-            }
-        }
-    }
+    if (with_legal && games_add_legal(gs, g, o) != 0)
+        goto fail;
     cJSON *tcj = tc_to_json(&g->tc);
     if (!tcj || !cJSON_AddItemToObject(o, "time_control", tcj)) {
         cJSON_Delete(tcj);

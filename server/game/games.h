@@ -98,6 +98,7 @@ typedef struct game {
     size_t cap;
     int64_t last_mover; /* user id of the move at ply - 1, 0 if none */
     qk_move last_move;
+    int64_t challenge_id; /* the challenge that made the game (games.challenge_id); 0 = none */
 } game;
 
 /* What a new game is made of (games_start). */
@@ -107,6 +108,7 @@ typedef struct game_spec {
     char start[QK_POS_STRLEN]; /* a valid, unfinished position of v */
     tc tc;
     bool rated, vacation, priv;
+    int64_t challenge_id; /* the accepted challenge (0 = none): the game object's `challenge` */
 } game_spec;
 
 typedef struct games games;
@@ -213,11 +215,18 @@ int games_position(const game *g, char buf[QK_POS_STRLEN]);
  * live game; nothing for others. false on allocation failure. */
 bool games_add_clock(games *gs, const game *g, cJSON *o);
 
+/* Add to o "legal_moves": the legal moves of g's side to move as texts
+ * (games_legal(): sorted, [] once the game is over), and
+ * "legal_moves_truncated": true when there are more than QK_MAX_MOVES.
+ * Used by the game object and the `move` event. 0, or -1 on allocation
+ * failure (o may then hold a partial list: the caller drops o). */
+int games_add_legal(games *gs, const game *g, cJSON *o);
+
 /* The game object of PROTOCOL.md and docs/protocol.md "Game" (caller
  * owns it): clocks as of now (games_clock), draw_offer, vacation_allowed,
- * and vacation {"white": bool, "black": bool} (each player on vacation
- * now: reads the store); legal_moves included when with_legal. NULL on
- * allocation or store failure. */
+ * vacation {"white": bool, "black": bool} (each player on vacation now:
+ * reads the store) and challenge; legal_moves included when with_legal.
+ * NULL on allocation or store failure. */
 cJSON *games_json(games *gs, const game *g, bool with_legal);
 
 #endif

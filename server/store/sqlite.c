@@ -135,6 +135,8 @@ static bool migration_find(int n, const char **start, size_t *len)
     return true;
 }
 
+/* Migrations are numbered 1, 2, ... without gaps: a missing number would
+ * leave a database that reached a higher one without it for ever. */
 int store_schema_version(void)
 {
     int n = 0;
@@ -505,6 +507,9 @@ static const store_ops sq_ops = {
     .note_mark = sq_note_mark,
     .note_mark_all = sq_note_mark_all,
     .note_unread = sq_note_unread,
+    .game_challenge_put = sq_game_challenge_put,
+    .game_challenge_get = sq_game_challenge_get,
+    .challenges_expiring = sq_challenges_expiring,
 };
 
 int store_sqlite_open(const char *path, store **out)

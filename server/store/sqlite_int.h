@@ -60,7 +60,8 @@
                   "AND (?4 IS NULL OR (g.status = 'active' AND ((g.turn = 'white' AND "       \
                   "g.white_id = ?4) OR (g.turn = 'black' AND g.black_id = ?4)))) "            \
                   "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")             \
-    SQ_CORR_STATEMENTS(X)
+    SQ_CORR_STATEMENTS(X)                                                                     \
+    SQ_BOTS_STATEMENTS(X)
 
 #define CHALLENGE_SELECT                                                                      \
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), " \
@@ -75,6 +76,15 @@
     "g.time_control, coalesce(g.deadline, -1), coalesce(g.white_ms, -1), "                   \
     "coalesce(g.black_ms, -1), g.created, g.updated, w.bot, b.bot, g.rated FROM games g "    \
     "JOIN users w ON w.id = g.white_id JOIN users b ON b.id = g.black_id "
+
+/* The statements of sqlite_bots.c (migration 9: the challenge of a game,
+ * challenge expiry). */
+#define SQ_BOTS_STATEMENTS(X)                                                                 \
+    X(GCH_PUT, "UPDATE games SET challenge_id = ?2 WHERE id = ?1")                            \
+    X(GCH_GET, "SELECT coalesce(challenge_id, 0) FROM games WHERE id = ?")                    \
+    X(CH_EXPIRING,                                                                            \
+      "SELECT id FROM challenges WHERE status = 'open' AND ((to_user IS NOT NULL AND "   \
+      "created < ?1) OR (to_user IS NULL AND created < ?2)) ORDER BY created, id LIMIT ?3")
 
 /* The statements of sqlite_corr.c (correspondence play: deadlines and
  * their extensions, vacation, notifications, the heartbeat). */
@@ -238,5 +248,11 @@ int sq_note_owner(store *s, int64_t id, int64_t *user_id);
 int sq_note_mark(store *s, int64_t user_id, int64_t id, int64_t *n);
 int sq_note_mark_all(store *s, int64_t user_id, int64_t *n);
 int sq_note_unread(store *s, int64_t user_id, int64_t *n);
+
+/* sqlite_bots.c */
+int sq_game_challenge_put(store *s, int64_t game_id, int64_t challenge_id);
+int sq_game_challenge_get(store *s, int64_t game_id, int64_t *challenge_id);
+int sq_challenges_expiring(store *s, int64_t direct_before, int64_t seek_before, int64_t *ids,
+                           int max, int *n);
 
 #endif

@@ -269,3 +269,19 @@ int store_note_unread(store *s, int64_t user_id, int64_t *n)
 {
     return s->ops->note_unread(s, user_id, n);
 }
+
+int store_game_challenge_put(store *s, int64_t game_id, int64_t challenge_id)
+{
+    return s->ops->game_challenge_put(s, game_id, challenge_id);
+}
+
+int store_game_challenge_get(store *s, int64_t game_id, int64_t *challenge_id)
+{
+    return s->ops->game_challenge_get(s, game_id, challenge_id);
+}
+
+int store_challenges_expiring(store *s, int64_t direct_before, int64_t seek_before, int64_t *ids,
+                              int max, int *n)
+{
+    return s->ops->challenges_expiring(s, direct_before, seek_before, ids, max, n);
+}

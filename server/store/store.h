@@ -259,6 +259,11 @@ typedef struct store_ops {
     int (*note_mark)(store *s, int64_t user_id, int64_t id, int64_t *n);
     int (*note_mark_all)(store *s, int64_t user_id, int64_t *n);
     int (*note_unread)(store *s, int64_t user_id, int64_t *n);
+
+    int (*game_challenge_put)(store *s, int64_t game_id, int64_t challenge_id);
+    int (*game_challenge_get)(store *s, int64_t game_id, int64_t *challenge_id);
+    int (*challenges_expiring)(store *s, int64_t direct_before, int64_t seek_before, int64_t *ids,
+                               int max, int *n);
 } store_ops;
 
 /* The base of every backend's object, embedded as its first member (so a
@@ -464,5 +469,21 @@ int store_note_mark(store *s, int64_t user_id, int64_t id, int64_t *n);
 int store_note_mark_all(store *s, int64_t user_id, int64_t *n);
 /* How many unread notifications user has, into *n. */
 int store_note_unread(store *s, int64_t user_id, int64_t *n);
+
+/* ---- bots, second step (issue 15; SQLite: migration 9) ---------------- */
+
+/* Record that game_id was made by challenge challenge_id (games.challenge_id).
+ * STORE_NOTFOUND when the game is absent. */
+int store_game_challenge_put(store *s, int64_t game_id, int64_t challenge_id);
+/* The challenge that made game_id into *challenge_id, 0 when none (a game
+ * not made by a challenge, or stored before migration 9 without one).
+ * STORE_NOTFOUND when the game is absent. */
+int store_game_challenge_get(store *s, int64_t game_id, int64_t *challenge_id);
+/* The ids of open challenges that are due to expire, oldest first, at most
+ * max into ids (*n of them): direct ones created before direct_before, open
+ * seeks created before seek_before (UTC ms). The caller closes each with
+ * store_challenge_close(..., "expired", ...). */
+int store_challenges_expiring(store *s, int64_t direct_before, int64_t seek_before, int64_t *ids,
+                              int max, int *n);
 
 #endif
