@@ -77,7 +77,7 @@
     "coalesce(g.black_ms, -1), g.created, g.updated, w.bot, b.bot, g.rated FROM games g "    \
     "JOIN users w ON w.id = g.white_id JOIN users b ON b.id = g.black_id "
 
-/* The statements of sqlite_bots.c (migration 9: the challenge of a game,
+/* The statements of sqlite_bots.c (migration 5: the challenge of a game,
  * challenge expiry). */
 #define SQ_BOTS_STATEMENTS(X)                                                                 \
     X(GCH_PUT, "UPDATE games SET challenge_id = ?2 WHERE id = ?1")                            \

@@ -470,13 +470,13 @@ int store_note_mark_all(store *s, int64_t user_id, int64_t *n);
 /* How many unread notifications user has, into *n. */
 int store_note_unread(store *s, int64_t user_id, int64_t *n);
 
-/* ---- bots, second step (issue 15; SQLite: migration 9) ---------------- */
+/* ---- bots, second step (issue 15; SQLite: migration 5) ---------------- */
 
 /* Record that game_id was made by challenge challenge_id (games.challenge_id).
  * STORE_NOTFOUND when the game is absent. */
 int store_game_challenge_put(store *s, int64_t game_id, int64_t challenge_id);
 /* The challenge that made game_id into *challenge_id, 0 when none (a game
- * not made by a challenge, or stored before migration 9 without one).
+ * not made by a challenge, or stored before migration 5 without one).
  * STORE_NOTFOUND when the game is absent. */
 int store_game_challenge_get(store *s, int64_t game_id, int64_t *challenge_id);
 /* The ids of open challenges that are due to expire, oldest first, at most
