@@ -66,6 +66,13 @@ $(BUILD)/%.o: %.c
 
 $(call obj,$(CLIENT_SRC) client-cli/main.c): PKG_CFLAGS += $(EDIT_CFLAGS)
 
+# Generated sources, kept in git (a build needs no shell step) and
+# regenerated here when their source changed, so they cannot go stale.
+server/net/web_files.c: $(wildcard web/*) server/net/web-files-gen.sh
+	sh server/net/web-files-gen.sh
+server/store/schema.c: schema.sql server/store/schema-gen.sh
+	sh server/store/schema-gen.sh
+
 # rm first: `ar rcs` never drops a member, so a source file that was
 # renamed or deleted would otherwise live on in the archive.
 $(LIBQK): $(call obj,$(COMMON_SRC))
