@@ -396,6 +396,9 @@ function drawLobby() {
   const form = $('#challenge-form');
   const saved = form ? Object.fromEntries(new FormData(form)) : null;
   const focused = form && form.contains(document.activeElement) ? document.activeElement.name : null;
+  const watchForm = $('#watch-form');
+  const watchSaved = watchForm ? watchForm.game.value : '';
+  const watchFocused = watchForm && document.activeElement === watchForm.game;
   const mine = [...app.games.values()].filter((g) => g.status === 'active' && myColour(g));
   mine.sort((a, b) => (b.turn === myColour(b)) - (a.turn === myColour(a)) || b.id - a.id);
   const chals = [...app.challenges.values()].filter((c) => c.status === 'open');
@@ -464,6 +467,9 @@ function drawLobby() {
   if (saved) for (const [k, v] of Object.entries(saved)) if (f[k] && f[k].type !== 'checkbox') f[k].value = v;
   if (saved && f.rated) f.rated.checked = saved.rated === 'on';
   if (focused && f[focused]) f[focused].focus();
+  const wf = $('#watch-form');
+  wf.game.value = watchSaved;
+  if (watchFocused) wf.game.focus();
   const sizeRow = f.querySelector('.size');
   const syncSize = () => { sizeRow.hidden = f.variant.value !== 'alquerkonane-RxC'; };
   f.variant.addEventListener('change', syncSize);
