@@ -73,12 +73,31 @@ cJSON *req_error_new(req *r, qk_err e, const char *message)
     return qk_proto_error(r->id, e, message);
 }
 
+/* The store was busy during this request (batch.h): its `internal` is
+ * server_busy with retry_after_ms. NULL on allocation failure. */
+static cJSON *busy_error(const cJSON *id)
+{
+    cJSON *err = qk_proto_error(id, QK_ERR_SERVER_BUSY, "the database is busy: retry shortly");
+    if (err && !cJSON_AddNumberToObject(err, "retry_after_ms", REQ_BUSY_RETRY_MS)) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    return err;
+}
+
+static bool req_saw_busy(const req *r)
+{
+    return r->api && r->api->svc->batch->busy != r->busy0;
+}
+
 void req_reply(req *r, cJSON *res)
 {
     if (!first_answer(r)) {
         cJSON_Delete(res);
         return;
     }
+    if (!res && req_saw_busy(r))
+        res = busy_error(r->id);
     if (!res) {
         log_error("op %s: out of memory building the answer", r->op ? r->op->name : "?");
         res = qk_proto_error(r->id, QK_ERR_INTERNAL, NULL);
@@ -98,6 +117,13 @@ void req_reply_error(req *r, cJSON *err)
 
 void req_error(req *r, qk_err e, const char *message)
 {
+    if (e == QK_ERR_INTERNAL && req_saw_busy(r)) {
+        cJSON *err = busy_error(r->id);
+        if (err) {
+            req_reply(r, err);
+            return;
+        }
+    }
     req_reply(r, qk_proto_error(r->id, e, message));
 }
 
@@ -155,6 +181,11 @@ cJSON *deferred_ok(deferred *d)
 
 cJSON *deferred_error(deferred *d, qk_err e, const char *message)
 {
+    /* A deferred answer is built in the turn of its write: busy in this
+     * turn (since the last batch end) is what refused it. */
+    const batch *b = d->api->svc->batch;
+    if (e == QK_ERR_INTERNAL && b->busy != b->busy_at_end)
+        return busy_error(d->id);
     return qk_proto_error(d->id, e, message);
 }
 

@@ -32,7 +32,14 @@ void batch_free(batch *b)
 
 int batch_begin(batch *b)
 {
-    if (store_begin(b->store) != STORE_OK) {
+    int rc = store_begin(b->store);
+    if (rc == STORE_BUSY) {
+        /* No transaction is open, so no write of this turn can have been
+         * made: nothing to poison, a later request may still begin. */
+        b->busy++;
+        return -1;
+    }
+    if (rc != STORE_OK) {
         b->poisoned = true;
         return -1;
     }
@@ -93,5 +100,6 @@ int batch_end(batch *b)
     }
     release_all(b);
     b->poisoned = b->overflow = false;
+    b->busy_at_end = b->busy;
     return rc;
 }

@@ -49,6 +49,10 @@ typedef struct batch {
     void (*on_overflow)(void *arg);
     void *overflow_arg;
     uint64_t commits, losses; /* batches ended, and lost, so far (the log at stop) */
+    /* batch_begin() calls refused STORE_BUSY (another process holds the
+     * database), so far and as of the last batch_end(): a request that saw
+     * busy grow is answered server_busy, not internal (api/req.c). */
+    uint64_t busy, busy_at_end;
 } batch;
 
 /* Prepare b over st (borrowed); on_overflow(arg) (may be NULL) is what a
@@ -58,7 +62,9 @@ void batch_init(batch *b, store *st, void (*on_overflow)(void *arg), void *arg);
 void batch_free(batch *b);
 
 /* Before a request's first write: open the transaction if none is open.
- * 0, or -1 (the batch is poisoned; answer `internal`). */
+ * 0, or -1: the batch is poisoned (answer `internal`), or, when the store
+ * is busy (STORE_BUSY: another writer holds it), b->busy grows and the
+ * batch is left as it was (nothing was written: answer `server_busy`). */
 int batch_begin(batch *b);
 /* Whether a transaction is open: output made now depends on it. */
 bool batch_open(const batch *b);
