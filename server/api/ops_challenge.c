@@ -65,20 +65,44 @@ fail:
     return NULL;
 }
 
+cJSON *ops_challenge_json(const store_challenge *c)
+{
+    return challenge_json(c);
+}
+
+/* The list being filled, and the open seeks by others in it (a full page
+ * of them means there may be more: `seeks_next`). */
+typedef struct challenge_list {
+    cJSON *list;
+    int64_t user_id, seeks, last_seek;
+} challenge_list;
+
 static int add_challenge_cb(void *arg, const store_challenge *c)
 {
+    challenge_list *cl = arg;
     cJSON *o = challenge_json(c);
-    if (!o || !cJSON_AddItemToArray(arg, o)) {
+    if (!o || !cJSON_AddItemToArray(cl->list, o)) {
         cJSON_Delete(o);
         return 1;
+    }
+    if (c->to_id == 0 && c->from_id != cl->user_id) {
+        cl->seeks++;
+        cl->last_seek = c->id;
     }
     return 0;
 }
 
 bool ops_add_challenges(api *s, cJSON *res, int64_t user_id)
 {
-    cJSON *list = cJSON_AddArrayToObject(res, "challenges");
-    return list && store_challenges_for(s->svc->store, user_id, add_challenge_cb, list) == STORE_OK;
+    challenge_list cl = {cJSON_AddArrayToObject(res, "challenges"), user_id, 0, 0};
+    if (!cl.list ||
+        store_challenges_for(s->svc->store, user_id, add_challenge_cb, &cl) != STORE_OK)
+        return false;
+    /* Others' seeks are one page (STORE_SEEKS_PAGE); the `seeks` op pages
+     * on from here. */
+    return cl.seeks >= STORE_SEEKS_PAGE
+               ? cJSON_AddNumberToObject(res, "seeks_next", (double)cl.last_seek) != NULL
+               : cJSON_AddNullToObject(res, "seeks_next") != NULL;
 }
 
 void op_challenges(req *r)
@@ -106,7 +130,8 @@ static void challenge_event(api *s, const char *name, const store_challenge *c, 
         cJSON_Delete(ev);
         ev = NULL;
     }
-    /* An open seek (no target) goes to every logged-in connection. */
+    /* An open seek (no target) goes to the lobby: every logged-in
+     * connection that subscribed with the `lobby` op (ops_lobby.c). */
     events_send(s->svc, name, ev, (events_to){{c->from_id, c->to_id}, 0, c->to_id == 0, false});
 }
 

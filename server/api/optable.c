@@ -69,6 +69,9 @@ static const op_def ops[] = {
      true,
      {OPT("username", FT_STR), OPT("bot", FT_BOOL), OPT("after", FT_STR), OPT("limit", FT_UINT)}},
     {"hint", op_hint, true, {REQ("game", FT_ID)}},
+    /* the lobby (ops_lobby.c, issue 9) */
+    {"lobby", op_lobby, true, {REQ("action", FT_STR)}},
+    {"seeks", op_seeks, true, {OPT("after", FT_ID), OPT("limit", FT_UINT)}},
 };
 
 const op_def *optable_op(size_t i)

@@ -53,6 +53,10 @@ bool batch_open(const batch *b)
 
 void batch_poison(batch *b)
 {
+    /* Right after a begin refused busy nothing of this turn is staged:
+     * poisoning would only make a later request's transaction lost. */
+    if (b->busy != b->busy_at_end && !store_in_txn(b->store))
+        return;
     b->poisoned = true;
 }
 
