@@ -90,14 +90,33 @@ static bool req_saw_busy(const req *r)
     return r->api && r->api->svc->batch->busy != r->busy0;
 }
 
+/* Whether msg is an `internal` error object. */
+static bool is_internal(const cJSON *msg)
+{
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(msg, "code");
+    return cJSON_IsString(code) && strcmp(code->valuestring, "internal") == 0;
+}
+
+/* msg (owned), or server_busy in its place when it is `internal` and the
+ * store was found busy (see req_error()). */
+static cJSON *busy_instead(cJSON *msg, const cJSON *id, bool busy)
+{
+    if (!busy || (msg && !is_internal(msg)))
+        return msg;
+    cJSON *err = busy_error(id);
+    if (!err)
+        return msg;
+    cJSON_Delete(msg);
+    return err;
+}
+
 void req_reply(req *r, cJSON *res)
 {
     if (!first_answer(r)) {
         cJSON_Delete(res);
         return;
     }
-    if (!res && req_saw_busy(r))
-        res = busy_error(r->id);
+    res = busy_instead(res, r->id, req_saw_busy(r));
     if (!res) {
         log_error("op %s: out of memory building the answer", r->op ? r->op->name : "?");
         res = qk_proto_error(r->id, QK_ERR_INTERNAL, NULL);
@@ -117,13 +136,6 @@ void req_reply_error(req *r, cJSON *err)
 
 void req_error(req *r, qk_err e, const char *message)
 {
-    if (e == QK_ERR_INTERNAL && req_saw_busy(r)) {
-        cJSON *err = busy_error(r->id);
-        if (err) {
-            req_reply(r, err);
-            return;
-        }
-    }
     req_reply(r, qk_proto_error(r->id, e, message));
 }
 
@@ -181,17 +193,16 @@ cJSON *deferred_ok(deferred *d)
 
 cJSON *deferred_error(deferred *d, qk_err e, const char *message)
 {
-    /* A deferred answer is built in the turn of its write: busy in this
-     * turn (since the last batch end) is what refused it. */
-    const batch *b = d->api->svc->batch;
-    if (e == QK_ERR_INTERNAL && b->busy != b->busy_at_end)
-        return busy_error(d->id);
     return qk_proto_error(d->id, e, message);
 }
 
 void deferred_reply(deferred *d, cJSON *msg)
 {
     if (deferred_alive(d)) {
+        /* A deferred answer is built in the turn of its write: busy in
+         * this turn (since the last batch end) is what refused it. */
+        const batch *b = d->api->svc->batch;
+        msg = busy_instead(msg, d->id, b->busy != b->busy_at_end);
         if (!msg)
             msg = qk_proto_error(d->id, QK_ERR_INTERNAL, NULL);
         if (msg)
