@@ -36,7 +36,8 @@ static void sweep(upkeep *u)
     store_prune_spec p = {
         .notes_read_before = now - UPKEEP_KEEP_MS,
         .challenges_closed_before = now - UPKEEP_KEEP_MS,
-        .tokens_used_before = now - STORE_TOKEN_IDLE_MS,
+        /* token_user() refuses from exactly STORE_TOKEN_IDLE_MS on. */
+        .tokens_used_before = now - STORE_TOKEN_IDLE_MS + 1,
     };
     int64_t rows = 0;
     if (store_prune(s->store, &p, &rows) != STORE_OK) {

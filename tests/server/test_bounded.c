@@ -139,3 +139,243 @@ Test(bounded, the_wal_shrinks_after_a_long_reader_ends, .timeout = 120)
     tc_close(b);
     stop();
 }
+
+#define DAY (86400000LL)
+#define T0 1764547200000LL /* 2025-12-01 00:00 UTC */
+
+static void advance(tconn *c, long long ms)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"debug_clock\",\"advance_ms\":%lld}", ms);
+    t_ok(r, "debug_clock");
+    cJSON_Delete(r);
+}
+
+static void start_clocked(const char *extra)
+{
+    char env[160];
+    snprintf(env, sizeof env, "QK_TEST_CLOCK=%lld QK_UPKEEP_MS=50 %s", T0, extra ? extra : "");
+    tsrv_start(&S, env);
+}
+
+/* Rows of sql's single count. */
+static long long db_count_where(const char *sql)
+{
+    sqlite3 *h = NULL;
+    cr_assert_eq(sqlite3_open_v2(S.db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_stmt *st = NULL;
+    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(h));
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    long long n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return n;
+}
+
+/* Poll (the sweep runs on the upkeep timer) until sql counts want. */
+static long long wait_count(const char *sql, long long want)
+{
+    long long n = db_count_where(sql);
+    for (int i = 0; i < 100 && n != want; i++) {
+        usleep(50 * 1000);
+        n = db_count_where(sql);
+    }
+    return n;
+}
+
+Test(bounded, a_your_turn_notice_per_game_not_per_move, .timeout = 60)
+{
+    tsrv_start(&S, NULL);
+    tconn *a = tc_open(S.port), *b = tc_open(S.port);
+    t_register(a, "alice");
+    t_register(b, "bob");
+    long long gid = t_new_game(a, b, "bob", "alquerque");
+    /* Twelve moves: bob gets six your_turn notices, alice seven (the
+     * start's), none read. */
+    for (int i = 0; i < 12; i++) {
+        tconn *mover = i % 2 ? b : a;
+        cJSON *r = tc_rpc(mover, "{\"type\":\"game\",\"game\":%lld}", gid);
+        char mv[32];
+        snprintf(mv, sizeof mv, "%s",
+                 cJSON_GetArrayItem(t_obj(t_obj(r, "game"), "legal_moves"), 0)->valuestring);
+        cJSON_Delete(r);
+        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i, mv);
+        t_ok(r, "move");
+        cJSON_Delete(r);
+    }
+    cr_assert_eq(db_count_where("SELECT count(*) FROM notifications WHERE kind = 'your_turn'"), 2,
+                 "one unread your_turn per player and game");
+    cJSON *r = tc_rpc(a, "{\"type\":\"notifications\"}");
+    t_ok(r, "notifications");
+    cr_assert_eq(t_int(r, "unread"), 1);
+    const cJSON *n = cJSON_GetArrayItem(t_obj(r, "notifications"), 0);
+    cr_assert_str_eq(t_str(n, "kind"), "your_turn");
+    cr_assert_eq(t_int(n, "ply"), 12, "the newest one is kept");
+    cJSON_Delete(r);
+    tc_close(a);
+    tc_close(b);
+    stop();
+}
+
+Test(bounded, a_draw_offer_loop_writes_no_row_per_cycle, .timeout = 60)
+{
+    tsrv_start(&S, NULL);
+    tconn *a = tc_open(S.port), *b = tc_open(S.port);
+    t_register(a, "alice");
+    t_register(b, "bob");
+    long long gid = t_new_game(a, b, "bob", "alquerque");
+    cJSON *r = tc_rpc(a, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", gid);
+    t_ok(r, "first offer");
+    cJSON_Delete(r);
+    r = tc_rpc(b, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"decline\"}", gid);
+    t_ok(r, "decline");
+    cJSON_Delete(r);
+    long long rows = t_db_count(S.db, "notifications");
+    for (int i = 0; i < 10; i++) {
+        r = tc_rpc(a, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", gid);
+        t_err(r, "conflict", "a second offer at the same move");
+        cr_assert_str_eq(t_str(r, "message"),
+                         "you have already offered a draw at this move: offer again after a move");
+        cJSON_Delete(r);
+    }
+    cr_assert_eq(t_db_count(S.db, "notifications"), rows, "refused offers wrote rows");
+    /* The other side may still offer once. */
+    r = tc_rpc(b, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", gid);
+    t_ok(r, "bob's offer");
+    cJSON_Delete(r);
+    r = tc_rpc(a, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"decline\"}", gid);
+    t_ok(r, "alice declines");
+    cJSON_Delete(r);
+    r = tc_rpc(b, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", gid);
+    t_err(r, "conflict", "bob's second offer at the same move");
+    cJSON_Delete(r);
+    /* After a move, alice may offer again; the unread draw notices of the
+     * game are one per kind and player. */
+    r = tc_rpc(a, "{\"type\":\"game\",\"game\":%lld}", gid);
+    char mv[32];
+    snprintf(mv, sizeof mv, "%s",
+             cJSON_GetArrayItem(t_obj(t_obj(r, "game"), "legal_moves"), 0)->valuestring);
+    cJSON_Delete(r);
+    r = tc_rpc(a, "{\"type\":\"move\",\"game\":%lld,\"ply\":0,\"move\":\"%s\"}", gid, mv);
+    t_ok(r, "move");
+    cJSON_Delete(r);
+    r = tc_rpc(a, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", gid);
+    t_ok(r, "an offer after a move");
+    cJSON_Delete(r);
+    cr_assert_eq(db_count_where("SELECT count(*) FROM notifications WHERE kind = 'draw_offer' "
+                                "AND user_id = (SELECT id FROM users WHERE username = 'bob')"),
+                 1, "one unread draw_offer notice per game");
+    tc_close(a);
+    tc_close(b);
+    stop();
+}
+
+Test(bounded, tokens_expire_after_30_idle_days, .timeout = 60)
+{
+    start_clocked(NULL);
+    tconn *a = tc_open(S.port);
+    cJSON *r = tc_rpc(a, "{\"type\":\"register\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
+    t_ok(r, "register");
+    char token[80];
+    snprintf(token, sizeof token, "%s", t_str(r, "token"));
+    cJSON_Delete(r);
+    /* Used on day 29: still valid, and the idle time counts from then. */
+    advance(a, 29 * DAY);
+    tconn *b = tc_open(S.port);
+    r = tc_rpc(b, "{\"type\":\"login\",\"token\":\"%s\"}", token);
+    t_ok(r, "a token used within 30 days");
+    cJSON_Delete(r);
+    advance(a, 29 * DAY);
+    tconn *c = tc_open(S.port);
+    r = tc_rpc(c, "{\"type\":\"login\",\"token\":\"%s\"}", token);
+    t_ok(r, "29 days after its last use");
+    cJSON_Delete(r);
+    advance(a, 30 * DAY);
+    tconn *d = tc_open(S.port);
+    r = tc_rpc(d, "{\"type\":\"login\",\"token\":\"%s\"}", token);
+    t_err(r, "unauthenticated", "30 idle days");
+    cr_assert_str_eq(t_str(r, "message"), "unknown token");
+    cJSON_Delete(r);
+    /* The sweep deletes it. */
+    cr_assert_eq(wait_count("SELECT count(*) FROM tokens", 0), 0, "the expired token was kept");
+    tc_close(a);
+    tc_close(b);
+    tc_close(c);
+    tc_close(d);
+    stop();
+}
+
+Test(bounded, logout_revokes_the_token_on_every_connection, .timeout = 60)
+{
+    tsrv_start(&S, NULL);
+    tconn *a = tc_open(S.port), *b = tc_open(S.port), *c = tc_open(S.port);
+    cJSON *r = tc_rpc(a, "{\"type\":\"register\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
+    t_ok(r, "register");
+    char token[80];
+    snprintf(token, sizeof token, "%s", t_str(r, "token"));
+    cJSON_Delete(r);
+    r = tc_rpc(b, "{\"type\":\"login\",\"token\":\"%s\"}", token);
+    t_ok(r, "b shares the token");
+    cJSON_Delete(r);
+    r = tc_rpc(c, "{\"type\":\"login\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
+    t_ok(r, "c has a token of its own");
+    cJSON_Delete(r);
+    r = tc_rpc(a, "{\"type\":\"logout\"}");
+    t_ok(r, "logout");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(b, "logged_out", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "b is told");
+    cr_assert_str_eq(t_str(ev, "reason"), "logout");
+    cJSON_Delete(ev);
+    r = tc_rpc(b, "{\"type\":\"challenges\"}");
+    t_err(r, "unauthenticated", "b after the token's logout");
+    cJSON_Delete(r);
+    r = tc_rpc(c, "{\"type\":\"challenges\"}");
+    t_ok(r, "c's own token stays");
+    cJSON_Delete(r);
+    tc_sync(c);
+    cr_assert_null(tc_event(c, "logged_out", 0));
+    r = tc_rpc(b, "{\"type\":\"login\",\"token\":\"%s\"}", token);
+    t_err(r, "unauthenticated", "the revoked token");
+    cJSON_Delete(r);
+    tc_close(a);
+    tc_close(b);
+    tc_close(c);
+    stop();
+}
+
+Test(bounded, old_read_notifications_and_closed_challenges_are_swept, .timeout = 60)
+{
+    start_clocked(NULL);
+    tconn *a = tc_open(S.port), *b = tc_open(S.port);
+    t_register(a, "alice");
+    t_register(b, "bob");
+    for (int i = 0; i < 3; i++) {
+        cJSON *r = tc_rpc(a, "{\"type\":\"challenge\",\"to\":\"bob\"}");
+        long long id = t_int(t_obj(r, "challenge"), "id");
+        cJSON_Delete(r);
+        r = tc_rpc(b, "{\"type\":\"decline\",\"challenge\":%lld}", id);
+        t_ok(r, "decline");
+        cJSON_Delete(r);
+    }
+    cJSON *r = tc_rpc(a, "{\"type\":\"challenge\",\"to\":\"bob\"}");
+    t_ok(r, "an open challenge stays");
+    cJSON_Delete(r);
+    r = tc_rpc(a, "{\"type\":\"read\",\"all\":true}");
+    t_ok(r, "read");
+    cr_assert_eq(t_int(r, "count"), 3);
+    cJSON_Delete(r);
+    /* bob's four challenge notices stay unread: never swept. */
+    advance(a, 29 * DAY);
+    usleep(300 * 1000);
+    cr_assert_eq(db_count_where("SELECT count(*) FROM notifications"), 7, "swept too early");
+    cr_assert_eq(db_count_where("SELECT count(*) FROM challenges"), 4, "swept too early");
+    advance(a, 2 * DAY);
+    cr_assert_eq(wait_count("SELECT count(*) FROM notifications", 4), 4,
+                 "read notifications over 30 days old");
+    cr_assert_eq(wait_count("SELECT count(*) FROM challenges", 1), 1,
+                 "closed challenges over 30 days old");
+    cr_assert_eq(db_count_where("SELECT count(*) FROM challenges WHERE status = 'open'"), 1);
+    tc_close(a);
+    tc_close(b);
+    stop();
+}
