@@ -379,3 +379,156 @@ Test(bounded, old_read_notifications_and_closed_challenges_are_swept, .timeout =
     tc_close(b);
     stop();
 }
+
+Test(bounded, the_lobby_is_paged_and_subscribed, .timeout = 120)
+{
+    tsrv_start(&S, "QK_RATE_LIMIT=off");
+    /* Three seekers with 40 open seeks each: 120 by others for dave. */
+    const char *names[3] = {"ann", "ben", "cat"};
+    tconn *s[3];
+    for (int k = 0; k < 3; k++) {
+        s[k] = tc_open(S.port);
+        t_register(s[k], names[k]);
+        for (int i = 0; i < 40; i++) {
+            cJSON *r = tc_rpc(s[k], "{\"type\":\"challenge\"}");
+            t_ok(r, "seek");
+            cJSON_Delete(r);
+        }
+    }
+    tconn *d = tc_open(S.port), *e = tc_open(S.port), *lob = tc_open(S.port);
+    t_register(d, "dave");
+    t_register(e, "eve");
+    cJSON *r = tc_rpc(e, "{\"type\":\"challenge\",\"to\":\"dave\"}");
+    t_ok(r, "a challenge to dave");
+    cJSON_Delete(r);
+    r = tc_rpc(d, "{\"type\":\"challenge\"}");
+    t_ok(r, "dave's own seek");
+    cJSON_Delete(r);
+    r = tc_rpc(lob, "{\"type\":\"login\",\"username\":\"dave\",\"password\":\"" T_PW "\"}");
+    t_ok(r, "login");
+    /* One page of others' seeks (50), plus dave's own and the one to him. */
+    const cJSON *list = t_obj(r, "challenges");
+    cr_assert_eq(cJSON_GetArraySize(list), 52, "%d", cJSON_GetArraySize(list));
+    long long next = t_int(r, "seeks_next");
+    cr_assert_eq(next, 50, "the 50th seek's id");
+    cJSON_Delete(r);
+    /* The rest by pages: 50, then 20 and no next. */
+    long long seen = 50, after = next;
+    for (int page = 0; after; page++) {
+        r = tc_rpc(d, "{\"type\":\"seeks\",\"after\":%lld,\"limit\":50}", after);
+        t_ok(r, "seeks");
+        int n = cJSON_GetArraySize(t_obj(r, "seeks"));
+        cr_assert_eq(n, page == 0 ? 50 : 20);
+        cr_assert_eq(t_int(cJSON_GetArrayItem(t_obj(r, "seeks"), 0), "id"), after + 1);
+        seen += n;
+        const cJSON *nx = t_obj(r, "next");
+        after = cJSON_IsNull(nx) ? 0 : (long long)nx->valuedouble;
+        cJSON_Delete(r);
+    }
+    cr_assert_eq(seen, 120);
+    r = tc_rpc(d, "{\"type\":\"seeks\",\"limit\":201}");
+    t_err(r, "bad_request", "limit over 200");
+    cJSON_Delete(r);
+    r = tc_rpc(d, "{\"type\":\"lobby\",\"action\":\"join\"}");
+    t_err(r, "bad_request", "an unknown lobby action");
+    cJSON_Delete(r);
+    /* Seek events only reach the lobby's subscribers. */
+    r = tc_rpc(lob, "{\"type\":\"lobby\",\"action\":\"subscribe\"}");
+    t_ok(r, "subscribe");
+    cr_assert(cJSON_IsTrue(t_obj(r, "lobby")));
+    cJSON_Delete(r);
+    tc_sync(e);
+    r = tc_rpc(s[0], "{\"type\":\"challenge\",\"to\":\"eve\"}");
+    t_ok(r, "a directed challenge");
+    cJSON_Delete(r);
+    r = tc_rpc(s[1], "{\"type\":\"cancel\",\"challenge\":41}");
+    t_ok(r, "cancel a seek");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(lob, "challenge_canceled", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "the lobby hears of a canceled seek");
+    cr_assert_eq(t_int(t_obj(ev, "challenge"), "id"), 41);
+    cJSON_Delete(ev);
+    tc_sync(lob);
+    cr_assert_null(tc_event(lob, "challenge", 0), "a directed challenge reached the lobby");
+    tc_sync(e);
+    tc_drop_events(e);
+    tc_sync(d);
+    cr_assert_null(tc_event(d, "challenge_canceled", 0), "dave's other connection is not in the lobby");
+    r = tc_rpc(lob, "{\"type\":\"lobby\",\"action\":\"unsubscribe\"}");
+    t_ok(r, "unsubscribe");
+    cJSON_Delete(r);
+    r = tc_rpc(s[2], "{\"type\":\"cancel\",\"challenge\":81}");
+    t_ok(r, "cancel another seek");
+    cJSON_Delete(r);
+    tc_sync(lob);
+    cr_assert_null(tc_event(lob, "challenge_canceled", 0), "an unsubscribed connection");
+    for (int k = 0; k < 3; k++)
+        tc_close(s[k]);
+    tc_close(d);
+    tc_close(e);
+    tc_close(lob);
+    stop();
+}
+
+/* Issue 9, item 11: a finished game in a listing (built from its rows)
+ * is the object `game` gives (replayed), but for legal_moves. */
+Test(bounded, a_listed_finished_game_is_the_game_object, .timeout = 60)
+{
+    tsrv_start(&S, NULL);
+    tconn *a = tc_open(S.port), *b = tc_open(S.port);
+    t_register(a, "alice");
+    t_register(b, "bob");
+    long long gid = t_new_game(a, b, "bob", "alquerque");
+    for (int i = 0; i < 6; i++) {
+        tconn *mover = i % 2 ? b : a;
+        cJSON *r = tc_rpc(mover, "{\"type\":\"game\",\"game\":%lld}", gid);
+        char mv[32];
+        snprintf(mv, sizeof mv, "%s",
+                 cJSON_GetArrayItem(t_obj(t_obj(r, "game"), "legal_moves"), 0)->valuestring);
+        cJSON_Delete(r);
+        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i, mv);
+        t_ok(r, "move");
+        cJSON_Delete(r);
+    }
+    cJSON *r = tc_rpc(b, "{\"type\":\"resign\",\"game\":%lld}", gid);
+    t_ok(r, "resign");
+    cJSON_Delete(r);
+    tc_sync(a);
+    cJSON *one = tc_rpc(a, "{\"type\":\"game\",\"game\":%lld}", gid);
+    cJSON *list = tc_rpc(a, "{\"type\":\"games\",\"status\":\"finished\"}");
+    t_ok(one, "game");
+    t_ok(list, "games");
+    cJSON *g1 = cJSON_DetachItemFromObject(one, "game");
+    cJSON_DeleteItemFromObject(g1, "legal_moves");
+    cJSON *g2 = cJSON_GetArrayItem(t_obj(list, "games"), 0);
+    cr_assert_not_null(g2);
+    char *t1 = cJSON_PrintUnformatted(g1), *t2 = cJSON_PrintUnformatted(g2);
+    cr_assert_str_eq(t2, t1);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(g2, "moves")), 6);
+    free(t1);
+    free(t2);
+    cJSON_Delete(g1);
+    cJSON_Delete(one);
+    cJSON_Delete(list);
+    /* Built from rows, not replayed: a move text the rules would refuse
+     * does not stop the listing (the replay of `game` quarantines it). */
+    tsrv_stop(&S);
+    sqlite3 *h = db_rw(S.db);
+    char sql[128];
+    snprintf(sql, sizeof sql, "UPDATE moves SET move = 'zz' WHERE game_id = %lld AND ply = 5", gid);
+    db_exec(h, sql);
+    sqlite3_close(h);
+    tsrv_restart(&S, NULL);
+    tc_close(a);
+    tc_close(b);
+    a = tc_open(S.port);
+    r = tc_rpc(a, "{\"type\":\"login\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
+    t_ok(r, "login");
+    cJSON_Delete(r);
+    list = tc_rpc(a, "{\"type\":\"games\",\"status\":\"finished\"}");
+    t_ok(list, "games after the edit");
+    cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(t_obj(list, "games"), 0), "moves"), 5)->valuestring, "zz");
+    cJSON_Delete(list);
+    tc_close(a);
+    stop();
+}
