@@ -30,17 +30,17 @@
 
 #include "game/svc.h"
 
-#define UPKEEP_TICK_MS 10000                 /* real ms between ticks */
-#define UPKEEP_SWEEP_MS (3600LL * 1000)      /* server-clock ms between sweeps */
-#define UPKEEP_KEEP_MS (30LL * 86400000)     /* read notifications, closed challenges */
+#define UPKEEP_TICK_MS 10000             /* real ms between ticks */
+#define UPKEEP_SWEEP_MS (3600LL * 1000)  /* server-clock ms between sweeps */
+#define UPKEEP_KEEP_MS (30LL * 86400000) /* read notifications, closed challenges */
 
 typedef struct upkeep {
     gsvc *svc; /* borrowed */
     uv_timer_t timer;
     bool open;
-    uint64_t commits_seen; /* batch->commits at the last tick */
-    bool checkpointed;     /* this idle spell's checkpoint is done */
-    int64_t last_sweep;    /* svc_now() of the last complete sweep; 0 = never */
+    uint64_t commits_seen;       /* batch->commits at the last tick */
+    bool checkpointed;           /* this idle spell's checkpoint is done */
+    int64_t last_sweep;          /* svc_now() of the last complete sweep; 0 = never */
     uint64_t checkpoints, swept; /* done so far (the log at stop) */
 } upkeep;
 

@@ -71,8 +71,8 @@ int sq_notes_drop_unread(store *base, int64_t user_id, const char *kind, int64_t
     return rc ? rc : sq_run(s, ST_NOTES_DROP_UNREAD);
 }
 
-int sq_seeks_page(store *base, int64_t user_id, int64_t after, int64_t limit,
-                  store_challenge_cb cb, void *arg)
+int sq_seeks_page(store *base, int64_t user_id, int64_t after, int64_t limit, store_challenge_cb cb,
+                  void *arg)
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_SEEKS_PAGE, "iii", user_id, after, limit);

@@ -23,8 +23,8 @@ int store_notes_drop_unread(store *s, int64_t user_id, const char *kind, int64_t
     return s->ops->notes_drop_unread(s, user_id, kind, game_id);
 }
 
-int store_seeks_page(store *s, int64_t user_id, int64_t after, int64_t limit,
-                     store_challenge_cb cb, void *arg)
+int store_seeks_page(store *s, int64_t user_id, int64_t after, int64_t limit, store_challenge_cb cb,
+                     void *arg)
 {
     return s->ops->seeks_page(s, user_id, after, limit, cb, arg);
 }

@@ -49,8 +49,8 @@ int store_notes_drop_unread(store *s, int64_t user_id, const char *kind, int64_t
 /* cb for the open seeks by users other than user_id with ids above after
  * (0: from the start), oldest first, at most limit (> 0). Return and
  * re-entrancy rules as store_challenges_for(). */
-int store_seeks_page(store *s, int64_t user_id, int64_t after, int64_t limit,
-                     store_challenge_cb cb, void *arg);
+int store_seeks_page(store *s, int64_t user_id, int64_t after, int64_t limit, store_challenge_cb cb,
+                     void *arg);
 /* The game's ply when side ("white", "black") last offered a draw:
  * STORE_NOTFOUND when it never did. put replaces it. */
 int store_draw_ply_get(store *s, int64_t game_id, const char *side, int64_t *ply);

@@ -86,8 +86,7 @@ Test(bounded, a_database_locked_elsewhere_is_server_busy, .timeout = 60)
         t_ok(r, "ping while the database is locked");
         cJSON_Delete(r);
     }
-    fprintf(stderr, "bounded: worst ping round trip under a foreign write lock: %.1f ms\n",
-            worst);
+    fprintf(stderr, "bounded: worst ping round trip under a foreign write lock: %.1f ms\n", worst);
     /* Reads still work: the lock is only a writer's. */
     cJSON *r = tc_rpc(b, "{\"type\":\"challenges\"}");
     t_ok(r, "a read while the database is locked");
@@ -198,7 +197,8 @@ Test(bounded, a_your_turn_notice_per_game_not_per_move, .timeout = 60)
         snprintf(mv, sizeof mv, "%s",
                  cJSON_GetArrayItem(t_obj(t_obj(r, "game"), "legal_moves"), 0)->valuestring);
         cJSON_Delete(r);
-        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i, mv);
+        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i,
+                   mv);
         t_ok(r, "move");
         cJSON_Delete(r);
     }
@@ -273,7 +273,8 @@ Test(bounded, tokens_expire_after_30_idle_days, .timeout = 60)
 {
     start_clocked(NULL);
     tconn *a = tc_open(S.port);
-    cJSON *r = tc_rpc(a, "{\"type\":\"register\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
+    cJSON *r =
+        tc_rpc(a, "{\"type\":\"register\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
     t_ok(r, "register");
     char token[80];
     snprintf(token, sizeof token, "%s", t_str(r, "token"));
@@ -308,7 +309,8 @@ Test(bounded, logout_revokes_the_token_on_every_connection, .timeout = 60)
 {
     tsrv_start(&S, NULL);
     tconn *a = tc_open(S.port), *b = tc_open(S.port), *c = tc_open(S.port);
-    cJSON *r = tc_rpc(a, "{\"type\":\"register\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
+    cJSON *r =
+        tc_rpc(a, "{\"type\":\"register\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
     t_ok(r, "register");
     char token[80];
     snprintf(token, sizeof token, "%s", t_str(r, "token"));
@@ -453,7 +455,8 @@ Test(bounded, the_lobby_is_paged_and_subscribed, .timeout = 120)
     tc_sync(e);
     tc_drop_events(e);
     tc_sync(d);
-    cr_assert_null(tc_event(d, "challenge_canceled", 0), "dave's other connection is not in the lobby");
+    cr_assert_null(tc_event(d, "challenge_canceled", 0),
+                   "dave's other connection is not in the lobby");
     r = tc_rpc(lob, "{\"type\":\"lobby\",\"action\":\"unsubscribe\"}");
     t_ok(r, "unsubscribe");
     cJSON_Delete(r);
@@ -486,7 +489,8 @@ Test(bounded, a_listed_finished_game_is_the_game_object, .timeout = 60)
         snprintf(mv, sizeof mv, "%s",
                  cJSON_GetArrayItem(t_obj(t_obj(r, "game"), "legal_moves"), 0)->valuestring);
         cJSON_Delete(r);
-        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i, mv);
+        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i,
+                   mv);
         t_ok(r, "move");
         cJSON_Delete(r);
     }
@@ -527,7 +531,11 @@ Test(bounded, a_listed_finished_game_is_the_game_object, .timeout = 60)
     cJSON_Delete(r);
     list = tc_rpc(a, "{\"type\":\"games\",\"status\":\"finished\"}");
     t_ok(list, "games after the edit");
-    cr_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(t_obj(list, "games"), 0), "moves"), 5)->valuestring, "zz");
+    cr_assert_str_eq(
+        cJSON_GetArrayItem(
+            cJSON_GetObjectItem(cJSON_GetArrayItem(t_obj(list, "games"), 0), "moves"), 5)
+            ->valuestring,
+        "zz");
     cJSON_Delete(list);
     tc_close(a);
     stop();
