@@ -211,3 +211,23 @@ CREATE INDEX challenges_open ON challenges (status) WHERE to_user IS NULL;
 -- The expiry sweep looks for the oldest open challenges.
 CREATE INDEX challenges_open_created ON challenges (created) WHERE status = 'open';
 CREATE INDEX games_challenge ON games (challenge_id);
+
+-- migration 6
+-- Hostile load and faults (issue 9). Storage per account stays bounded:
+-- the upkeep sweep (server/game/upkeep.c) deletes read notifications and
+-- closed challenges older than 30 days and tokens idle for 30 days; the
+-- partial indexes below find them without a scan. A game whose stored
+-- moves no longer replay is marked damaged (quarantined): it is never
+-- replayed again, the deadline timer skips it, login lists it apart.
+-- draw_offers keeps the ply of each side's last draw offer in a game, so
+-- a side offers at most once per move (no row per offer/decline cycle).
+ALTER TABLE games ADD COLUMN damaged INTEGER NOT NULL DEFAULT 0 CHECK (damaged IN (0, 1));
+CREATE TABLE draw_offers (
+    game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    side    TEXT    NOT NULL CHECK (side IN ('white', 'black')),
+    ply     INTEGER NOT NULL CHECK (ply >= 0), -- the game's ply when that side last offered
+    PRIMARY KEY (game_id, side)
+) WITHOUT ROWID;
+CREATE INDEX notifications_read_old ON notifications (created) WHERE read = 1;
+CREATE INDEX challenges_closed_old ON challenges (updated) WHERE status <> 'open';
+CREATE INDEX tokens_idle ON tokens (last_used);

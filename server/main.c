@@ -207,6 +207,16 @@ int main(int argc, char **argv)
     const char *hash_delay = getenv("QK_TEST_HASH_DELAY_MS");
     if (hash_delay && parse_int(hash_delay, 0, 60000, &cfg.hash_delay_ms) != 0)
         cfg.hash_delay_ms = 0;
+    /* Tests only: QK_UPKEEP_MS shortens the 10 s upkeep tick (idle WAL
+     * checkpoint, sweep of old rows; game/upkeep.h), QK_JOURNAL_LIMIT the
+     * 64 MiB the WAL is cut back to (store/store_bound.h). */
+    const char *upkeep_ms = getenv("QK_UPKEEP_MS");
+    if (upkeep_ms && parse_int(upkeep_ms, 1, INT_MAX, &cfg.upkeep_ms) != 0)
+        cfg.upkeep_ms = 0;
+    const char *journal = getenv("QK_JOURNAL_LIMIT");
+    int journal_bytes = 0;
+    if (journal && parse_int(journal, 4096, INT_MAX, &journal_bytes) == 0)
+        cfg.journal_limit = journal_bytes;
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
         log_error("cannot ignore SIGPIPE");
         return 1;

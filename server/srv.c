@@ -17,6 +17,7 @@
 #include "api/session.h"
 #include "game/corr.h"
 #include "game/games.h"
+#include "store/store_bound.h"
 #include "util/log.h"
 
 /* ---- flush ------------------------------------------------------------ */
@@ -117,6 +118,8 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     }
     if (store_open(cfg->db_path, &s->store) != STORE_OK)
         return -1;
+    if (cfg->journal_limit > 0 && store_journal_limit(s->store, cfg->journal_limit) != STORE_OK)
+        goto fail_store;
     batch_init(&s->batch, s->store, forget_all_games, s, on_durable, s);
     g->store = s->store;
     g->batch = &s->batch;
@@ -242,6 +245,10 @@ int srv_start(srv *s)
     /* From here commits are made durable off the loop (store.h). */
     if (store_async_start(s->store, s->loop, s->cfg.fsync_delay_ms) != STORE_OK)
         log_warn("commits stay synchronous: every fsync runs on the loop");
+    if ((rc = upkeep_start(&s->upkeep, &s->svc, s->cfg.upkeep_ms)) < 0) {
+        log_error("upkeep timer: %s", uv_strerror(rc));
+        return -1;
+    }
     /* Injected commit failures count from here, after start-up's own. */
     store_fail_commit_at(s->store, s->cfg.fail_commit_at);
     log_info("listening on %s:%d, database %s", s->cfg.host, s->port, s->cfg.db_path);
@@ -309,6 +316,7 @@ void srv_stop(srv *s)
     heartbeat_stop(&s->beat);
     tcp_stop_listening(&s->tcp);
     corr_stop(&s->svc); /* stages last_alive */
+    upkeep_stop(&s->upkeep);
     int rc = uv_timer_init(s->loop, &s->stop_timer);
     if (rc == 0) {
         s->stop_timer.data = s;

@@ -74,6 +74,7 @@
 #include "api/api.h"
 #include "api/heartbeat.h"
 #include "game/svc.h"
+#include "game/upkeep.h"
 #include "net/conn.h"
 #include "net/tcp.h"
 #include "net/ws.h"
@@ -107,6 +108,8 @@ typedef struct srv_config {
     int max_per_addr;     /* connections from one address; 0 = NET_DEFAULT_MAX_PER_ADDR */
     int max_per_account;  /* connections logged in as one user; 0 = API_MAX_CONNS_PER_ACCOUNT */
     int fsync_delay_ms;   /* tests and benchmarks: every fsync stalls this long (store.h) */
+    int upkeep_ms;        /* upkeep tick (game/upkeep.h); 0 = UPKEEP_TICK_MS */
+    int64_t journal_limit; /* bytes the WAL is cut back to; 0 = STORE_JOURNAL_LIMIT */
 } srv_config;
 
 typedef struct srv {
@@ -121,6 +124,7 @@ typedef struct srv {
     bool http_open;
     api api;
     heartbeat beat;
+    upkeep upkeep; /* idle checkpoint and the sweep of old rows */
     workers hints; /* the engine's threads (api/hint.c) */
     uv_prepare_t prep;
     uv_check_t check;

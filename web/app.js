@@ -163,6 +163,8 @@ async function onOpen() {
 function loggedIn(res) {
   app.me = res.user;
   localStorage.setItem(TOKEN_KEY, res.token);
+  // Open seeks reach only connections that asked for the lobby.
+  app.conn.request('lobby', { action: 'subscribe' }).catch(() => {});
   app.challenges.clear();
   for (const c of res.challenges || []) app.challenges.set(c.id, c);
   const active = new Set((res.games || []).map((g) => g.id));

@@ -105,7 +105,7 @@ void dispatch_line_cb(conn *c, char *line, size_t len)
         cJSON_Delete(loose);
         return;
     }
-    req r = {.api = s, .conn = c, .sess = session_of(c), .msg = msg};
+    req r = {.api = s, .conn = c, .sess = session_of(c), .msg = msg, .busy0 = s->svc->batch->busy};
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
     char buf[160];

@@ -55,7 +55,7 @@ static void deliver(void *ctx, const char *name, const cJSON *ev, const events_t
         while (c) {
             conn *next = c->next;
             session *se = session_of(c);
-            if (se && se->user_id)
+            if (se && se->user_id && se->lobby)
                 event_to(a, c, ob);
             c = next;
         }

@@ -134,12 +134,8 @@ void op_hint(req *r)
     game *g = NULL;
     req_uint(r, "game", &id);
     int rc = games_get(s->svc->games, (int64_t)id, &g);
-    if (rc == STORE_NOTFOUND) {
-        req_error(r, QK_ERR_NOT_FOUND, "no such game");
-        return;
-    }
     if (rc != STORE_OK) {
-        req_error(r, QK_ERR_INTERNAL, NULL);
+        ops_game_error(r, rc, (int64_t)id);
         return;
     }
     int64_t me = r->sess->user_id;

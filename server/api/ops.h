@@ -38,6 +38,9 @@ void op_unsubscribe(req *r);
 /* ops_bot.c: users (accounts with their bot flag); hint.c: hint. */
 void op_users(req *r);
 void op_hint(req *r);
+/* ops_lobby.c: lobby (subscribe to open seeks), seeks (paged). */
+void op_lobby(req *r);
+void op_seeks(req *r);
 
 /* ops_corr.c: correspondence play (docs/protocol.md): notifications,
  * read, vacation, draw, abort; debug_clock (only with --test-clock). */
@@ -48,6 +51,10 @@ void op_draw(req *r);
 void op_abort(req *r);
 void op_debug_clock(req *r);
 
+/* Answer r for games_get()'s failure rc on game id: not_found, or
+ * internal ("game N is damaged" for a quarantined game). */
+void ops_game_error(req *r, int rc, int64_t id);
+
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200
 #define OPS_LOGIN_GAMES_MAX 500    /* active games listed in a login result */
@@ -55,9 +62,14 @@ void op_debug_clock(req *r);
 
 /* {"username": name, "bot": bot}; NULL on allocation failure. */
 cJSON *ops_user_json(const char *name, bool bot);
-/* Add "challenges": the open challenges from, to and for user_id, to res.
+/* Add "challenges": the open challenges from and to user_id and the
+ * first STORE_SEEKS_PAGE open seeks by others, and "seeks_next" (the id to
+ * pass to `seeks` as after, or null when that page was not full), to res.
  * false on a store or allocation failure. */
 bool ops_add_challenges(api *s, cJSON *res, int64_t user_id);
+struct store_challenge;
+/* The wire object of challenge c (caller owns; NULL on allocation failure). */
+cJSON *ops_challenge_json(const struct store_challenge *c);
 struct game;
 /* Add "notifications": user_id's unread notifications, oldest first
  * (ops_corr.c). false on a store or allocation failure. */
@@ -76,7 +88,9 @@ bool ops_active_after_flag(req *r, struct game *g);
  * "reason", and a message in words ("the game is over: white ran out of
  * time"). */
 void ops_game_over(req *r, const struct game *g);
-/* Add "games": user_id's active games as full objects, to res. */
+/* Add "games": user_id's active games as full objects, and
+ * "damaged_games": the ids of those that are quarantined (games.h
+ * GAMES_EDAMAGED), left out of "games", to res. */
 bool ops_add_active_games(api *s, cJSON *res, int64_t user_id);
 
 #endif

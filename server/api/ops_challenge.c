@@ -34,20 +34,44 @@
 
 static void challenge_create(req *r, store_challenge *cp, bool vacation, bool priv);
 
+cJSON *ops_challenge_json(const store_challenge *c)
+{
+    return challenges_json(c);
+}
+
+/* The list being filled, and the open seeks by others in it (a full page
+ * of them means there may be more: `seeks_next`). */
+typedef struct challenge_list {
+    cJSON *list;
+    int64_t user_id, seeks, last_seek;
+} challenge_list;
+
 static int add_challenge_cb(void *arg, const store_challenge *c)
 {
+    challenge_list *cl = arg;
     cJSON *o = challenges_json(c);
-    if (!o || !cJSON_AddItemToArray(arg, o)) {
+    if (!o || !cJSON_AddItemToArray(cl->list, o)) {
         cJSON_Delete(o);
         return 1;
+    }
+    if (c->to_id == 0 && c->from_id != cl->user_id) {
+        cl->seeks++;
+        cl->last_seek = c->id;
     }
     return 0;
 }
 
 bool ops_add_challenges(api *s, cJSON *res, int64_t user_id)
 {
-    cJSON *list = cJSON_AddArrayToObject(res, "challenges");
-    return list && store_challenges_for(s->svc->store, user_id, add_challenge_cb, list) == STORE_OK;
+    challenge_list cl = {cJSON_AddArrayToObject(res, "challenges"), user_id, 0, 0};
+    if (!cl.list ||
+        store_challenges_for(s->svc->store, user_id, add_challenge_cb, &cl) != STORE_OK)
+        return false;
+    /* Others' seeks are one page (STORE_SEEKS_PAGE); the `seeks` op pages
+     * on from here. */
+    return cl.seeks >= STORE_SEEKS_PAGE
+               ? cJSON_AddNumberToObject(res, "seeks_next", (double)cl.last_seek) != NULL
+               : cJSON_AddNullToObject(res, "seeks_next") != NULL;
 }
 
 void op_challenges(req *r)

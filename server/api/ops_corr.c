@@ -11,6 +11,7 @@
 #include "game/corr.h"
 #include "game/events.h"
 #include "game/games.h"
+#include "store/store_bound.h"
 #include "util/log.h"
 #include "game/notify.h"
 #include "api/ops.h"
@@ -233,8 +234,7 @@ static game *my_active_game(req *r)
     int rc = games_get(r->api->svc->games, (int64_t)id, &g);
     int64_t me = r->sess->user_id;
     if (rc != STORE_OK)
-        req_error(r, rc == STORE_NOTFOUND ? QK_ERR_NOT_FOUND : QK_ERR_INTERNAL,
-                  rc == STORE_NOTFOUND ? "no such game" : NULL);
+        ops_game_error(r, rc, (int64_t)id);
     else if (g->white.id != me && g->black.id != me)
         req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
     else if (ops_active_after_flag(r, g))
@@ -301,6 +301,20 @@ void op_draw(req *r)
         req_error(r, QK_ERR_CONFLICT, "your opponent has not offered a draw");
         return;
     }
+    /* One offer per side per move (issue 9): an offer/decline loop cannot
+     * write without limit. */
+    int64_t last_ply = -1;
+    bool offer = strcmp(action, "offer") == 0;
+    int drc = offer ? store_draw_ply_get(s->svc->store, g->id, mine, &last_ply) : STORE_NOTFOUND;
+    if (drc != STORE_OK && drc != STORE_NOTFOUND) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    if (drc == STORE_OK && last_ply == g->ply) {
+        req_error(r, QK_ERR_CONFLICT,
+                  "you have already offered a draw at this move: offer again after a move");
+        return;
+    }
     if (svc_write_begin(s->svc) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
@@ -312,8 +326,13 @@ void op_draw(req *r)
         if (rc == STORE_OK)
             notify_game_over(s->svc, g);
     } else {
-        g->draw_offer = strcmp(action, "offer") == 0 ? side : -1;
+        g->draw_offer = offer ? side : -1;
         rc = games_put_x(s->svc->games, g);
+        if (rc == STORE_OK && offer &&
+            store_draw_ply_put(s->svc->store, g->id, mine, g->ply) != STORE_OK) {
+            svc_poison(s->svc);
+            rc = STORE_EIO;
+        }
         if (rc == STORE_OK && strcmp(action, "offer") == 0)
             rc = notify_draw_offer(s->svc, g, me);
         else if (rc == STORE_OK)

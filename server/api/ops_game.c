@@ -49,11 +49,22 @@ static game *load_game(req *r)
     game *g = NULL;
     req_uint(r, "game", &id);
     int rc = games_get(r->api->svc->games, (int64_t)id, &g);
-    if (rc == STORE_NOTFOUND)
-        req_error(r, QK_ERR_NOT_FOUND, "no such game");
-    else if (rc != STORE_OK)
-        req_error(r, QK_ERR_INTERNAL, NULL);
+    if (rc != STORE_OK)
+        ops_game_error(r, rc, (int64_t)id);
     return rc == STORE_OK ? g : NULL;
+}
+
+void ops_game_error(req *r, int rc, int64_t id)
+{
+    char buf[64];
+    if (rc == STORE_NOTFOUND) {
+        req_error(r, QK_ERR_NOT_FOUND, "no such game");
+    } else if (rc == GAMES_EDAMAGED) {
+        snprintf(buf, sizeof buf, "game %lld is damaged", (long long)id);
+        req_error(r, QK_ERR_INTERNAL, buf);
+    } else {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+    }
 }
 
 static bool is_player(const game *g, int64_t user)
@@ -118,49 +129,74 @@ static bool may_watch(req *r, const game *g)
 
 /* ---- listing ---------------------------------------------------------- */
 
-typedef struct id_list {
-    int64_t ids[OPS_LOGIN_GAMES_MAX];
-    size_t n;
-} id_list;
+/* The rows of a listing, copied out of the query (the objects are built
+ * after it: building reads other rows). */
+typedef struct row_list {
+    store_game *rows;
+    size_t n, cap;
+} row_list;
 
 static int collect_cb(void *arg, const store_game *g)
 {
-    id_list *l = arg;
-    l->ids[l->n++] = g->id;
-    return l->n == OPS_LOGIN_GAMES_MAX;
+    row_list *l = arg;
+    l->rows[l->n++] = *g;
+    return l->n == l->cap;
 }
 
 /* Add "games": the games matching f (newest first), as objects, leaving
  * out private games that viewer does not play (a listing must not show
  * what `game` and `subscribe` refuse). A page may then hold fewer than
  * f->limit games; `before` paging still works from the last id shown. */
+/* Only active games come from the games cache; finished and aborted ones
+ * are built from their rows (games_from_row(): no replay through the
+ * rules, issue 9 item 11). A damaged game is left out, and its id added
+ * to damaged when given (login), so one bad game never breaks a list. */
 static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal,
-                      int64_t viewer)
+                      int64_t viewer, cJSON *damaged)
 {
-    id_list l;
+    row_list l = {NULL, 0, f->limit > 0 && f->limit < OPS_LOGIN_GAMES_MAX ? (size_t)f->limit
+                                                                           : OPS_LOGIN_GAMES_MAX};
     cJSON *list = cJSON_AddArrayToObject(res, "games");
-    l.n = 0;
-    if (!list || store_games_query(s->svc->store, f, collect_cb, &l) < 0)
+    if (!list || !(l.rows = malloc(l.cap * sizeof *l.rows)))
         return false;
-    for (size_t i = 0; i < l.n; i++) {
-        game *g;
-        if (games_get(s->svc->games, l.ids[i], &g) != STORE_OK)
-            return false;
-        if (g->priv && !is_player(g, viewer))
+    bool ok = store_games_query(s->svc->store, f, collect_cb, &l) >= 0;
+    for (size_t i = 0; ok && i < l.n; i++) {
+        const store_game *row = &l.rows[i];
+        bool active = strcmp(row->status, "active") == 0;
+        game *g = NULL;
+        int rc = active ? games_get(s->svc->games, row->id, &g)
+                        : games_from_row(s->svc->games, row, &g);
+        if (rc == GAMES_EDAMAGED) {
+            cJSON *id = damaged ? cJSON_CreateNumber((double)row->id) : NULL;
+            if (damaged && (!id || !cJSON_AddItemToArray(damaged, id))) {
+                cJSON_Delete(id);
+                ok = false;
+            }
             continue;
-        cJSON *gj = games_json(s->svc->games, g, legal);
-        if (!gj || !cJSON_AddItemToArray(list, gj)) {
-            cJSON_Delete(gj);
-            return false;
         }
+        if (rc != STORE_OK) {
+            ok = false;
+            break;
+        }
+        if (!g->priv || is_player(g, viewer)) {
+            cJSON *gj = games_json(s->svc->games, g, legal);
+            if (!gj || !cJSON_AddItemToArray(list, gj)) {
+                cJSON_Delete(gj);
+                ok = false;
+            }
+        }
+        if (!active)
+            games_release(g);
     }
-    return true;
+    free(l.rows);
+    return ok;
 }
 
 bool ops_add_active_games(api *s, cJSON *res, int64_t user_id)
 {
     store_game_filter f = {.user_id = user_id, .status = "active", .limit = OPS_LOGIN_GAMES_MAX};
-    return add_games(s, res, &f, true, user_id);
+    cJSON *damaged = cJSON_AddArrayToObject(res, "damaged_games");
+    return damaged && add_games(s, res, &f, true, user_id, damaged);
 }
 
 void op_games(req *r)
@@ -226,7 +262,7 @@ void op_games(req *r)
     f.before = (int64_t)before;
     f.limit = (int64_t)limit;
     cJSON *res = req_ok(r);
-    if (res && !add_games(s, res, &f, false, r->sess->user_id)) {
+    if (res && !add_games(s, res, &f, false, r->sess->user_id, NULL)) {
         cJSON_Delete(res);
         res = NULL;
     }

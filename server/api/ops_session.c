@@ -337,6 +337,33 @@ void op_login(req *r)
     }
 }
 
+/* The token is deleted: every other connection logged in with it becomes
+ * anonymous too and is told so by a `logged_out` event (its subscriptions
+ * to private games go, as for its own logout). Undone with the batch. */
+static void revoke_elsewhere(api *s, conn *self, int64_t user_id, const uint8_t *hash)
+{
+    reg_node *n = reg_first(&s->users, user_id);
+    while (n) {
+        /* session_logout() unlinks n from the registry. */
+        reg_node *next = reg_next(n);
+        conn *oc = n->val;
+        session *os = session_of(oc);
+        if (oc != self && os && os->has_token &&
+            memcmp(os->token_hash, hash, STORE_TOKEN_HASH) == 0) {
+            session_touch(s, oc);
+            session_logout(s, oc);
+            ops_drop_hidden_subs(s, oc);
+            cJSON *ev = qk_proto_event("logged_out");
+            if (ev && cJSON_AddStringToObject(ev, "reason", "logout"))
+                conn_send_json(oc, ev, batch_open(s->svc->batch) ? CONN_MSG_TXN : 0, NULL);
+            else
+                log_error("out of memory: logged_out event dropped");
+            cJSON_Delete(ev);
+        }
+        n = next;
+    }
+}
+
 void op_logout(req *r)
 {
     api *s = r->api;
@@ -348,6 +375,8 @@ void op_logout(req *r)
             return;
         }
     }
+    if (se->has_token)
+        revoke_elsewhere(s, r->conn, se->user_id, se->token_hash);
     session_touch(s, r->conn);
     session_logout(s, r->conn);
     ops_drop_hidden_subs(s, r->conn);

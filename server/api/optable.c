@@ -72,6 +72,9 @@ static const op_def ops[] = {
       OPT("online", FT_BOOL)}},
     {"hint", op_hint, true, {REQ("game", FT_ID)}},
     {"rematch", op_rematch, true, {REQ("game", FT_ID)}},
+    /* the lobby (ops_lobby.c, issue 9) */
+    {"lobby", op_lobby, true, {REQ("action", FT_STR)}},
+    {"seeks", op_seeks, true, {OPT("after", FT_ID), OPT("limit", FT_UINT)}},
 };
 
 const op_def *optable_op(size_t i)

@@ -73,12 +73,50 @@ cJSON *req_error_new(req *r, qk_err e, const char *message)
     return qk_proto_error(r->id, e, message);
 }
 
+/* The store was busy during this request (batch.h): its `internal` is
+ * server_busy with retry_after_ms. NULL on allocation failure. */
+static cJSON *busy_error(const cJSON *id)
+{
+    cJSON *err = qk_proto_error(id, QK_ERR_SERVER_BUSY, "the database is busy: retry shortly");
+    if (err && !cJSON_AddNumberToObject(err, "retry_after_ms", REQ_BUSY_RETRY_MS)) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    return err;
+}
+
+static bool req_saw_busy(const req *r)
+{
+    return r->api && r->api->svc->batch->busy != r->busy0;
+}
+
+/* Whether msg is an `internal` error object. */
+static bool is_internal(const cJSON *msg)
+{
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(msg, "code");
+    return cJSON_IsString(code) && strcmp(code->valuestring, "internal") == 0;
+}
+
+/* msg (owned), or server_busy in its place when it is `internal` and the
+ * store was found busy (see req_error()). */
+static cJSON *busy_instead(cJSON *msg, const cJSON *id, bool busy)
+{
+    if (!busy || (msg && !is_internal(msg)))
+        return msg;
+    cJSON *err = busy_error(id);
+    if (!err)
+        return msg;
+    cJSON_Delete(msg);
+    return err;
+}
+
 void req_reply(req *r, cJSON *res)
 {
     if (!first_answer(r)) {
         cJSON_Delete(res);
         return;
     }
+    res = busy_instead(res, r->id, req_saw_busy(r));
     if (!res) {
         log_error("op %s: out of memory building the answer", r->op ? r->op->name : "?");
         res = qk_proto_error(r->id, QK_ERR_INTERNAL, NULL);
@@ -161,6 +199,10 @@ cJSON *deferred_error(deferred *d, qk_err e, const char *message)
 void deferred_reply(deferred *d, cJSON *msg)
 {
     if (deferred_alive(d)) {
+        /* A deferred answer is built in the turn of its write: busy in
+         * this turn (since the last batch end) is what refused it. */
+        const batch *b = d->api->svc->batch;
+        msg = busy_instead(msg, d->id, b->busy != b->busy_at_end);
         if (!msg)
             msg = qk_proto_error(d->id, QK_ERR_INTERNAL, NULL);
         if (msg)

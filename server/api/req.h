@@ -21,6 +21,8 @@
 #include "net/conn.h"
 #include "qk_proto.h"
 
+#define REQ_BUSY_RETRY_MS 100 /* retry_after_ms when the database is locked elsewhere */
+
 typedef enum {
     FT_STR,  /* JSON string */
     FT_UINT, /* integer 0..2^53-1 */
@@ -59,6 +61,7 @@ struct req {
     const cJSON *msg; /* the whole request; borrowed */
     const cJSON *id;  /* the request id; borrowed from msg */
     bool answered, deferred;
+    uint64_t busy0; /* api->svc->batch->busy when the request began */
 };
 
 /* Check every declared field of r->op in r->msg (dispatch.h lists the
@@ -72,7 +75,11 @@ bool req_check_fields(req *r);
 cJSON *req_ok(req *r);
 /* Send res (owned, deleted here) as r's answer; NULL -> internal. */
 void req_reply(req *r, cJSON *res);
-/* Answer r with error e (message NULL = the default message). */
+/* Answer r with error e (message NULL = the default message). An
+ * `internal` of a request that found the store busy (batch.h: busy grew
+ * since busy0) is answered `server_busy` with retry_after_ms
+ * (REQ_BUSY_RETRY_MS) instead: a lock held by another process is not the
+ * server's failure, and nothing was changed. */
 void req_error(req *r, qk_err e, const char *message);
 /* Answer r with a prepared error object (owned; NULL -> internal). */
 void req_reply_error(req *r, cJSON *err);

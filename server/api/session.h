@@ -29,6 +29,7 @@ typedef struct session {
     rate_bucket rate;     /* requests of this connection (api.rate) */
     uint64_t opened_at;   /* uv_now() at accept: the login deadline counts from it */
     bool logged_in_once;  /* a login succeeded: never closed for idling anonymously */
+    bool lobby;           /* subscribed to open seeks (`lobby`); delivered while logged in */
 } session;
 
 /* The api of c's net (net.data). */

@@ -53,10 +53,21 @@ void corr_free(gsvc *s)
 
 /* ---- the deadline timer ----------------------------------------------- */
 
+#define CORR_BUSY_RETRY_MS 100 /* deadline sweep refused STORE_BUSY: retry after */
+
 static void deadline_cb(uv_timer_t *t)
 {
     gsvc *s = t->data;
+    uint64_t busy = s->batch->busy;
     corr_sweep(s);
+    if (s->batch->busy != busy) {
+        /* The database is locked by another process: try again a little
+         * later instead of at once (a due game would spin the loop). */
+        int rc = uv_timer_start(t, deadline_cb, CORR_BUSY_RETRY_MS, 0);
+        if (rc < 0)
+            log_error("deadline timer: %s", uv_strerror(rc));
+        return;
+    }
     /* The sweep's changes commit in this iteration's prepare handle; the
      * re-arm follows in corr_after_flush. Make sure there is one even if
      * nothing changed (a store error left the game due). */

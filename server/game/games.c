@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/store_bound.h"
 #include "util/log.h"
 
 struct games {
@@ -19,6 +20,7 @@ struct games {
     int64_t *trim;
     size_t ntrim, captrim;
     bool full_trim;
+    registry damaged; /* quarantined game ids (GAMES_EDAMAGED), logged once */
     qk_move scratch[QK_MAX_MOVES];
 };
 
@@ -44,6 +46,7 @@ int games_new(gsvc *s, games **out)
         return -1;
     gs->svc = s;
     reg_init(&gs->cache);
+    reg_init(&gs->damaged);
     *out = gs;
     return 0;
 }
@@ -81,6 +84,7 @@ void games_free(games *gs)
     if (!gs)
         return;
     games_forget_all(gs);
+    reg_free(&gs->damaged);
     free(gs->trim);
     free(gs);
 }
@@ -239,6 +243,7 @@ static int push_move(game *g, const char *text)
 typedef struct replay {
     game *g;
     bool bad;
+    char why[160]; /* what did not replay, for the one log line */
 } replay;
 
 static int replay_cb(void *arg, int64_t ply, const char *text, int64_t user_id)
@@ -248,8 +253,8 @@ static int replay_cb(void *arg, int64_t ply, const char *text, int64_t user_id)
     qk_move m;
     qk_undo u;
     if (ply != g->ply || qk_move_parse(&g->v, &g->pos, text, &m) != QK_OK) {
-        log_error("game %lld: stored move %lld \"%s\" does not replay", (long long)g->id,
-                  (long long)ply, text);
+        snprintf(rp->why, sizeof rp->why, "stored move %lld \"%.64s\" does not replay",
+                 (long long)ply, text);
         rp->bad = true;
         return 1;
     }
@@ -263,14 +268,41 @@ static int replay_cb(void *arg, int64_t ply, const char *text, int64_t user_id)
     return 0;
 }
 
+/* Game id's stored rows do not make a game (why): quarantine it. Logged
+ * once (the registry, then the stored mark, which load() reads before any
+ * replay); the mark also keeps it out of the deadline timer (store_bound.h).
+ * Returns GAMES_EDAMAGED. */
+static int quarantine(games *gs, int64_t id, const char *why)
+{
+    if (!reg_first(&gs->damaged, id)) {
+        log_error("game %lld: quarantined as damaged (%s); its players get an error for it",
+                  (long long)id, why);
+        (void)reg_add(&gs->damaged, id, NULL);
+    }
+    gsvc *s = gs->svc;
+    if (svc_write_begin(s) == 0 && store_game_damaged_set(s->store, id) != STORE_OK)
+        svc_poison(s);
+    return GAMES_EDAMAGED;
+}
+
 static int load(games *gs, int64_t id, game **out)
 {
+    if (reg_first(&gs->damaged, id))
+        return GAMES_EDAMAGED;
+    bool damaged = false;
+    int rc = store_game_damaged_get(gs->svc->store, id, &damaged);
+    if (rc)
+        return rc;
+    if (damaged) {
+        (void)reg_add(&gs->damaged, id, NULL);
+        return GAMES_EDAMAGED;
+    }
     game *g = calloc(1, sizeof *g);
     if (!g)
         return STORE_EIO;
     store_game row;
     store_game_x x;
-    int rc = store_game_get(gs->svc->store, id, &row);
+    rc = store_game_get(gs->svc->store, id, &row);
     if (rc == STORE_OK)
         rc = store_game_x_get(gs->svc->store, id, &x);
     if (rc == STORE_OK)
@@ -279,11 +311,12 @@ static int load(games *gs, int64_t id, game **out)
         goto fail;
     rc = STORE_EIO;
     const char *why = "";
+    char buf[200];
     if (from_rows(g, &row, &x) != 0 || qk_variant_parse(row.variant, &g->v) != QK_OK ||
         qk_pos_parse(&g->v, row.start, &g->pos, &why) != QK_OK ||
         tc_from_text(row.time_control, &g->tc) != 0) {
-        log_error("game %lld: bad stored status, variant, start or time control %s",
-                  (long long)id, why);
+        snprintf(buf, sizeof buf, "bad stored status, variant, start or time control %s", why);
+        rc = quarantine(gs, id, buf);
         goto fail;
     }
     /* The monotonic reference is not stored: rebuild it from the last
@@ -292,12 +325,19 @@ static int load(games *gs, int64_t id, game **out)
         int64_t since = svc_now(gs->svc) - g->updated;
         g->turn_mono = svc_mono(gs->svc) - (since > 0 ? since : 0);
     }
-    replay rp = {g, false};
-    if (store_moves_each(gs->svc->store, id, replay_cb, &rp) != STORE_OK || rp.bad)
+    replay rp = {g, false, ""};
+    rc = store_moves_each(gs->svc->store, id, replay_cb, &rp);
+    if (rp.bad) {
+        rc = quarantine(gs, id, rp.why);
         goto fail;
+    }
+    if (rc != STORE_OK)
+        goto fail;
+    rc = STORE_EIO;
     if (g->ply != row.ply) {
-        log_error("game %lld: %lld moves stored, row says ply %lld", (long long)id,
-                  (long long)g->ply, (long long)row.ply);
+        snprintf(buf, sizeof buf, "%lld moves stored, row says ply %lld", (long long)g->ply,
+                 (long long)row.ply);
+        rc = quarantine(gs, id, buf);
         goto fail;
     }
     /* The rules decide: a stored position or turn that disagrees with the
@@ -321,6 +361,67 @@ static int load(games *gs, int64_t id, game **out)
 fail:
     game_free(g);
     return rc;
+}
+
+/* Listings of finished games (issue 9, item 11): the stored rows as they
+ * are, the position parsed from the row (not replayed), the moves' texts
+ * copied (never qk_move_parse). */
+typedef struct texts {
+    game *g;
+    bool bad, oom;
+} texts;
+
+static int text_cb(void *arg, int64_t ply, const char *text, int64_t user_id)
+{
+    texts *t = arg;
+    if (ply != t->g->ply) {
+        t->bad = true;
+        return 1;
+    }
+    if (push_move(t->g, text)) {
+        t->oom = true;
+        return 1;
+    }
+    t->g->last_mover = user_id;
+    return 0;
+}
+
+int games_from_row(games *gs, const store_game *row, game **out)
+{
+    *out = NULL;
+    game *g = calloc(1, sizeof *g);
+    if (!g)
+        return STORE_EIO;
+    store_game_x x;
+    const char *why = "";
+    int rc = store_game_x_get(gs->svc->store, row->id, &x);
+    if (rc)
+        goto fail;
+    if (from_rows(g, row, &x) != 0 || qk_variant_parse(row->variant, &g->v) != QK_OK ||
+        qk_pos_parse(&g->v, row->position, &g->pos, &why) != QK_OK ||
+        tc_from_text(row->time_control, &g->tc) != 0) {
+        rc = GAMES_EDAMAGED; /* not logged here: `game` on it quarantines it */
+        goto fail;
+    }
+    texts t = {g, false, false};
+    rc = store_moves_each(gs->svc->store, row->id, text_cb, &t);
+    if (t.oom)
+        rc = STORE_EIO;
+    else if (t.bad || (rc == STORE_OK && g->ply != row->ply))
+        rc = GAMES_EDAMAGED;
+    if (rc)
+        goto fail;
+    *out = g;
+    return STORE_OK;
+fail:
+    game_free(g);
+    return rc;
+}
+
+void games_release(game *g)
+{
+    if (g)
+        game_free(g);
 }
 
 int games_get(games *gs, int64_t id, game **out)

@@ -118,9 +118,27 @@ typedef struct games games;
 int games_new(gsvc *s, games **out);
 void games_free(games *gs);
 
+/* games_get(): the game's stored rows do not make a game (a stored move
+ * the rules refuse, a bad row). The game is quarantined: logged once,
+ * marked damaged in the store (store_bound.h; the deadline timer skips
+ * it) and never replayed again; callers report it for that game only
+ * (api: `internal`, "game N is damaged"). Not a STORE_E* code. */
+#define GAMES_EDAMAGED (-20)
+
 /* The game with this id: 0 and *out (see "valid until" above);
- * STORE_NOTFOUND; STORE_EIO (database error or unreplayable game). */
+ * STORE_NOTFOUND; GAMES_EDAMAGED (quarantined, above); STORE_EIO or
+ * STORE_BUSY (the store failed). */
 int games_get(games *gs, int64_t id, game **out);
+/* A game built from its stored row for a listing (issue 9, item 11):
+ * the position is the row's, parsed, and the moves' texts are read with
+ * store_moves_each(), never replayed through the rules, so listing long
+ * finished games costs no rules work. For finished and aborted games,
+ * whose rows the rules wrote last; the object games_json() makes of it is
+ * the one of games_get()'s game. *out is not cached: the caller frees it
+ * with games_release(). 0; GAMES_EDAMAGED (the row does not parse or its
+ * moves do not match its ply); STORE_E*. */
+int games_from_row(games *gs, const store_game *row, game **out);
+void games_release(game *g);
 /* Drop a cached game (reloaded on next use). */
 void games_forget(games *gs, int64_t id);
 /* Game id is about to change in memory along with the batch's writes:

@@ -11,6 +11,7 @@
 
 #include "game/events.h"
 #include "game/games.h"
+#include "store/store_bound.h"
 #include "util/log.h"
 #include "qk_proto.h"
 
@@ -45,6 +46,12 @@ fail:
     return NULL;
 }
 
+static bool replaces(const char *kind)
+{
+    return strcmp(kind, "your_turn") == 0 || strcmp(kind, "draw_offer") == 0 ||
+           strcmp(kind, "draw_declined") == 0;
+}
+
 int notify_push(gsvc *s, int64_t user_id, const char *kind, int64_t game_id, cJSON *data)
 {
     store_note n = {.user_id = user_id, .game_id = game_id, .created = svc_now(s)};
@@ -59,6 +66,12 @@ int notify_push(gsvc *s, int64_t user_id, const char *kind, int64_t game_id, cJS
     }
     free(text);
     text = NULL;
+    /* One unread notice per game of these kinds (issue 9): each replaces
+     * the unread one before it, so a long game or a draw offer/decline
+     * loop does not add a row per move or per cycle. */
+    if (replaces(kind) && game_id > 0 &&
+        store_notes_drop_unread(s->store, user_id, kind, game_id) != STORE_OK)
+        goto fail;
     if (store_note_insert(s->store, &n) != STORE_OK)
         goto fail;
     /* Dropped on allocation failure: it stays stored, and the login

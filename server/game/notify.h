@@ -15,6 +15,10 @@
  *   deadline_soon  opponent, deadline
  *   challenge_declined  challenge (id), by (the decliner), reason, message (when given)
  *   draw_declined  opponent (who declined)
+ * A your_turn, draw_offer or draw_declined notification replaces (deletes)
+ * its user's unread one of the same kind and game: one per game, not one
+ * per move or per offer (issue 9); a read one stays until the upkeep sweep
+ * (upkeep.h).
  * Every function needs svc_write_begin() done; on a store error it
  * poisons the batch (svc_poison) and returns -1, else 0.
  */

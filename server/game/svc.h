@@ -37,8 +37,8 @@ struct games;
 struct corr;
 
 /* The recipients of one event: the connections of up to two users (0 =
- * none), the watchers of a game (0 = none), and, with all, every
- * logged-in connection. A connection that is several of these gets the
+ * none), the watchers of a game (0 = none), and, with all, the lobby:
+ * every logged-in connection that asked for open seeks (api: `lobby`). A connection that is several of these gets the
  * event once. players_only: the game is private, so its watchers get the
  * event only while logged in as one of users (visibility is checked at
  * delivery, not only when they subscribed: a connection may have logged

@@ -178,6 +178,8 @@ static const char f1[] =
     "function loggedIn(res) {\n"
     "  app.me = res.user;\n"
     "  localStorage.setItem(TOKEN_KEY, res.token);\n"
+    "  // Open seeks reach only connections that asked for the lobby.\n"
+    "  app.conn.request('lobby', { action: 'subscribe' }).catch(() => {});\n"
     "  app.challenges.clear();\n"
     "  for (const c of res.challenges || []) app.challenges.set(c.id, c);\n"
     "  const active = new Set((res.games || []).map((g) => g.id));\n"

@@ -50,7 +50,14 @@ void batch_free(batch *b)
 
 int batch_begin(batch *b)
 {
-    if (store_begin(b->store) != STORE_OK) {
+    int rc = store_begin(b->store);
+    if (rc == STORE_BUSY) {
+        /* No transaction is open, so no write of this turn can have been
+         * made: nothing to poison, a later request may still begin. */
+        b->busy++;
+        return -1;
+    }
+    if (rc != STORE_OK) {
         b->poisoned = true;
         return -1;
     }
@@ -64,6 +71,10 @@ bool batch_open(const batch *b)
 
 void batch_poison(batch *b)
 {
+    /* Right after a begin refused busy nothing of this turn is staged:
+     * poisoning would only make a later request's transaction lost. */
+    if (b->busy != b->busy_at_end && !store_in_txn(b->store))
+        return;
     b->poisoned = true;
 }
 
@@ -116,5 +127,6 @@ int batch_end(batch *b)
     }
     release_all(b);
     b->poisoned = b->overflow = false;
+    b->busy_at_end = b->busy;
     return rc;
 }

@@ -62,6 +62,10 @@ typedef struct batch {
     uint64_t committed; /* epochs committed so far */
     uint64_t durable;   /* epochs reported durable so far (<= committed) */
     uint64_t commits, losses; /* batches ended, and lost, so far (the log at stop) */
+    /* batch_begin() calls refused STORE_BUSY (another process holds the
+     * database), so far and as of the last batch_end(): a request that saw
+     * busy grow is answered server_busy, not internal (api/req.c). */
+    uint64_t busy, busy_at_end;
 } batch;
 
 /* Prepare b over st (borrowed); on_overflow(arg) (may be NULL) is what a
@@ -76,7 +80,9 @@ uint64_t batch_epoch(const batch *b);
 void batch_free(batch *b);
 
 /* Before a request's first write: open the transaction if none is open.
- * 0, or -1 (the batch is poisoned; answer `internal`). */
+ * 0, or -1: the batch is poisoned (answer `internal`), or, when the store
+ * is busy (STORE_BUSY: another writer holds it), b->busy grows and the
+ * batch is left as it was (nothing was written: answer `server_busy`). */
 int batch_begin(batch *b);
 /* Whether a transaction is open: output made now depends on it. */
 bool batch_open(const batch *b);

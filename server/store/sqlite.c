@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store/store_bound.h"
 #include "util/log.h"
 
 static const char *const stmt_sql[] = {
@@ -33,6 +34,12 @@ static const char *const stmt_name[] = {
 
 int sq_fail(sq_store *s, sq_stmt which, int rc)
 {
+    /* A lock held by another connection is not our failure: the loop never
+     * waits for it (busy_timeout 0 after open), the client is told to retry. */
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
+        log_debug("sqlite %s: database busy", stmt_name[which]);
+        return STORE_BUSY;
+    }
     log_error("sqlite %s: %s (%d): %s", stmt_name[which], sqlite3_errstr(rc), rc,
               sqlite3_errmsg(s->db));
     return STORE_EIO;
@@ -510,6 +517,15 @@ static const store_ops sq_ops = {
     .game_challenge_put = sq_game_challenge_put,
     .game_challenge_get = sq_game_challenge_get,
     .challenges_expiring = sq_challenges_expiring,
+    .journal_limit = sq_journal_limit,
+    .checkpoint = sq_checkpoint,
+    .prune = sq_prune,
+    .notes_drop_unread = sq_notes_drop_unread,
+    .seeks_page = sq_seeks_page,
+    .draw_ply_get = sq_draw_ply_get,
+    .draw_ply_put = sq_draw_ply_put,
+    .game_damaged_get = sq_game_damaged_get,
+    .game_damaged_set = sq_game_damaged_set,
 };
 
 int store_sqlite_open(const char *path, store **out)
@@ -556,6 +572,14 @@ int store_sqlite_open(const char *path, store **out)
     if (exec_sql(s, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;", "pragmas"))
         goto fail;
     if (migrate(s))
+        goto fail;
+    /* From here on the loop never waits for another process's lock: a busy
+     * database is STORE_BUSY at once (issue 9 item 8). Opening and
+     * migrating above may wait up to 2 s: nothing is served yet. */
+    rc = sqlite3_busy_timeout(s->db, 0);
+    if (rc != SQLITE_OK)
+        goto fail_log;
+    if (sq_journal_limit(&s->base, STORE_JOURNAL_LIMIT))
         goto fail;
     for (int i = 0; i < ST__COUNT; i++) {
         rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],

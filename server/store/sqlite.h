@@ -10,7 +10,9 @@
  * of "-- migration N" sections; store_sqlite_open() applies those above
  * PRAGMA user_version, one transaction each. Connection settings: WAL,
  * foreign_keys=ON, synchronous=FULL (an acknowledged move survives a power
- * cut), busy_timeout 2 s. Group commit (store.h) is BEGIN IMMEDIATE ...
+ * cut), journal_size_limit 64 MiB (store_bound.h), busy_timeout 2 s while
+ * opening and migrating, then 0: the loop never waits for another
+ * process's lock, a locked database is STORE_BUSY at once. Group commit (store.h) is BEGIN IMMEDIATE ...
  * COMMIT: one fsync per loop iteration.
  *
  * Errors: a failing SQLite call is logged with the statement's name and

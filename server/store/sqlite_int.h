@@ -29,7 +29,9 @@
       "AND (?2 IS NULL OR username > ?2) ORDER BY username LIMIT ?3")                         \
     X(TOKEN_INSERT,                                                                           \
       "INSERT INTO tokens (hash, user_id, created, last_used) VALUES (?, ?, ?, ?)")           \
-    X(TOKEN_USE, "UPDATE tokens SET last_used = ?2 WHERE hash = ?1 RETURNING user_id")        \
+    X(TOKEN_USE,                                                                              \
+      "UPDATE tokens SET last_used = ?2 WHERE hash = ?1 AND last_used > ?2 - ?3 "             \
+      "RETURNING user_id")                                                                    \
     X(TOKEN_DELETE, "DELETE FROM tokens WHERE hash = ?")                                      \
     X(CHALLENGE_INSERT,                                                                       \
       "INSERT INTO challenges (from_user, to_user, variant, color, time_control, position, "  \
@@ -40,7 +42,9 @@
       "WHERE id = ?1 AND status = 'open'")                                                    \
     X(CHALLENGES_FOR,                                                                         \
       CHALLENGE_SELECT "WHERE c.status = 'open' AND (c.from_user = ?1 OR c.to_user = ?1 OR "  \
-                       "c.to_user IS NULL) ORDER BY c.id")                                    \
+                       "c.id IN (SELECT id FROM challenges WHERE status = 'open' AND "        \
+                       "to_user IS NULL AND from_user <> ?1 ORDER BY id LIMIT ?2)) "          \
+                       "ORDER BY c.id")                                                       \
     X(CHALLENGES_OPEN_FROM,                                                                   \
       "SELECT count(*) FROM challenges WHERE from_user = ? AND status = 'open'")              \
     X(GAME_INSERT,                                                                            \
@@ -61,7 +65,8 @@
                   "g.white_id = ?4) OR (g.turn = 'black' AND g.black_id = ?4)))) "            \
                   "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")             \
     SQ_CORR_STATEMENTS(X)                                                                     \
-    SQ_BOTS_STATEMENTS(X)
+    SQ_BOTS_STATEMENTS(X)                                                                     \
+    SQ_BOUND_STATEMENTS(X)
 
 #define CHALLENGE_SELECT                                                                      \
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), " \
@@ -96,10 +101,11 @@
       "UPDATE games SET extended_ms = ?2, vacation = ?3, private = ?4, draw_offer = ?5, "     \
       "warned_deadline = ?6, wake_at = ?7 WHERE id = ?1")                                     \
     X(WAKE_NEXT,                                                                              \
-      "SELECT min(wake_at) FROM games WHERE status = 'active' AND wake_at IS NOT NULL")       \
+      "SELECT min(wake_at) FROM games WHERE status = 'active' AND wake_at IS NOT NULL "       \
+      "AND damaged = 0")                                                                      \
     X(WAKE_DUE,                                                                               \
       "SELECT id FROM games WHERE status = 'active' AND wake_at IS NOT NULL AND wake_at <= ?1 " \
-      "ORDER BY wake_at, id LIMIT ?2")                                                        \
+      "AND damaged = 0 ORDER BY wake_at, id LIMIT ?2")                                        \
     X(DOWNTIME_LOG,                                                                           \
       "INSERT INTO game_extensions (game_id, kind, ms, created) SELECT id, 'downtime', ?1, ?2 " \
       "FROM games WHERE status = 'active' AND deadline IS NOT NULL AND "                      \
@@ -148,6 +154,30 @@
                   "AND (?2 IS NULL OR g.status = ?2) AND (?3 IS NULL OR g.variant = ?3) "     \
                   "AND (?4 IS NULL OR g.white_id = ?4 OR g.black_id = ?4) "                   \
                   "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")
+
+/* The statements of sqlite_bound.c (store_bound.h, issue 9). */
+#define SQ_BOUND_STATEMENTS(X)                                                                \
+    X(PRUNE_NOTES,                                                                            \
+      "DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE read = 1 "  \
+      "AND created < ?1 LIMIT ?2)")                                                           \
+    X(PRUNE_CHALLENGES,                                                                       \
+      "DELETE FROM challenges WHERE id IN (SELECT id FROM challenges WHERE status <> 'open' " \
+      "AND updated < ?1 LIMIT ?2)")                                                           \
+    X(PRUNE_TOKENS,                                                                           \
+      "DELETE FROM tokens WHERE hash IN (SELECT hash FROM tokens WHERE last_used < ?1 "      \
+      "LIMIT ?2)")                                                                            \
+    X(NOTES_DROP_UNREAD,                                                                      \
+      "DELETE FROM notifications WHERE user_id = ?1 AND kind = ?2 AND game_id = ?3 AND "     \
+      "read = 0")                                                                             \
+    X(SEEKS_PAGE,                                                                             \
+      CHALLENGE_SELECT "WHERE c.status = 'open' AND c.to_user IS NULL AND c.from_user <> ?1 " \
+                       "AND c.id > ?2 ORDER BY c.id LIMIT ?3")                                \
+    X(DRAW_PLY_GET, "SELECT ply FROM draw_offers WHERE game_id = ?1 AND side = ?2")          \
+    X(DRAW_PLY_PUT,                                                                           \
+      "INSERT INTO draw_offers (game_id, side, ply) VALUES (?1, ?2, ?3) "                     \
+      "ON CONFLICT (game_id, side) DO UPDATE SET ply = ?3")                                   \
+    X(DAMAGED_GET, "SELECT damaged FROM games WHERE id = ?")                                  \
+    X(DAMAGED_SET, "UPDATE games SET damaged = 1 WHERE id = ?")
 
 typedef enum {
 #define SQ_X_ENUM(name, sql) ST_##name,
@@ -226,6 +256,20 @@ int sq_games_query(store *s, const store_game_filter *f, store_game_cb cb, void 
 int sq_move_insert(store *s, int64_t game_id, int64_t ply, const char *move, int64_t user_id,
                    int64_t now);
 int sq_moves_each(store *s, int64_t game_id, store_move_cb cb, void *arg);
+
+void sq_read_challenge(sqlite3_stmt *st, store_challenge *c); /* a CHALLENGE_SELECT row */
+
+/* sqlite_bound.c */
+int sq_journal_limit(store *s, int64_t bytes);
+int sq_checkpoint(store *s);
+int sq_prune(store *s, const struct store_prune_spec *p, int64_t *rows);
+int sq_notes_drop_unread(store *s, int64_t user_id, const char *kind, int64_t game_id);
+int sq_seeks_page(store *s, int64_t user_id, int64_t after, int64_t limit, store_challenge_cb cb,
+                  void *arg);
+int sq_draw_ply_get(store *s, int64_t game_id, const char *side, int64_t *ply);
+int sq_draw_ply_put(store *s, int64_t game_id, const char *side, int64_t ply);
+int sq_game_damaged_get(store *s, int64_t game_id, bool *damaged);
+int sq_game_damaged_set(store *s, int64_t game_id);
 
 /* sqlite_corr.c */
 int sq_challenge_x_put(store *s, int64_t id, bool vacation, bool priv);

@@ -85,7 +85,7 @@ int sq_token_insert(store *base, const uint8_t hash[STORE_TOKEN_HASH], int64_t u
 int sq_token_user(store *base, const uint8_t hash[STORE_TOKEN_HASH], int64_t now, int64_t *user_id)
 {
     sq_store *s = sq_of(base);
-    int rc = sq_bind(s, ST_TOKEN_USE, "hi", hash, now);
+    int rc = sq_bind(s, ST_TOKEN_USE, "hii", hash, now, (int64_t)STORE_TOKEN_IDLE_MS);
     if (rc || (rc = sq_one_row(s, ST_TOKEN_USE)))
         return rc;
     *user_id = sqlite3_column_int64(s->st[ST_TOKEN_USE], 0);
@@ -104,7 +104,7 @@ int sq_token_delete(store *base, const uint8_t hash[STORE_TOKEN_HASH])
 
 /* ---- challenges ------------------------------------------------------ */
 
-static void read_challenge(sqlite3_stmt *st, store_challenge *c)
+void sq_read_challenge(sqlite3_stmt *st, store_challenge *c)
 {
     c->id = sqlite3_column_int64(st, 0);
     c->from_id = sqlite3_column_int64(st, 1);
@@ -146,7 +146,7 @@ int sq_challenge_get(store *base, int64_t id, store_challenge *out)
     int rc = sq_bind(s, ST_CHALLENGE_GET, "i", id);
     if (rc || (rc = sq_one_row(s, ST_CHALLENGE_GET)))
         return rc;
-    read_challenge(s->st[ST_CHALLENGE_GET], out);
+    sq_read_challenge(s->st[ST_CHALLENGE_GET], out);
     (void)sqlite3_reset(s->st[ST_CHALLENGE_GET]);
     return STORE_OK;
 }
@@ -165,13 +165,13 @@ int sq_challenges_for(store *base, int64_t user_id, int (*cb)(void *arg, const s
                       void *arg)
 {
     sq_store *s = sq_of(base);
-    int rc = sq_bind(s, ST_CHALLENGES_FOR, "i", user_id);
+    int rc = sq_bind(s, ST_CHALLENGES_FOR, "ii", user_id, (int64_t)STORE_SEEKS_PAGE);
     if (rc)
         return rc;
     sqlite3_stmt *st = s->st[ST_CHALLENGES_FOR];
     store_challenge c;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        read_challenge(st, &c);
+        sq_read_challenge(st, &c);
         int stop = cb(arg, &c);
         if (stop) {
             (void)sqlite3_reset(st);

@@ -82,6 +82,12 @@ enum {
      * above; the SQLite backend never returns it, and store_commit_async()
      * returns it only to say that done will be called later. */
     STORE_PENDING = -4,
+    /* The database is locked by another writer (SQLite: another process
+     * holds the write lock). Nothing changed; the caller answers
+     * `server_busy` with `retry_after_ms` (api: req.c) instead of waiting on
+     * the loop. Returned by store_begin() and by any row operation whose
+     * statement found the database locked; never logged as a failure. */
+    STORE_BUSY = -5,
 };
 
 #define STORE_NAME_MAX 32       /* username characters */
@@ -90,6 +96,8 @@ enum {
 #define STORE_REASON_MAX 200    /* decline reason bytes */
 #define STORE_TOKEN_HASH 32     /* BLAKE2b-256 */
 #define STORE_NOTE_DATA_MAX 512 /* bytes of a notification's JSON data */
+#define STORE_TOKEN_IDLE_MS (30LL * 86400000) /* a token unused this long is unknown */
+#define STORE_SEEKS_PAGE 50     /* others' open seeks in store_challenges_for() */
 
 /* ---- rows ------------------------------------------------------------ */
 
@@ -180,6 +188,7 @@ typedef struct store_note {
 /* ---- the interface --------------------------------------------------- */
 
 typedef struct store store;
+struct store_prune_spec; /* store_bound.h */
 
 /* Completion of an asynchronous operation: rc is STORE_OK or STORE_EIO. */
 typedef void (*store_done_cb)(void *arg, int rc);
@@ -264,6 +273,17 @@ typedef struct store_ops {
     int (*game_challenge_get)(store *s, int64_t game_id, int64_t *challenge_id);
     int (*challenges_expiring)(store *s, int64_t direct_before, int64_t seek_before, int64_t *ids,
                                int max, int *n);
+    /* store_bound.h: bounded storage, the journal, damaged games (issue 9) */
+    int (*journal_limit)(store *s, int64_t bytes);
+    int (*checkpoint)(store *s);
+    int (*prune)(store *s, const struct store_prune_spec *p, int64_t *rows);
+    int (*notes_drop_unread)(store *s, int64_t user_id, const char *kind, int64_t game_id);
+    int (*seeks_page)(store *s, int64_t user_id, int64_t after, int64_t limit,
+                      store_challenge_cb cb, void *arg);
+    int (*draw_ply_get)(store *s, int64_t game_id, const char *side, int64_t *ply);
+    int (*draw_ply_put)(store *s, int64_t game_id, const char *side, int64_t ply);
+    int (*game_damaged_get)(store *s, int64_t game_id, bool *damaged);
+    int (*game_damaged_set)(store *s, int64_t game_id);
 } store_ops;
 
 /* The base of every backend's object, embedded as its first member (so a
@@ -290,7 +310,8 @@ int store_user_version(store *s, int *out);
 
 /* ---- transactions (group commit, see above) -------------------------- */
 
-/* Open the iteration's transaction if none is open. 0 or STORE_EIO. */
+/* Open the iteration's transaction if none is open. 0, STORE_BUSY (another
+ * writer holds the database; no transaction is open) or STORE_EIO. */
 int store_begin(store *s);
 /* Whether a transaction is open (begun, not yet committed or rolled back). */
 bool store_in_txn(const store *s);
@@ -351,7 +372,9 @@ int store_users_list(store *s, int bot, const char *after, int64_t limit,
 int store_token_insert(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id,
                        int64_t now);
 /* The user of a token hash into *user_id (and mark it used at now):
- * STORE_NOTFOUND when unknown. */
+ * STORE_NOTFOUND when unknown, or when it was last used
+ * STORE_TOKEN_IDLE_MS or more before now (expired; the upkeep sweep
+ * deletes it, store_bound.h). */
 int store_token_user(store *s, const uint8_t hash[STORE_TOKEN_HASH], int64_t now, int64_t *user_id);
 /* Delete a token (absent is not an error). */
 int store_token_delete(store *s, const uint8_t hash[STORE_TOKEN_HASH]);
@@ -370,8 +393,9 @@ int store_challenge_get(store *s, int64_t id, store_challenge *out);
  * when it is no longer open (or absent). */
 int store_challenge_close(store *s, int64_t id, const char *status, const char *reason,
                           int64_t game_id, int64_t now);
-/* Call cb for every open challenge from user, to user, or open seek by
- * anyone else, oldest first (*c valid during the call only). cb returns 0
+/* Call cb for every open challenge from user, to user, and the oldest
+ * STORE_SEEKS_PAGE open seeks by anyone else (the rest: store_seeks_page(),
+ * store_bound.h), oldest first (*c valid during the call only). cb returns 0
  * to go on, non-zero to stop (that value is returned). cb must not call
  * store_challenges_for() again. */
 int store_challenges_for(store *s, int64_t user_id, int (*cb)(void *arg, const store_challenge *c),

@@ -219,7 +219,14 @@ Test(flow, challenge_events_and_open_seeks)
     cJSON_Delete(ev);
     tc_sync(c);
     cr_assert_null(tc_event(c, "challenge", 0), "cy heard of a challenge to bo");
-    /* An open seek: every logged-in connection hears of it, not anon. */
+    /* An open seek: every logged-in connection in the lobby hears of it,
+     * not anon (issue 9: seeks go only to the lobby's subscribers). */
+    tconn *lobby[2] = {b, c};
+    for (int k = 0; k < 2; k++) {
+        r = tc_rpc(lobby[k], "{\"type\":\"lobby\",\"action\":\"subscribe\"}");
+        t_ok(r, "lobby");
+        cJSON_Delete(r);
+    }
     r = tc_rpc(a, "{\"type\":\"challenge\",\"variant\":\"alquerkonane-5x5\"}");
     t_ok(r, "open seek");
     long long c2 = t_int(t_obj(r, "challenge"), "id");
