@@ -395,6 +395,8 @@ int games_from_row(games *gs, const store_game *row, game **out)
     store_game_x x;
     const char *why = "";
     int rc = store_game_x_get(gs->svc->store, row->id, &x);
+    if (rc == STORE_OK)
+        rc = store_game_challenge_get(gs->svc->store, row->id, &g->challenge_id);
     if (rc)
         goto fail;
     if (from_rows(g, row, &x) != 0 || qk_variant_parse(row->variant, &g->v) != QK_OK ||

@@ -167,6 +167,12 @@ Test(bots2, challenges_expire_on_time)
     t_register(a, "ann");
     t_register(b, "bob");
     t_register(c, "cat");
+    /* Open seeks reach others through the lobby (issue 9). */
+    for (int i = 0; i < 2; i++) {
+        cJSON *l = tc_rpc(i ? c : b, "{\"type\":\"lobby\",\"action\":\"subscribe\"}");
+        t_ok(l, "lobby");
+        cJSON_Delete(l);
+    }
     long long direct = challenge(a, ",\"to\":\"bob\"");
     long long seek = challenge(a, "");
     tc_sync(a);
