@@ -7,6 +7,7 @@
  *   ops_challenge.c challenge, accept, decline, cancel, challenges
  *   ops_game.c      games, game, move, resign, subscribe, unsubscribe
  *   ops_bot.c       users;  hint.c: hint (engine on the thread pool)
+ *   ops_rating.c    user, leaderboard
  */
 #ifndef QK_OPS_H
 #define QK_OPS_H
@@ -47,6 +48,10 @@ void op_draw(req *r);
 void op_abort(req *r);
 void op_debug_clock(req *r);
 
+/* ops_rating.c: ratings (issue 12): user, leaderboard. */
+void op_user(req *r);
+void op_leaderboard(req *r);
+
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200
 #define OPS_LOGIN_GAMES_MAX 500    /* active games listed in a login result */
@@ -54,6 +59,10 @@ void op_debug_clock(req *r);
 
 /* {"username": name, "bot": bot}; NULL on allocation failure. */
 cJSON *ops_user_json(const char *name, bool bot);
+/* Add "ratings" (game/ratings_svc.h ratings_user_json()) to the user
+ * object user of user_id (ops_rating.c). false on a store or allocation
+ * failure. */
+bool ops_add_user_ratings(api *s, cJSON *user, int64_t user_id);
 /* Add "challenges": the open challenges from, to and for user_id, to res.
  * false on a store or allocation failure. */
 bool ops_add_challenges(api *s, cJSON *res, int64_t user_id);

@@ -17,14 +17,20 @@
 #define USERS_LIMIT_DEFAULT 50
 #define USERS_LIMIT_MAX 200
 
+typedef struct user_list {
+    api *api;
+    cJSON *list;
+} user_list;
+
 static int add_user_cb(void *arg, const store_user *u)
 {
+    user_list *l = arg;
     cJSON *o = ops_user_json(u->username, u->bot);
-    if (!o || !cJSON_AddItemToArray(arg, o)) {
+    if (!o || !cJSON_AddItemToArray(l->list, o)) {
         cJSON_Delete(o);
         return 1;
     }
-    return 0;
+    return !ops_add_user_ratings(l->api, o, u->id); /* ratings (ops_rating.c) */
 }
 
 void op_users(req *r)
@@ -42,8 +48,9 @@ void op_users(req *r)
                   "\"username\" is not a username (1-32 of A-Z a-z 0-9 _ -)");
         return;
     }
-    cJSON *res = req_ok(r), *list = res ? cJSON_AddArrayToObject(res, "users") : NULL;
-    if (!list)
+    cJSON *res = req_ok(r);
+    user_list l = {s, res ? cJSON_AddArrayToObject(res, "users") : NULL};
+    if (!l.list)
         goto fail;
     if (name) {
         /* One account, any letter case: not_found when there is none. */
@@ -54,11 +61,11 @@ void op_users(req *r)
             req_error(r, QK_ERR_NOT_FOUND, "no such user");
             return;
         }
-        if (rc != STORE_OK || add_user_cb(list, &u) != 0)
+        if (rc != STORE_OK || add_user_cb(&l, &u) != 0)
             goto fail;
     } else {
         int bot = botj ? cJSON_IsTrue(botj) : -1;
-        if (store_users_list(s->svc->store, bot, after, (int64_t)limit, add_user_cb, list) != STORE_OK)
+        if (store_users_list(s->svc->store, bot, after, (int64_t)limit, add_user_cb, &l) != STORE_OK)
             goto fail;
     }
     req_reply(r, res);

@@ -27,11 +27,44 @@
 #include "game/games.h"
 #include "util/log.h"
 #include "game/notify.h"
+#include "game/ratings_svc.h"
 #include "api/ops.h"
 #include "store/store_corr.h"
 #include "game/tc.h"
 
-static cJSON *challenge_json(const store_challenge *c)
+/* A rating (rounded, ratings_svc.h) or null as o's name. */
+static bool add_rating_or_null(cJSON *o, const char *name, bool has, double v)
+{
+    return has ? cJSON_AddNumberToObject(o, name, ratings_round2(v)) != NULL
+               : cJSON_AddNullToObject(o, name) != NULL;
+}
+
+/* The rating fields of a challenge (issue 12): from_rating, to_rating
+ * (each side's rating now in the variant's family; null in an unrated
+ * challenge and for an open seek's missing target), rating_min and
+ * rating_max (an open seek's range; null = no bound). */
+static bool add_challenge_ratings(api *s, const store_challenge *c, cJSON *o)
+{
+    char family[RATINGS_FAMILY_MAX];
+    rating from = {0}, to = {0};
+    int64_t min = -1, max = -1;
+    ratings_family(c->variant, family);
+    if (c->rated && (ratings_current(s->svc, c->from_id, family, &from, NULL) != STORE_OK ||
+                     (c->to_id && ratings_current(s->svc, c->to_id, family, &to, NULL) != STORE_OK)))
+        return false;
+    int rc = c->to_id ? STORE_NOTFOUND : store_challenge_range_get(s->svc->store, c->id, &min, &max);
+    if (rc != STORE_OK && rc != STORE_NOTFOUND)
+        return false;
+    return add_rating_or_null(o, "from_rating", c->rated, from.rating) &&
+           add_rating_or_null(o, "to_rating", c->rated && c->to_id, to.rating) &&
+           add_rating_or_null(o, "rating_min", min >= 0, (double)min) &&
+           add_rating_or_null(o, "rating_max", max >= 0, (double)max);
+}
+
+/* The largest rating_min / rating_max a seek may ask for. */
+#define RATING_RANGE_MAX 10000
+
+static cJSON *challenge_json(api *s, const store_challenge *c)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *tcj = cJSON_Parse(c->time_control);
@@ -58,6 +91,8 @@ static cJSON *challenge_json(const store_challenge *c)
         goto fail;
     if (c->game_id && !cJSON_AddNumberToObject(o, "game", (double)c->game_id))
         goto fail;
+    if (!add_challenge_ratings(s, c, o))
+        goto fail;
     return o;
 fail:
     cJSON_Delete(tcj);
@@ -65,10 +100,16 @@ fail:
     return NULL;
 }
 
+typedef struct challenge_list {
+    api *api;
+    cJSON *list;
+} challenge_list;
+
 static int add_challenge_cb(void *arg, const store_challenge *c)
 {
-    cJSON *o = challenge_json(c);
-    if (!o || !cJSON_AddItemToArray(arg, o)) {
+    challenge_list *l = arg;
+    cJSON *o = challenge_json(l->api, c);
+    if (!o || !cJSON_AddItemToArray(l->list, o)) {
         cJSON_Delete(o);
         return 1;
     }
@@ -77,8 +118,8 @@ static int add_challenge_cb(void *arg, const store_challenge *c)
 
 bool ops_add_challenges(api *s, cJSON *res, int64_t user_id)
 {
-    cJSON *list = cJSON_AddArrayToObject(res, "challenges");
-    return list && store_challenges_for(s->svc->store, user_id, add_challenge_cb, list) == STORE_OK;
+    challenge_list l = {s, cJSON_AddArrayToObject(res, "challenges")};
+    return l.list && store_challenges_for(s->svc->store, user_id, add_challenge_cb, &l) == STORE_OK;
 }
 
 void op_challenges(req *r)
@@ -96,7 +137,7 @@ void op_challenges(req *r)
 static void challenge_event(api *s, const char *name, const store_challenge *c, const char *message)
 {
     cJSON *ev = qk_proto_event(name);
-    cJSON *cj = challenge_json(c);
+    cJSON *cj = challenge_json(s, c);
     if (cj && message && !cJSON_AddStringToObject(cj, "message", message)) {
         cJSON_Delete(cj);
         cj = NULL;
@@ -108,6 +149,36 @@ static void challenge_event(api *s, const char *name, const store_challenge *c, 
     }
     /* An open seek (no target) goes to every logged-in connection. */
     events_send(s->svc, name, ev, (events_to){{c->from_id, c->to_id}, 0, c->to_id == 0, false});
+}
+
+/* rating_min / rating_max of a challenge into range[0], range[1] (-1 =
+ * absent): only on open seeks, each at most RATING_RANGE_MAX, min <= max.
+ * Answers bad_request and returns -1 otherwise. */
+static int challenge_range(req *r, bool targeted, int64_t range[2])
+{
+    static const char *names[2] = {"rating_min", "rating_max"};
+    char buf[96];
+    for (int i = 0; i < 2; i++) {
+        uint64_t v;
+        if (!req_uint(r, names[i], &v))
+            continue;
+        if (targeted) {
+            snprintf(buf, sizeof buf, "%s is for open seeks only (no \"to\")", names[i]);
+            req_error(r, QK_ERR_BAD_REQUEST, buf);
+            return -1;
+        }
+        if (v > RATING_RANGE_MAX) {
+            snprintf(buf, sizeof buf, "%s must be from 0 to %d", names[i], RATING_RANGE_MAX);
+            req_error(r, QK_ERR_BAD_REQUEST, buf);
+            return -1;
+        }
+        range[i] = (int64_t)v;
+    }
+    if (range[0] >= 0 && range[1] >= 0 && range[0] > range[1]) {
+        req_error(r, QK_ERR_BAD_REQUEST, "rating_min must not be above rating_max");
+        return -1;
+    }
+    return 0;
 }
 
 void op_challenge(req *r)
@@ -186,6 +257,9 @@ void op_challenge(req *r)
         c.to_bot = u.bot;
         snprintf(c.to, sizeof c.to, "%s", u.username);
     }
+    int64_t range[2] = {-1, -1};
+    if (challenge_range(r, to != NULL, range) != 0)
+        return;
     int64_t open = 0;
     if (store_challenges_open_from(s->svc->store, r->sess->user_id, &open) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
@@ -210,12 +284,14 @@ void op_challenge(req *r)
     if (store_challenge_insert(s->svc->store, &c, svc_now(s->svc)) != STORE_OK ||
         store_challenge_x_put(s->svc->store, c.id, req_bool(r, "vacation", true),
                               req_bool(r, "private", false)) != STORE_OK ||
+        ((range[0] >= 0 || range[1] >= 0) &&
+         store_challenge_range_put(s->svc->store, c.id, range[0], range[1]) != STORE_OK) ||
         notify_challenge(s->svc, &c) != 0) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    cJSON *res = req_ok(r), *cj = challenge_json(&c);
+    cJSON *res = req_ok(r), *cj = challenge_json(s, &c);
     if (!res || !cj || !cJSON_AddItemToObject(res, "challenge", cj)) {
         cJSON_Delete(cj);
         cJSON_Delete(res);
@@ -259,11 +335,42 @@ static int load_open(req *r, store_challenge *c, int who)
     return 0;
 }
 
+/* An open seek's rating range holds the accepter's rating now (in the
+ * variant's family); answers forbidden (or internal) and returns false
+ * otherwise. */
+static bool in_range(req *r, const store_challenge *c)
+{
+    api *s = r->api;
+    int64_t min = -1, max = -1;
+    char family[RATINGS_FAMILY_MAX], buf[160];
+    rating mine;
+    if (c->to_id)
+        return true;
+    ratings_family(c->variant, family);
+    if (store_challenge_range_get(s->svc->store, c->id, &min, &max) != STORE_OK ||
+        ratings_current(s->svc, r->sess->user_id, family, &mine, NULL) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return false;
+    }
+    double have = ratings_round2(mine.rating);
+    if ((min < 0 || have >= (double)min) && (max < 0 || have <= (double)max))
+        return true;
+    char lo[24] = "any", hi[24] = "any";
+    if (min >= 0)
+        snprintf(lo, sizeof lo, "%lld", (long long)min);
+    if (max >= 0)
+        snprintf(hi, sizeof hi, "%lld", (long long)max);
+    snprintf(buf, sizeof buf, "your %s rating %.2f is outside this seek's range %s-%s", family, have,
+             lo, hi);
+    req_error(r, QK_ERR_FORBIDDEN, buf);
+    return false;
+}
+
 void op_accept(req *r)
 {
     api *s = r->api;
     store_challenge c;
-    if (load_open(r, &c, 0) != 0)
+    if (load_open(r, &c, 0) != 0 || !in_range(r, &c))
         return;
     game_spec spec = {0};
     qk_variant *v = &spec.v;
@@ -315,7 +422,9 @@ void op_accept(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    if (notify_your_turn(s->svc, g) != 0) {
+    ratings_game rg = {g->id, g->v.name, g->white.id, g->black.id, g->rated, false,
+                       QK_RESULT_NONE};
+    if (ratings_game_started(s->svc, &rg) != STORE_OK || notify_your_turn(s->svc, g) != 0) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
@@ -389,7 +498,7 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    cJSON *res = req_ok(r), *cj = challenge_json(&c);
+    cJSON *res = req_ok(r), *cj = challenge_json(s, &c);
     if (cj && decline && message && !cJSON_AddStringToObject(cj, "message", message)) {
         cJSON_Delete(cj);
         cj = NULL;

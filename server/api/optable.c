@@ -36,7 +36,7 @@ static const op_def ops[] = {
      true,
      {OPT("to", FT_STR), OPT("variant", FT_STR), OPT("color", FT_STR), OPT("time_control", FT_OBJ),
       OPT("position", FT_STR), OPT("rated", FT_BOOL), OPT("vacation", FT_BOOL),
-      OPT("private", FT_BOOL)}},
+      OPT("private", FT_BOOL), OPT("rating_min", FT_UINT), OPT("rating_max", FT_UINT)}},
     {"accept", op_accept, true, {REQ("challenge", FT_ID)}},
     {"decline",
      op_decline,
@@ -69,6 +69,9 @@ static const op_def ops[] = {
      true,
      {OPT("username", FT_STR), OPT("bot", FT_BOOL), OPT("after", FT_STR), OPT("limit", FT_UINT)}},
     {"hint", op_hint, true, {REQ("game", FT_ID)}},
+    /* ratings (ops_rating.c) */
+    {"user", op_user, true, {REQ("username", FT_STR)}},
+    {"leaderboard", op_leaderboard, true, {REQ("variant", FT_STR), OPT("limit", FT_UINT)}},
 };
 
 const op_def *optable_op(size_t i)

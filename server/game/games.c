@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "game/ratings_svc.h"
 #include "util/log.h"
 
 struct games {
@@ -674,6 +675,8 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
             goto fail;
     }
     if (!add_corr(gs, g, o))
+        goto fail;
+    if (!ratings_add_game_json(gs->svc, g->id, g->rated, o)) /* ratings, rating_change */
         goto fail;
     return o;
 fail:

@@ -26,6 +26,8 @@ static const char *const stmt_name[] = {
 };
 
 #define MIGRATION_MARK "-- migration "
+/* store_schema_version() looks for migration numbers up to this one. */
+#define SCHEMA_MAX_MIGRATION 999
 
 int sq_fail(sq_store *s, sq_stmt which, int rc)
 {
@@ -133,11 +135,14 @@ static bool migration_find(int n, const char **start, size_t *len)
 
 int store_schema_version(void)
 {
+    /* The highest number present: branches reserve numbers, so a text may
+     * lack some below its newest (see migrate()). */
     int n = 0;
     const char *p;
     size_t len;
-    while (migration_find(n + 1, &p, &len))
-        n++;
+    for (int k = 1; k <= SCHEMA_MAX_MIGRATION; k++)
+        if (migration_find(k, &p, &len))
+            n = k;
     return n;
 }
 
@@ -172,6 +177,62 @@ fail:
     return STORE_EIO;
 }
 
+/* Whether server_state records migration n as skipped (a gap). */
+static bool gap_recorded(sq_store *s, int n)
+{
+    char key[32];
+    snprintf(key, sizeof key, "schema_gap_%d", n);
+    sqlite3_stmt *st = NULL;
+    bool found = false;
+    /* Before migration 2 there is no server_state, and so no gap. */
+    if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM server_state WHERE key = ?", -1, &st, NULL) ==
+            SQLITE_OK &&
+        sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT) == SQLITE_OK)
+        found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+/* Run migration n (its text p, len) in one transaction that also sets
+ * user_version to version, records the numbers gap_from..n-1 (absent from
+ * the text) as skipped, and forgets n's own skip record. */
+static int migration_run(sq_store *s, int n, const char *p, size_t len, int version, int gap_from)
+{
+    size_t cap = len + 256 + (size_t)(n - gap_from) * 96;
+    char *sql = malloc(cap);
+    if (!sql)
+        return STORE_EIO;
+    /* PRAGMA takes no bound parameter; n and version are our own numbers. */
+    size_t off = (size_t)snprintf(sql, cap, "BEGIN IMMEDIATE;\n");
+    memcpy(sql + off, p, len);
+    off += len;
+    for (int k = gap_from; k < n; k++)
+        off += (size_t)snprintf(sql + off, cap - off,
+                                "\nINSERT OR REPLACE INTO server_state (key, value) "
+                                "VALUES ('schema_gap_%d', %d);",
+                                k, k);
+    snprintf(sql + off, cap - off,
+             "\nDELETE FROM server_state WHERE key = 'schema_gap_%d';"
+             "\nPRAGMA user_version = %d;\nCOMMIT;",
+             n, version);
+    int rc = exec_sql(s, sql, "migration");
+    free(sql);
+    if (rc) {
+        if (!sqlite3_get_autocommit(s->db))
+            exec_sql(s, "ROLLBACK", "rollback");
+        return rc;
+    }
+    log_info("database migrated to schema version %d (migration %d)", version, n);
+    return STORE_OK;
+}
+
+/* Migrations are numbered by the branch that adds them, so the text of one
+ * build may lack numbers below its newest (5 and 6 reserved, 7 present).
+ * user_version is the newest number applied; every number jumped over is
+ * recorded in server_state as 'schema_gap_N' in the same transaction, and
+ * a later build that has migration N applies it then (and drops the
+ * record). So no migration is lost whatever order the branches arrive in;
+ * each must not depend on a higher-numbered one. */
 static int migrate(sq_store *s)
 {
     int have, want = store_schema_version();
@@ -181,25 +242,23 @@ static int migrate(sq_store *s)
         log_error("database schema version %d is newer than this qirkatd (%d)", have, want);
         return STORE_EIO;
     }
-    for (int n = have + 1; n <= want; n++) {
-        const char *p;
-        size_t len;
-        migration_find(n, &p, &len);
-        char *sql = malloc(len + 64);
-        if (!sql)
-            return STORE_EIO;
-        /* PRAGMA takes no bound parameter; n is our own loop counter. */
-        int off = snprintf(sql, 48, "BEGIN IMMEDIATE;\n");
-        memcpy(sql + off, p, len);
-        snprintf(sql + off + len, 48, "\nPRAGMA user_version = %d;\nCOMMIT;", n);
-        int rc = exec_sql(s, sql, "migration");
-        free(sql);
-        if (rc) {
-            if (!sqlite3_get_autocommit(s->db))
-                exec_sql(s, "ROLLBACK", "rollback");
-            return rc;
+    const char *p;
+    size_t len;
+    /* Gaps filled since: migrations below user_version not yet applied. */
+    for (int n = 3; n <= have; n++)
+        if (migration_find(n, &p, &len) && gap_recorded(s, n)) {
+            int rc = migration_run(s, n, p, len, have, n);
+            if (rc)
+                return rc;
         }
-        log_info("database migrated to schema version %d", n);
+    int gap_from = have + 1;
+    for (int n = have + 1; n <= want; n++) {
+        if (!migration_find(n, &p, &len))
+            continue;
+        int rc = migration_run(s, n, p, len, n, gap_from);
+        if (rc)
+            return rc;
+        gap_from = n + 1;
     }
     return STORE_OK;
 }
@@ -338,6 +397,14 @@ static const store_ops sq_ops = {
     .note_mark = sq_note_mark,
     .note_mark_all = sq_note_mark_all,
     .note_unread = sq_note_unread,
+    .rating_get = sq_rating_get,
+    .rating_put = sq_rating_put,
+    .ratings_of = sq_ratings_of,
+    .ratings_board = sq_ratings_board,
+    .game_rating_get = sq_game_rating_get,
+    .game_rating_put = sq_game_rating_put,
+    .challenge_range_put = sq_challenge_range_put,
+    .challenge_range_get = sq_challenge_range_get,
 };
 
 int store_sqlite_open(const char *path, store **out)
