@@ -195,8 +195,10 @@ static bool gap_recorded(sq_store *s, int n)
 
 /* Run migration n (its text p, len) in one transaction that also sets
  * user_version to version, records the numbers gap_from..n-1 (absent from
- * the text) as skipped, and forgets n's own skip record. */
-static int migration_run(sq_store *s, int n, const char *p, size_t len, int version, int gap_from)
+ * the text) as skipped, and, filling (n was recorded as skipped), forgets
+ * n's own record. */
+static int migration_run(sq_store *s, int n, const char *p, size_t len, int version, int gap_from,
+                         bool filling)
 {
     size_t cap = len + 256 + (size_t)(n - gap_from) * 96;
     char *sql = malloc(cap);
@@ -211,10 +213,10 @@ static int migration_run(sq_store *s, int n, const char *p, size_t len, int vers
                                 "\nINSERT OR REPLACE INTO server_state (key, value) "
                                 "VALUES ('schema_gap_%d', %d);",
                                 k, k);
-    snprintf(sql + off, cap - off,
-             "\nDELETE FROM server_state WHERE key = 'schema_gap_%d';"
-             "\nPRAGMA user_version = %d;\nCOMMIT;",
-             n, version);
+    if (filling)
+        off += (size_t)snprintf(sql + off, cap - off,
+                                "\nDELETE FROM server_state WHERE key = 'schema_gap_%d';", n);
+    snprintf(sql + off, cap - off, "\nPRAGMA user_version = %d;\nCOMMIT;", version);
     int rc = exec_sql(s, sql, "migration");
     free(sql);
     if (rc) {
@@ -247,7 +249,7 @@ static int migrate(sq_store *s)
     /* Gaps filled since: migrations below user_version not yet applied. */
     for (int n = 3; n <= have; n++)
         if (migration_find(n, &p, &len) && gap_recorded(s, n)) {
-            int rc = migration_run(s, n, p, len, have, n);
+            int rc = migration_run(s, n, p, len, have, n, true);
             if (rc)
                 return rc;
         }
@@ -255,7 +257,7 @@ static int migrate(sq_store *s)
     for (int n = have + 1; n <= want; n++) {
         if (!migration_find(n, &p, &len))
             continue;
-        int rc = migration_run(s, n, p, len, n, gap_from);
+        int rc = migration_run(s, n, p, len, n, gap_from, false);
         if (rc)
             return rc;
         gap_from = n + 1;
