@@ -39,9 +39,12 @@ const cmd_def cmd_table[] = {
           {OPT_STR, "position", "POS", "custom start position string"},
           {OPT_STR, "time", "unlimited|corr:DAYS|live:INITIAL+INCREMENT",
            "time control: DAYS 1..14 per move; live in seconds (default unlimited)"},
-          {OPT_FLAG, "rated", NULL, "a rated game (no hints)"}),
+          {OPT_FLAG, "rated", NULL, "a rated game (no hints)"},
+          {OPT_UINT, "rating-min", "R", "open seeks: only players rated R or more may accept"},
+          {OPT_UINT, "rating-max", "R", "open seeks: only players rated R or less may accept"}),
      "[USER] [--variant V] [--color white|black|random] [--position POS] "
-     "[--time unlimited|corr:DAYS|live:INITIAL+INCREMENT] [--rated]",
+     "[--time unlimited|corr:DAYS|live:INITIAL+INCREMENT] [--rated] [--rating-min R] "
+     "[--rating-max R]",
      "challenge USER, or open a seek anyone may accept"},
     {"challenges", cmd_challenges, NULL, NEED_LOGIN, 0, 0, NULL,
      "", "open challenges to, from and for you"},
