@@ -93,7 +93,9 @@ int cmd_leaderboard(cli *c, const cmd_args *a)
     const char *family = cli_str(resp, "family");
     const cJSON *players = cJSON_GetObjectItemCaseSensitive(resp, "players");
     if (cJSON_GetArraySize(players) == 0) {
-        fprintf(c->out, "No established players in %s yet (a rating is provisional while its RD is above 110)\n",
+        fprintf(c->out,
+                "No established players in %s yet (a rating is provisional while its RD is above "
+                "110)\n",
                 family ? family : a->pos[0]);
         goto out;
     }

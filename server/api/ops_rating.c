@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/ops.h"
 #include "game/auth.h"
 #include "game/ratings_svc.h"
-#include "api/ops.h"
 
 bool ops_add_user_ratings(api *s, cJSON *user, int64_t user_id)
 {

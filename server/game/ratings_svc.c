@@ -166,8 +166,8 @@ int ratings_game_over(gsvc *s, const ratings_game *g, cJSON **change)
         goto fail;
     if (rc == STORE_NOTFOUND) {
         /* A rated game started before ratings existed: its start is now. */
-        gr = (store_game_rating){.game_id = g->id, .white_start = w.rating,
-                                 .black_start = b.rating};
+        gr =
+            (store_game_rating){.game_id = g->id, .white_start = w.rating, .black_start = b.rating};
     }
     double score = g->result == QK_RESULT_WHITE ? 1.0 : g->result == QK_RESULT_BLACK ? 0.0 : 0.5;
     if (rating_game_update(&w, &b, score, &w2, &b2) != 0) {

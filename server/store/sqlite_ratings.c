@@ -90,8 +90,7 @@ int sq_ratings_of(store *base, int64_t user_id, store_rating_cb cb, void *arg)
     return rc ? rc : each_rating(s, ST_RATINGS_OF, false, cb, arg);
 }
 
-int sq_ratings_board(store *base, const char *family, double max_rd, store_rating_cb cb,
-                     void *arg)
+int sq_ratings_board(store *base, const char *family, double max_rd, store_rating_cb cb, void *arg)
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_RATINGS_BOARD, "t", family);
@@ -122,8 +121,8 @@ int sq_game_rating_get(store *base, int64_t game_id, store_game_rating *out)
 int sq_game_rating_put(store *base, const store_game_rating *gr)
 {
     sq_store *s = sq_of(base);
-    double v[6] = {gr->white_start,  gr->black_start,  gr->white_before,
-                   gr->white_after,  gr->black_before, gr->black_after};
+    double v[6] = {gr->white_start, gr->black_start,  gr->white_before,
+                   gr->white_after, gr->black_before, gr->black_after};
     int rc = sq_bind(s, ST_GAME_RATING_PUT, "i", gr->game_id);
     /* Before the end counted, before/after stay NULL (unbound). */
     if (rc || (rc = bind_doubles(s, ST_GAME_RATING_PUT, 2, v, gr->ended ? 6 : 2)))

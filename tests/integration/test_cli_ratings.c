@@ -77,8 +77,8 @@ Test(cli_ratings, user_show_games_leaderboard_and_seek_range)
     hrun_free(&r);
 
     /* A seek for 1600..1800: bob (1337.69) may not accept it. */
-    hcli_run(&r, ad, srv.addr, NULL, "challenge", "--rated", "--rating-min", "1600",
-             "--rating-max", "1800", NULL);
+    hcli_run(&r, ad, srv.addr, NULL, "challenge", "--rated", "--rating-min", "1600", "--rating-max",
+             "1800", NULL);
     ok(&r);
     cr_assert(strstr(r.out, "Challenge 2: alice (1662) -> anyone") &&
                   strstr(r.out, "\nRating range: 1600-1800\n"),

@@ -155,8 +155,8 @@ static void expect_unrated(const char *name)
 }
 
 /* g's rating_change is before -> after for both sides. */
-static void expect_change(const cJSON *change, const rating *wb, const rating *wa,
-                          const rating *bb, const rating *ba)
+static void expect_change(const cJSON *change, const rating *wb, const rating *wa, const rating *bb,
+                          const rating *ba)
 {
     cr_assert(cJSON_IsObject(change), "no rating_change");
     const cJSON *w = t_obj(change, "white"), *b = t_obj(change, "black");
@@ -232,9 +232,8 @@ Test(ratings, resign_draw_and_timeout_move_ratings_exactly)
     expect_rating("bob", "alquerque", &b2);
     cr_assert_neq(r2(w2.rating), r2(w1.rating), "a draw between unequals moves the rating");
 
-    long long g3 =
-        rated_game(A, B, "bob", "alquerque", "{\"kind\":\"correspondence\",\"days_per_move\":1}",
-                   true);
+    long long g3 = rated_game(A, B, "bob", "alquerque",
+                              "{\"kind\":\"correspondence\",\"days_per_move\":1}", true);
     cJSON *g = game_of(g3);
     cr_assert_eq(t_num(g, "white_rating"), r2(w2.rating));
     cr_assert_eq(t_num(g, "black_rating"), r2(b2.rating));
@@ -497,9 +496,9 @@ Test(migrations, skipped_numbers_are_recorded)
         snprintf(key, sizeof key, "schema_gap_%d", n);
         bool present = strstr(store_schema_sql, mark) != NULL;
         sqlite3_stmt *st;
-        cr_assert_eq(sqlite3_prepare_v2(h, "SELECT count(*) FROM server_state WHERE key = ?", -1,
-                                        &st, NULL),
-                     SQLITE_OK);
+        cr_assert_eq(
+            sqlite3_prepare_v2(h, "SELECT count(*) FROM server_state WHERE key = ?", -1, &st, NULL),
+            SQLITE_OK);
         sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
         cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
         cr_assert_eq(sqlite3_column_int(st, 0), present ? 0 : 1, "migration %d", n);
