@@ -147,8 +147,11 @@ int ratings_game_over(gsvc *s, const ratings_game *g, cJSON **change)
     if (change)
         *change = NULL;
     /* Aborted games never count, unrated ones neither (PROTOCOL.md).
-     * TODO(records): imported games must not count either; test their
-     * `imported` flag here once game has one (not on main yet). */
+     * TODO(records): imported games must not count either. The records
+     * branch (not on main yet) adds game.imported and stores imported
+     * games finished, unrated and outside the games cache, so they never
+     * reach notify_game_over(); when it lands, also pass
+     * `finished && !g->imported` from notify.c, so no path can count one. */
     if (!g->rated || !g->finished)
         return STORE_OK;
     char family[RATINGS_FAMILY_MAX];

@@ -15,8 +15,9 @@
  * at the end, first grown by the inactivity step (rating.h
  * rating_inactivity(): one period per whole day since the player's last
  * rated game in the family, RD capped at 350). Imported games (records
- * branch) must not count: TODO when game gains its `imported` flag, return
- * early for it in ratings_game_over() (there is no such flag on main yet).
+ * branch) must not count: they are stored unrated and never pass
+ * notify_game_over(); TODO when game.imported reaches main, notify.c
+ * passes finished = false for them too (see ratings_game_over()).
  *
  * What is shown. A stored row keeps RD as of the player's last rated
  * game; what the wire shows (user objects, leaderboard, seeks' ranges) is
