@@ -510,3 +510,48 @@ Test(migrations, skipped_numbers_are_recorded)
     sqlite3_finalize(st);
     sqlite3_close(h);
 }
+
+/* ---- a lost commit loses the rating update with the game's end -------- */
+
+static void fault_setup(void)
+{
+    /* Commits: 1-2 the registrations, 3 the challenge, 4 the accept, 5
+     * the resign. */
+    tsrv_start(&S, "QK_FAULT_COMMIT=5");
+    A = tc_open(S.port);
+    B = tc_open(S.port);
+    t_register(A, "alice");
+    t_register(B, "bob");
+}
+
+static void fault_teardown(void)
+{
+    tc_close(A);
+    tc_close(B);
+    A = B = NULL;
+    tsrv_stop(&S);
+    tsrv_cleanup(&S);
+}
+
+TestSuite(ratings_fault, .init = fault_setup, .fini = fault_teardown, .timeout = 60);
+
+Test(ratings_fault, lost_end_changes_no_rating)
+{
+    long long gid = rated_game(A, B, "bob", "alquerque", UNLIMITED, true);
+    cJSON *r = tc_rpc(B, "{\"type\":\"resign\",\"game\":%lld}", gid);
+    t_err(r, "internal", "the commit of the resign fails");
+    cJSON_Delete(r);
+    cr_assert_eq(t_db_count(S.db, "ratings"), 0);
+    expect_unrated("alice");
+    expect_unrated("bob");
+    cJSON *g = game_of(gid);
+    cr_assert_str_eq(t_str(g, "status"), "active");
+    cr_assert(cJSON_IsNull(t_obj(g, "rating_change")));
+    cr_assert_eq(t_num(g, "white_rating"), 1500.0, "the start's ratings were committed before");
+    cJSON_Delete(g);
+    resign(B, gid); /* now it commits, and counts once */
+    cJSON *ra = ratings_of("alice");
+    cr_assert_eq(t_num(t_obj(ra, "alquerque"), "rating"), 1662.31);
+    cr_assert_eq(t_int(t_obj(ra, "alquerque"), "games"), 1);
+    cJSON_Delete(ra);
+}
