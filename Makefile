@@ -3,13 +3,16 @@
 #
 #   make            build build/qirkatd and build/qirkat
 #   make deps       install missing Debian packages (deploy/deps.sh)
-#   make run        deps + build + start qirkatd on 127.0.0.1:7420 with ./qirkat.db
-#   make test       the layer check, unit tests (rules, protocol, store) + integration tests
+#   make run        deps + build + start qirkatd on 127.0.0.1:7420 (the web page and
+#                   WebSocket on http://127.0.0.1:7421/) with ./qirkat.db
+#   make test       the layer check, unit tests (rules, protocol, store) + integration tests,
+#                   then test-web (WEB=0 skips it; so does T=AREA)
 #   make check-layers  the server's include rule (docs/design.md "Server layers")
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
 #   make test-web   the web client: replay applier (node) + browser tests
 #                   (Debian chromium driven by playwright-core, tests/web/)
+#   make fuzz       libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS each
 #   make install PREFIX=/usr/local DESTDIR=
 
 BUILD    ?= build
@@ -17,10 +20,12 @@ PREFIX   ?= /usr/local
 CC       ?= cc
 CFLAGS   ?= -O2 -g
 LISTEN   ?= 127.0.0.1:7420
+HTTP     ?= 127.0.0.1:7421
+WEB      ?= 1
 DB       ?= ./qirkat.db
 SHARED   ?= ../shared
 
-PKGS      := libuv libcjson sqlite3 libsodium
+PKGS      := libuv libcjson sqlite3 libsodium libwebsockets
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Line editing at the client's prompt (Debian libedit-dev): the client only.
@@ -52,7 +57,7 @@ QIRKAT    := $(BUILD)/qirkat
 TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/test-$(a)))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
-.PHONY: all deps run test tests asan bench install clean format check-layers
+.PHONY: all deps run test tests asan bench fuzz fuzz-build install clean format check-layers
 all: $(QIRKATD) $(QIRKAT)
 
 $(BUILD)/%.o: %.c
@@ -97,7 +102,7 @@ check-layers:
 
 run: deps
 	@$(MAKE) --no-print-directory all
-	./deploy/run.sh $(BUILD) $(LISTEN) $(DB)
+	./deploy/run.sh $(BUILD) $(LISTEN) $(DB) $(HTTP)
 
 # Tests run from the project root: data comes from $(SHARED), binaries from
 # $(BUILD). `make test T=rules` runs one area.
@@ -109,10 +114,10 @@ test: all tests check-layers
 	    if [ -x $(BUILD)/test-$$a ]; then \
 	        echo "== test-$$a"; QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-$$a --jobs 2; \
 	    fi; done
+	@if [ "$(WEB)" = 1 ] && [ "$(T)" = "$(TEST_AREAS)" ]; then $(MAKE) --no-print-directory test-web; fi
 
 # The web client's tests (tests/web/): the replay move applier against the
-# recorded games, then the browser tests against a real qirkatd (through
-# tests/web/bridge.mjs until qirkatd has --http). Screenshots go to
+# recorded games, then the browser tests against a real `qirkatd --http`. Screenshots go to
 # $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
 # checkout without them gets them here (npm ci, from the lock file).
 .PHONY: test-web
@@ -125,12 +130,46 @@ test-web: all
 asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan \
+	@$(MAKE) --no-print-directory BUILD=build-asan WEB=0 \
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 
 bench: all $(BENCHES)
 	@set -e; for b in $(BENCHES); do QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $$b; done
+
+# Fuzzing (tests/fuzz/, not a Criterion area): one libFuzzer binary per
+# tests/fuzz/fuzz_NAME.c, built with Debian's clang under ASan + UBSan in
+# $(FUZZ_BUILD)/, each run for FUZZ_SECONDS from the seed corpus
+# tests/fuzz/corpus/NAME/ (read only; new inputs go to
+# $(FUZZ_BUILD)/corpus-NAME/, crashes to $(FUZZ_BUILD)/crash-NAME-*).
+# `make fuzz FUZZ_SECONDS=10` is the short pass; `make test` never runs it.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+                -fno-sanitize-recover=all
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_NAMES))
+FUZZ_OBJS    := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(COMMON_SRC))
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(QK_CFLAGS) $(PKG_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
+fuzz: fuzz-build
+	@set -e; for n in $(FUZZ_NAMES); do \
+	    mkdir -p $(FUZZ_BUILD)/corpus-$$n; \
+	    echo "== fuzz-$$n ($(FUZZ_SECONDS) s)"; \
+	    $(FUZZ_BUILD)/fuzz-$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -print_final_stats=1 -dict=tests/fuzz/$$n.dict \
+	        -artifact_prefix=$(FUZZ_BUILD)/crash-$$n- \
+	        $(FUZZ_BUILD)/corpus-$$n tests/fuzz/corpus/$$n; \
+	done
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/qirkat
@@ -141,6 +180,6 @@ format:
 	clang-format -i common/*.[ch] server/*.[ch] server/*/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(if $(filter fuzz fuzz-build,$(MAKECMDGOALS)),$(FUZZ_BUILD)) -name '*.d' 2>/dev/null)

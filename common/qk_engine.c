@@ -12,7 +12,9 @@
  * Search techniques, all standard (see e.g. the Chess Programming Wiki):
  * PVS with fail-soft alpha-beta; quiescence over captures with stand-pat
  * only where the side to move has a non-capture (where capture is
- * compulsory, RULES.md 3 and 5, a position with a capture has no stand-pat);
+ * compulsory, RULES.md 3 and 5, a position with a capture has no stand-pat),
+ * bounded by QS_MAX plies and QS_NODES nodes per leaf so that its cost is
+ * bounded on any board (then the static evaluation stands);
  * one-ply extension of forced captures (the only legal move is a capture),
  * which keeps the chains of compulsory captures inside the horizon; late
  * move reductions of quiet moves; killer and history ordering. No null
@@ -29,6 +31,14 @@
 #define TT_BUCKET 4
 #define MOVE_STACK 32768 /* moves of all plies of one search (int-sized) */
 #define QS_MAX 16        /* quiescence plies */
+/* Nodes one quiescence search (from one leaf of the main search) may
+ * visit; beyond, its remaining nodes stand pat. Without it a dense
+ * Alquerkonane board (12x12 half full: ~50 optional captures at every
+ * node, captures all the way down) costs ~50^8 nodes per leaf even with
+ * alpha-beta, and `analyse --depth 1` ran for hours (issue 9, item 13).
+ * Small enough that such a leaf costs about a millisecond, large enough
+ * that no quiescence search of the ordinary variants reaches it. */
+#define QS_NODES 2048
 #define EXACT 3
 #define LOWER 2
 #define UPPER 1
@@ -60,6 +70,7 @@ struct qk_engine_work {
     qk_pos pos;
     bool check_status; /* the variant ends games other than by no-move */
     uint64_t nodes, node_limit;
+    uint64_t qs_end; /* nodes value at which the current quiescence stops */
     struct timespec start, deadline;
     bool timed;
     const atomic_int *stop;
@@ -341,7 +352,7 @@ static int qsearch_moves(struct qk_engine_work *w, int ply, int alpha, int beta,
             quiet = true;
     }
     int best = -QK_SCORE_INF;
-    bool limit = qply >= QS_MAX || ply >= QK_ENGINE_MAX_PLY - 1;
+    bool limit = qply >= QS_MAX || ply >= QK_ENGINE_MAX_PLY - 1 || w->nodes >= w->qs_end;
     if (quiet || limit) {
         /* Stand pat: the side may play a quiet move instead of capturing. */
         best = qk_vinfo_eval(&w->vi, &w->pos);
@@ -401,6 +412,7 @@ static int search(qk_engine *e, int depth, int ply, int alpha, int beta, bool pv
     int leaf, n;
     if (depth <= 0 || ply >= QK_ENGINE_MAX_PLY - 1) {
         n = expand(w, ply, &leaf);
+        w->qs_end = w->nodes + QS_NODES;
         return n ? qsearch_moves(w, ply, alpha, beta, 0, n) : leaf;
     }
 

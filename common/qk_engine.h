@@ -3,7 +3,9 @@
  *
  * Design. Iterative deepening over a principal variation search (negamax
  * alpha-beta with null windows after the first move), a quiescence search
- * over captures, and a transposition table of 16-byte entries in 64-byte
+ * over captures (at most 16 plies and 2,048 nodes from each leaf, so a
+ * depth-limited search ends on any board, dense 12x12 Alquerkonane
+ * included), and a transposition table of 16-byte entries in 64-byte
  * buckets (key, depth, bound, score, best move, the quiet count it was
  * searched with). Keys are Zobrist-style: a fixed 64-bit mix of every
  * (point, piece) pair, the side to move, the BrainKing no-return memory

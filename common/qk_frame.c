@@ -67,7 +67,11 @@ int qk_frame_next(qk_frame *f, char **line, size_t *len)
     char *nl = f->len > f->scan ? memchr(f->buf + f->scan, '\n', f->len - f->scan) : NULL;
     if (!nl) {
         f->scan = f->len;
-        if (f->len - f->start > f->limit) {
+        /* A line of exactly limit bytes may have its CR here already and
+         * its LF in the next read: one byte more is allowed when it is a
+         * CR, since the limit counts the line without its CR LF. */
+        size_t pending = f->len - f->start;
+        if (pending > f->limit && !(pending == f->limit + 1 && f->buf[f->len - 1] == '\r')) {
             f->poisoned = 1;
             return QK_FRAME_TOOLONG;
         }
@@ -76,16 +80,19 @@ int qk_frame_next(qk_frame *f, char **line, size_t *len)
             f->start = f->len = f->scan = 0;
         return 0;
     }
-    size_t n = (size_t)(nl - (f->buf + f->start));
+    char *s = f->buf + f->start;
+    size_t n = (size_t)(nl - s);
+    size_t next = f->start + n + 1;
+    s[n] = '\0';
+    if (n > 0 && s[n - 1] == '\r')
+        s[--n] = '\0';
+    /* The limit applies to the line without its terminator, LF or CR LF
+     * (issue 9 item 7: a 65,536-byte line sent with CR LF is accepted). */
     if (n > f->limit) {
         f->poisoned = 1;
         return QK_FRAME_TOOLONG;
     }
-    char *s = f->buf + f->start;
-    s[n] = '\0';
-    if (n > 0 && s[n - 1] == '\r')
-        s[--n] = '\0';
-    f->start += (size_t)(nl - s) + 1;
+    f->start = next;
     f->scan = f->start;
     *line = s;
     *len = n;

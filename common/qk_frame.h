@@ -14,7 +14,9 @@
 
 #include <stddef.h>
 
-#define QK_FRAME_DEFAULT_LIMIT (64 * 1024) /* bytes per line, '\n' excluded */
+/* Bytes per line, its terminator excluded: '\n' or "\r\n" (docs/protocol.md
+ * section 1 drops a CR before the LF), so 65,536 bytes of content pass either way. */
+#define QK_FRAME_DEFAULT_LIMIT (64 * 1024)
 
 enum {
     QK_FRAME_ENOMEM = -1,  /* allocation failed; buffer unchanged */
@@ -31,7 +33,8 @@ typedef struct qk_frame {
     int poisoned;
 } qk_frame;
 
-/* Initialise an empty frame with a line limit in bytes (0 = default). */
+/* Initialise an empty frame with a line limit in bytes (0 = default),
+ * counted without the line's '\n' or "\r\n"; a CR elsewhere is content. */
 void qk_frame_init(qk_frame *f, size_t limit);
 /* Free the buffer; the frame may be initialised again. */
 void qk_frame_free(qk_frame *f);

@@ -1,7 +1,9 @@
 /*
  * qk_proto: see qk_proto.h. cJSON does the JSON; this file adds only the
- * checks cJSON does not make (UTF-8 validity, \u0000, duplicate keys,
- * trailing bytes, depth), done on the raw bytes or the parsed tree.
+ * checks cJSON does not make, where it is laxer than RFC 8259 or than
+ * PROTOCOL.md (UTF-8 validity, control bytes, \u escapes and surrogates,
+ * \u0000, the top-level value, numbers, duplicate keys, trailing bytes,
+ * depth), done on the raw bytes before cJSON runs or on the parsed tree.
  */
 #include "qk_proto.h"
 
@@ -83,30 +85,6 @@ static bool utf8_valid(const unsigned char *s, size_t n)
         i += need + 1;
     }
     return true;
-}
-
-/* True when a JSON string escape \u0000 occurs inside a string literal.
- * Tracks string state and backslash escapes so "\\u0000" (an escaped
- * backslash followed by text) is not mistaken for one. */
-static bool has_nul_escape(const char *s, size_t n)
-{
-    bool in_str = false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!in_str) {
-            if (c == '"')
-                in_str = true;
-            continue;
-        }
-        if (c == '"') {
-            in_str = false;
-        } else if (c == '\\' && i + 1 < n) {
-            if (s[i + 1] == 'u' && i + 5 < n && memcmp(s + i + 2, "0000", 4) == 0)
-                return true;
-            i++; /* skip the escaped character */
-        }
-    }
-    return false;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -206,14 +184,112 @@ static size_t json_number_end(const char *s, size_t i, size_t n)
 #undef DIGIT
 }
 
-/* The lexical checks cJSON leaves out, on the raw bytes: no byte-order
- * mark, no raw control character inside a string (RFC 8259 section 7),
- * numbers by the RFC's grammar. Also measures the nesting depth. Returns
- * false with *why set when the text is not strict JSON. */
+static int hex_digit(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The four hex digits of a \u escape at s[i..i+4), RFC 8259 section 7;
+ * -1 unless all four are hex digits. */
+static long hex4(const char *s, size_t i, size_t n)
+{
+    if (i + 4 > n)
+        return -1;
+    long v = 0;
+    for (size_t k = 0; k < 4; k++) {
+        int d = hex_digit((unsigned char)s[i + k]);
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* The string escape starting at the backslash s[i]; returns the index of
+ * its last byte, or 0 with *why set when RFC 8259 section 7 (or our
+ * decisions on it) refuses it:
+ *   - the escaped character must be one of " \ / b f n r t u (cJSON
+ *     refuses the others too; checked here so the verdict is ours);
+ *   - \u takes exactly four hex digits: cJSON's parse_hex4 reads a bad
+ *     digit as the value 0 and so cut "carol\uX000" to "carol";
+ *   - \u0000 is refused (PROTOCOL.md "Validation rules": no NUL);
+ *   - surrogates (decision, documented in qk_proto.h): section 7 lets
+ *     the grammar write a lone surrogate and section 8.2 says such text
+ *     has unpredictable results; our strings are UTF-8 (RFC 3629 section 3
+ *     has no encoding for a surrogate), so a high surrogate D800-DBFF must
+ *     be followed at once by a low one DC00-DFFF written as \u, and a low
+ *     one may not stand alone. A well-formed pair is one code point
+ *     U+10000..U+10FFFF and is accepted. */
+static size_t escape_end(const char *s, size_t i, size_t n, const char **why)
+{
+    if (i + 1 >= n) {
+        *why = "a string ends inside an escape";
+        return 0;
+    }
+    switch (s[i + 1]) {
+    case '"':
+    case '\\':
+    case '/':
+    case 'b':
+    case 'f':
+    case 'n':
+    case 'r':
+    case 't':
+        return i + 1;
+    case 'u':
+        break;
+    default:
+        *why = "an escape that is not JSON (RFC 8259 section 7)";
+        return 0;
+    }
+    long cp = hex4(s, i + 2, n);
+    if (cp < 0) {
+        *why = "\\u must be followed by four hex digits (RFC 8259 section 7)";
+        return 0;
+    }
+    if (cp == 0) {
+        *why = "strings may not contain \\u0000";
+        return 0;
+    }
+    if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        *why = "a low surrogate escape without a high one before it";
+        return 0;
+    }
+    if (cp < 0xD800 || cp > 0xDBFF)
+        return i + 5;
+    long lo = i + 7 < n && s[i + 6] == '\\' && s[i + 7] == 'u' ? hex4(s, i + 8, n) : -1;
+    if (lo < 0xDC00 || lo > 0xDFFF) {
+        *why = "a high surrogate escape not followed by a low one";
+        return 0;
+    }
+    return i + 11;
+}
+
+/* The lexical checks cJSON leaves out, on the raw bytes (a validator, not
+ * a parser: cJSON still builds the tree and judges the grammar):
+ *   - no byte-order mark (RFC 8259 section 8.1: a sender MUST NOT add one);
+ *   - the text is an object: its first byte after whitespace is '{'. Any
+ *     other value is bad_json here, so a top-level array of any depth is
+ *     bad_json, not the "too deep" bad_request of an object (section 2
+ *     allows any value; PROTOCOL.md requires an object);
+ *   - between tokens only the four whitespace bytes of section 2 (space,
+ *     tab, LF, CR): cJSON skips every byte <= 0x20;
+ *   - inside strings no byte below 0x20 (section 7) and only valid escapes
+ *     (escape_end());
+ *   - numbers by the grammar of section 6 (cJSON accepts "01", for one).
+ * Also measures the bracket nesting depth. Returns false with *why set
+ * when the text is not strict JSON. */
 static bool lexically_strict(const char *s, size_t n, int *maxdepth, bool *balanced,
                              const char **why)
 {
     int depth = 0;
+    bool first = true;
     *maxdepth = 0;
     *balanced = true;
     if (n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0) {
@@ -222,14 +298,25 @@ static bool lexically_strict(const char *s, size_t n, int *maxdepth, bool *balan
     }
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        if (c < 0x20) {
+            *why = "a control character between tokens (RFC 8259 section 2)";
+            return false;
+        }
+        if (first && c != '{') {
+            *why = "the message must be a JSON object";
+            return false;
+        }
+        first = false;
         if (c == '"') {
             for (i++; i < n && s[i] != '"'; i++) {
                 if ((unsigned char)s[i] < 0x20) {
-                    *why = "a control character inside a string";
+                    *why = "a control character inside a string (RFC 8259 section 7)";
                     return false;
                 }
-                if (s[i] == '\\')
-                    i++;
+                if (s[i] == '\\' && !(i = escape_end(s, i, n, why)))
+                    return false;
             }
         } else if (c == '{' || c == '[') {
             if (++depth > *maxdepth)
@@ -246,6 +333,10 @@ static bool lexically_strict(const char *s, size_t n, int *maxdepth, bool *balan
             i = end - 1;
         }
     }
+    if (first) {
+        *why = "an empty line is not a JSON object";
+        return false;
+    }
     if (depth != 0)
         *balanced = false;
     return true;
@@ -259,10 +350,6 @@ qk_err qk_proto_parse_line(const char *line, size_t len, cJSON **out, const char
     *out = NULL;
     if (!utf8_valid((const unsigned char *)line, len)) {
         *why = "invalid UTF-8 or a NUL byte";
-        return QK_ERR_BAD_JSON;
-    }
-    if (has_nul_escape(line, len)) {
-        *why = "strings may not contain \\u0000";
         return QK_ERR_BAD_JSON;
     }
     int maxdepth;
@@ -408,8 +495,13 @@ cJSON *qk_proto_event(const char *name)
 /* cJSON prints numbers with 15 significant digits and keeps that text
  * whenever it reads back within a relative epsilon, so whole numbers from
  * 10^15 up (ids may go to 2^53 - 1) come back rounded: 9007199254740991
- * prints as 9.00719925474099e+15. Such numbers are rare, so the fix works
- * on a copy made only when one is present. */
+ * prints as 9.00719925474099e+15. The same holds for any double that
+ * needs 16 or 17 digits: 9007199254740992 printed as 9.00719925474099e+15,
+ * which reads back as 9007199254740990, so a number a client sent and the
+ * server echoes (ping's ts) changed on the way (found by
+ * tests/fuzz/fuzz_proto.c). Such numbers are rare, so the fix works on a
+ * copy made only when one is present. Printing needs the C locale's '.'
+ * (nothing here calls setlocale). */
 static bool big_whole(const cJSON *item)
 {
     return cJSON_IsNumber(item) && fabs(item->valuedouble) >= 1e15 &&
@@ -417,23 +509,58 @@ static bool big_whole(const cJSON *item)
            floor(item->valuedouble) == item->valuedouble;
 }
 
-static bool has_big_whole(const cJSON *item)
+/* The shortest "%.Ng" text, N = 15, 16 or 17, that reads back as exactly
+ * d (17 digits always do for a finite double), into buf (32 bytes).
+ * Returns N. The text is a JSON number (RFC 8259 section 6): no "inf" or
+ * "nan" since d is finite. */
+static int exact_text(double d, char buf[32])
 {
+    for (int digits = 15; digits < 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, d);
+        if (strtod(buf, NULL) == d)
+            return digits;
+    }
+    snprintf(buf, 32, "%.17g", d);
+    return 17;
+}
+
+/* A number cJSON would print inexactly: a big whole number (printed as
+ * digits, no exponent), or a finite one whose 15 digits are not exact.
+ * NaN and infinities (from "1e400") stay with cJSON, which prints null. */
+static bool inexact_number(const cJSON *item)
+{
+    if (!cJSON_IsNumber(item) || !isfinite(item->valuedouble))
+        return false;
     if (big_whole(item))
         return true;
+    double d = item->valuedouble;
+    if (fabs(d) < 1e15 && floor(d) == d)
+        return false; /* at most 15 digits: exact; the common case, no printf */
+    char buf[32];
+    return exact_text(d, buf) > 15;
+}
+
+static bool has_inexact(const cJSON *item)
+{
+    if (inexact_number(item))
+        return true;
     for (const cJSON *c = item->child; c; c = c->next)
-        if (has_big_whole(c))
+        if (has_inexact(c))
             return true;
     return false;
 }
 
 /* Turn every such number of a tree we own into raw text printed exactly
- * ("%.0f" is exact for integers below 2^53). Returns false on ENOMEM. */
-static bool exact_big_whole(cJSON *item)
+ * ("%.0f" is exact for integers below 2^53; else exact_text()). Returns
+ * false on ENOMEM. */
+static bool exact_numbers(cJSON *item)
 {
-    if (big_whole(item)) {
+    if (inexact_number(item)) {
         char buf[32];
-        snprintf(buf, sizeof buf, "%.0f", item->valuedouble);
+        if (big_whole(item))
+            snprintf(buf, sizeof buf, "%.0f", item->valuedouble);
+        else
+            exact_text(item->valuedouble, buf);
         char *raw = malloc(strlen(buf) + 1);
         if (!raw)
             return false;
@@ -443,7 +570,7 @@ static bool exact_big_whole(cJSON *item)
         return true;
     }
     for (cJSON *c = item->child; c; c = c->next)
-        if (!exact_big_whole(c))
+        if (!exact_numbers(c))
             return false;
     return true;
 }
@@ -451,9 +578,9 @@ static bool exact_big_whole(cJSON *item)
 char *qk_proto_print(const cJSON *msg, size_t *len)
 {
     char *s;
-    if (has_big_whole(msg)) {
+    if (has_inexact(msg)) {
         cJSON *copy = cJSON_Duplicate(msg, true);
-        s = copy && exact_big_whole(copy) ? cJSON_PrintUnformatted(copy) : NULL;
+        s = copy && exact_numbers(copy) ? cJSON_PrintUnformatted(copy) : NULL;
         cJSON_Delete(copy);
     } else {
         s = cJSON_PrintUnformatted(msg);

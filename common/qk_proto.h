@@ -4,9 +4,10 @@
  * One X-macro table yields the error enum, the wire code and a default
  * message (the pattern of libuv's UV_ERRNO_MAP). qk_proto_parse_line()
  * applies the "Validation rules" section to one framed line before any op
- * sees it: exactly one JSON object, valid UTF-8, no \u0000, no duplicate
- * field, nesting of at most 16 levels. The builders return cJSON trees the
- * caller owns (cJSON_Delete), and qk_proto_print() the bytes to send.
+ * sees it: exactly one JSON object that RFC 8259 accepts, valid UTF-8, no
+ * \u0000, no duplicate field, nesting of at most 16 levels. The builders
+ * return cJSON trees the caller owns (cJSON_Delete), and qk_proto_print()
+ * the bytes to send.
  */
 #ifndef QK_PROTO_H
 #define QK_PROTO_H
@@ -55,11 +56,27 @@ const char *qk_err_message(qk_err e);
 qk_err qk_err_parse(const char *code);
 
 /* Parse one line (len bytes, need not be NUL-terminated) under the
- * validation rules of PROTOCOL.md. On success returns QK_ERR_NONE and
- * *out owns the object (caller cJSON_Delete()s it). Otherwise returns
- * QK_ERR_BAD_JSON (not one object, trailing bytes, invalid UTF-8, \u0000)
- * or QK_ERR_BAD_REQUEST (duplicate field, too deep), sets *why to a static
- * reason, and leaves *out NULL. */
+ * validation rules of PROTOCOL.md and the grammar of RFC 8259. cJSON
+ * builds the tree; a strict pass over the raw bytes first refuses what
+ * cJSON would let through. On success returns QK_ERR_NONE and *out owns
+ * the object (caller cJSON_Delete()s it). Otherwise sets *why to a static
+ * reason, leaves *out NULL and returns
+ *   QK_ERR_BAD_JSON: not exactly one JSON object (any other top-level
+ *     value, an array of any depth included; bytes after the object
+ *     other than RFC 8259 section 2 whitespace); invalid UTF-8 (RFC 3629)
+ *     or a NUL byte; a byte-order mark (section 8.1); a control byte
+ *     (< 0x20) between tokens other than space, tab, LF, CR (section 2) or
+ *     any control byte inside a string (section 7); an escape other than
+ *     \" \\ \/ \b \f \n \r \t \uXXXX, a \u without four hex digits
+ *     (section 7), \u0000 (PROTOCOL.md); a surrogate escape that is not a
+ *     high (D800-DBFF) immediately followed by a low (DC00-DFFF) escape
+ *     (decision: section 8.2 calls lone surrogates unpredictable and our
+ *     strings are UTF-8, which cannot encode them; a pair is accepted as
+ *     its code point); a number outside the section 6 grammar; or any
+ *     other malformed JSON;
+ *   QK_ERR_BAD_REQUEST: a duplicate field (names compared bytewise after
+ *     unescaping) or nesting deeper than QK_PROTO_MAX_DEPTH;
+ *   QK_ERR_INTERNAL: out of memory. */
 qk_err qk_proto_parse_line(const char *line, size_t len, cJSON **out, const char **why);
 
 /* Field access with exact, case-sensitive names. Each returns true and
@@ -81,9 +98,13 @@ cJSON *qk_proto_ok(const cJSON *id);
 cJSON *qk_proto_error(const cJSON *id, qk_err e, const char *message);
 /* {"type":"event","event":name}. */
 cJSON *qk_proto_event(const char *name);
-/* Print msg compactly followed by '\n'. Returns a malloc'd NUL-terminated
- * buffer the caller free()s and its length (newline included) in *len, or
- * NULL on allocation failure. */
+/* Print msg compactly followed by '\n'. Numbers print exactly (they read
+ * back as the same double): whole numbers up to 2^53 - 1 as plain digits,
+ * others in the shortest of 15, 16 or 17 significant digits that is exact
+ * (RFC 8259 section 6 grammar); NaN and infinities, which cJSON parses
+ * from "1e400", print as null. Returns a malloc'd NUL-terminated buffer
+ * the caller free()s and its length (newline included) in *len, or NULL
+ * on allocation failure. */
 char *qk_proto_print(const cJSON *msg, size_t *len);
 
 /* Wall-clock UTC milliseconds since the epoch (PROTOCOL.md "Times"). */

@@ -6,7 +6,11 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # chromium: Debian's browser for the web tests (tests/web/run.mjs); the tests
 # never download a browser of their own. libedit-dev: the client's prompt.
-pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium)
+# clang and libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes): `make fuzz`.
+# libwebsockets-dev: qirkatd --http (server/net/ws.c); Debian builds it with
+# libuv support as the plugin libwebsockets-evlib-uv, loaded at run time.
+pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium
+      clang libclang-rt-14-dev libwebsockets-dev libwebsockets-evlib-uv)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Start qirkatd for `make run`: BUILD_DIR LISTEN DB. With it come the
+# Start qirkatd for `make run`: BUILD_DIR LISTEN DB [HTTP]. HTTP (default
+# 127.0.0.1:7421) serves the web page at / and the protocol at /ws (qirkatd
+# --http); an empty HTTP starts the TCP port alone. With it come the
 # computer opponents computer-1, computer-2, computer-3: three `qirkat bot`
 # processes at levels 1, 2, 3 (README.md, "Computer opponents and bots").
 # Their accounts are registered on first run with generated passwords kept
@@ -12,6 +14,7 @@ set -euo pipefail
 build=${1:-build}
 listen=${2:-127.0.0.1:7420}
 db=${3:-./qirkat.db}
+http=${4-127.0.0.1:7421}
 bots=${QIRKAT_BOTS:-1}
 
 dbdir=$(cd "$(dirname "$db")" && pwd)
@@ -31,18 +34,23 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# The server reports its port on a FIFO once it listens: no sleeps.
+# The server reports its port (then the HTTP port) on a FIFO once it
+# listens: no sleeps.
 mkfifo "$tmp/ready"
-"$build/qirkatd" --listen "$listen" --db "$db" --ready-fd 3 3>"$tmp/ready" &
+httpargs=()
+[ -n "$http" ] && httpargs=(--http "$http")
+"$build/qirkatd" --listen "$listen" --db "$db" "${httpargs[@]}" --ready-fd 3 3>"$tmp/ready" &
 srv=$!
 port=
-read -r port <"$tmp/ready" || true
+hport=
+{ read -r port; read -r hport; } <"$tmp/ready" || true
 if [ -z "$port" ]; then
     wait "$srv" || exit $?
     exit 1
 fi
 addr="${listen%:*}:$port"
 echo "qirkatd listening on $addr, database $db (Ctrl-C stops it)"
+[ -n "$hport" ] && echo "web page: http://${http%:*}:$hport/ (WebSocket at /ws)"
 
 # Make sure computer-N has a working session in its directory: the stored
 # token, else a login with the stored password, else a new bot account.

@@ -20,23 +20,28 @@
 #include <sodium.h>
 #include <uv.h>
 
-#include "util/log.h"
 #include "srv.h"
+#include "util/log.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: qirkatd [--listen HOST:PORT] [--db FILE] "
-               "[--log-level error|warn|info|debug]\n"
+               "[--http HOST:PORT]\n"
+               "               [--log-level error|warn|info|debug]\n"
                "               [--ready-fd FD] [--pwhash interactive|min] [--rate-limit B/R|off]\n"
                "               [--max-conns-per-address N] [--max-conns-per-account N]\n"
                "               [--help]\n"
                "  --listen HOST:PORT  address to listen on (default 127.0.0.1:7420; port 0 "
                "picks a free one;\n"
                "                      IPv6 as [::1]:7420)\n"
+               "  --http HOST:PORT    also serve the web page at / and the protocol over "
+               "WebSocket at\n"
+               "                      /ws (port 0 picks a free one; none by default)\n"
                "  --db FILE           SQLite database, created if missing (default ./qirkat.db)\n"
                "  --log-level LEVEL   stderr verbosity (default info)\n"
                "  --ready-fd FD       once listening, write the port and a newline to FD and "
                "close it\n"
+               "                      (with --http, the HTTP port on a second line)\n"
                "  --pwhash min        cheapest Argon2id limits (tests and benchmarks only)\n"
                "  --test-clock MS     tests only: the clock starts at MS (UTC ms) and moves only\n"
                "                      by the debug_clock op\n"
@@ -100,6 +105,7 @@ static int parse_listen(const char *s, char *host, size_t n, int *port)
 int main(int argc, char **argv)
 {
     static char host[256] = "127.0.0.1";
+    static char http_host[256];
     srv_config cfg = {.host = host, .port = 7420, .db_path = "./qirkat.db", .ready_fd = -1};
     log_level level = LOG_INFO;
     bool rate_given = false;
@@ -116,6 +122,10 @@ int main(int argc, char **argv)
         if (strcmp(a, "--listen") == 0) {
             if (parse_listen(v, host, sizeof host, &cfg.port) != 0)
                 goto bad;
+        } else if (strcmp(a, "--http") == 0) {
+            if (parse_listen(v, http_host, sizeof http_host, &cfg.http_port) != 0)
+                goto bad;
+            cfg.http_host = http_host;
         } else if (strcmp(a, "--db") == 0) {
             cfg.db_path = v;
         } else if (strcmp(a, "--log-level") == 0) {
@@ -186,6 +196,10 @@ int main(int argc, char **argv)
     if (per_acct && cfg.max_per_account == 0 &&
         parse_int(per_acct, 1, 1 << 20, &cfg.max_per_account))
         cfg.max_per_account = 0;
+    /* QK_FAULT_FSYNC_MS (tests and benchmarks) stalls every fsync. */
+    const char *fsync_ms = getenv("QK_FAULT_FSYNC_MS");
+    if (fsync_ms && parse_int(fsync_ms, 0, 60000, &cfg.fsync_delay_ms) != 0)
+        cfg.fsync_delay_ms = 0;
     const char *out_limit = getenv("QK_OUT_LIMIT");
     int out_bytes = 0;
     if (out_limit && parse_int(out_limit, 4096, INT_MAX, &out_bytes) == 0)

@@ -39,6 +39,7 @@ void srv_flush(srv *s)
         log_error("commit failed: answering the batch with internal errors");
         net_fail_txn(&s->net, "the change could not be saved; it was not made");
     }
+    s->net.txn_epoch = batch_epoch(&s->batch);
     corr_after_flush(&s->svc);
     net_flush(&s->net);
     games_trim(s->svc.games);
@@ -70,6 +71,24 @@ static void forget_all_games(void *arg)
     games_forget_all(((srv *)arg)->svc.games);
 }
 
+/* The store reports a committed epoch on disk: what its clients were told
+ * may go out now. A batch that committed but cannot be made durable leaves
+ * memory, the database and the clients' view beyond repair: the process
+ * stops at once (its clients were told nothing of that batch) and a
+ * restart recovers from what is on disk. */
+static void on_durable(void *arg, uint64_t epoch, int rc)
+{
+    srv *s = arg;
+    if (rc != STORE_OK) {
+        log_error("batch %llu committed but not durable: stopping at once",
+                  (unsigned long long)epoch);
+        abort();
+    }
+    net_durable(&s->net, epoch);
+    if (s->stopping && !s->net.all)
+        stop_finish(s);
+}
+
 /* ---- life cycle ------------------------------------------------------- */
 
 int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
@@ -98,7 +117,7 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     }
     if (store_open(cfg->db_path, &s->store) != STORE_OK)
         return -1;
-    batch_init(&s->batch, s->store, forget_all_games, s);
+    batch_init(&s->batch, s->store, forget_all_games, s, on_durable, s);
     g->store = s->store;
     g->batch = &s->batch;
     if (games_new(g, &g->games) != 0) {
@@ -107,6 +126,7 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     }
     net_hooks hooks = {session_open_cb, dispatch_line_cb, session_close_cb, session_free_cb};
     net_init(&s->net, loop, &hooks, cfg->line_limit, cfg->out_limit);
+    s->net.txn_epoch = batch_epoch(&s->batch);
     if (cfg->max_per_addr > 0)
         s->net.max_per_addr = (size_t)cfg->max_per_addr;
     api_init(&s->api, loop, &s->net, g, cfg->rate, cfg->max_per_account);
@@ -172,10 +192,13 @@ static void signal_cb(uv_signal_t *h, int signum)
     srv_stop(h->data);
 }
 
-static int write_ready(int fd, int port)
+/* "TCP\n", or "TCP\nHTTP\n" with --http (http_port < 0: none): readers of
+ * the first line alone keep working. */
+static int write_ready(int fd, int port, int http_port)
 {
-    char buf[16];
-    int n = snprintf(buf, sizeof buf, "%d\n", port);
+    char buf[32];
+    int n = http_port < 0 ? snprintf(buf, sizeof buf, "%d\n", port)
+                          : snprintf(buf, sizeof buf, "%d\n%d\n", port, http_port);
     ssize_t w;
     do
         w = write(fd, buf, (size_t)n);
@@ -189,6 +212,14 @@ int srv_start(srv *s)
     int rc = tcp_listen(&s->tcp, &s->net, s->cfg.host, s->cfg.port, &s->port);
     if (rc < 0)
         return -1;
+    s->http_port = -1;
+    if (s->cfg.http_host) {
+        s->http_open = true; /* even on failure: its handles close in stop_finish */
+        if (ws_listen(&s->http, &s->net, s->cfg.http_host, s->cfg.http_port, &s->http_port) != 0) {
+            tcp_stop_listening(&s->tcp);
+            return -1;
+        }
+    }
     if ((rc = uv_signal_init(s->loop, &s->sigint)) < 0)
         goto fail;
     s->sigint.data = s;
@@ -208,10 +239,15 @@ int srv_start(srv *s)
      * port is reported: a client never sees a stale deadline. */
     if (corr_start(&s->svc) != 0 || heartbeat_start(&s->beat) != 0)
         return -1;
+    /* From here commits are made durable off the loop (store.h). */
+    if (store_async_start(s->store, s->loop, s->cfg.fsync_delay_ms) != STORE_OK)
+        log_warn("commits stay synchronous: every fsync runs on the loop");
     /* Injected commit failures count from here, after start-up's own. */
     store_fail_commit_at(s->store, s->cfg.fail_commit_at);
     log_info("listening on %s:%d, database %s", s->cfg.host, s->port, s->cfg.db_path);
-    if (s->cfg.ready_fd >= 0 && write_ready(s->cfg.ready_fd, s->port) != 0)
+    if (s->cfg.http_host)
+        log_info("web page and WebSocket on http://%s:%d/ (/ws)", s->cfg.http_host, s->http_port);
+    if (s->cfg.ready_fd >= 0 && write_ready(s->cfg.ready_fd, s->port, s->http_port) != 0)
         log_warn("cannot write the port to fd %d: %s", s->cfg.ready_fd, strerror(errno));
     return 0;
 fail:
@@ -224,6 +260,9 @@ fail:
  * returns once the thread pool's last completions have run. */
 static void stop_finish(srv *s)
 {
+    /* The last batch's durability is awaited here (the writer is joined):
+     * its handle would keep uv_run() going otherwise. */
+    store_async_stop(s->store);
     /* No connection is left, so no answer is awaited: a search still
      * running is finished (at most HINT_MS) and dropped. */
     s->api.hints = NULL;
@@ -243,6 +282,9 @@ static void stop_finish(srv *s)
         uv_close((uv_handle_t *)&s->sigint, NULL);
         uv_close((uv_handle_t *)&s->sigterm, NULL);
     }
+    /* lws's teardown, step one: its handles close while the loop runs on. */
+    if (s->http_open)
+        ws_stop(&s->http);
 }
 
 /* The grace period is over: whoever is still connected is cut off. */
@@ -292,6 +334,10 @@ void srv_close(srv *s)
 {
     log_info("%llu batches committed, %llu lost", (unsigned long long)s->batch.commits,
              (unsigned long long)s->batch.losses);
+    if (s->http_open) {
+        ws_free(&s->http); /* step two, after uv_run() returned */
+        s->http_open = false;
+    }
     batch_free(&s->batch);
     games_free(s->svc.games);
     s->svc.games = NULL;

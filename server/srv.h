@@ -10,7 +10,11 @@
  * Requests run to completion on the loop thread; their writes go into the
  * iteration's batch and their output into the connections' held
  * queues. A uv_prepare and a uv_check handle call srv_flush() once per
- * iteration: end the batch (commit) first, then write. The prepare handle covers output
+ * iteration: end the batch (commit) first, then write what is durable.
+ * The commit's fsync runs on the store's writer thread (store.h
+ * store_async_start): the batch's answers wait for it (net/conn.h
+ * "Durability epochs") while the loop goes on with the next batch, so a
+ * slow disk delays only the answers that depend on it. The prepare handle covers output
  * made by timers and deferred callbacks before the loop blocks; the check
  * handle covers everything read in the poll phase (store.h, "Group
  * commit"). A connection handles a bounded batch of lines per iteration
@@ -39,12 +43,18 @@
  *      its connection's waiting lines then get `server_shutdown`;
  *   4. each connection is ended once it is quiet (net/conn.h net_shutdown):
  *      nothing deferred or buffered or unread, all its output written;
- *      then FIN (uv_shutdown) and close;
+ *      then FIN (uv_shutdown) and close; a WebSocket gets its close frame
+ *      (1001) after its last message instead of the FIN; no new WebSocket
+ *      is accepted (the upgrade is refused) while the HTTP port stays
+ *      open;
  *   5. SRV_STOP_GRACE_MS after the signal whatever is still open (a client
  *      that does not read, or never stops sending) is closed;
- *   6. when the last connection is closed the server's handles close,
- *      uv_run() returns after the pool's last completions, and main()
- *      closes the database (srv_close) and exits 0.
+ *   6. when the last connection is closed the server's handles close and
+ *      so does the libwebsockets context (step one of its teardown on a
+ *      foreign loop, ws_stop: its listener and HTTP connections go, its
+ *      libuv handles close on the loop); uv_run() returns after the pool's
+ *      last completions, and main() closes the database (srv_close, which
+ *      finishes lws's teardown with ws_free) and exits 0.
  *
  * Password hashes are capped: at most cfg.max_hash_jobs (default
  * SRV_MAX_HASH_JOBS) queued or running at once; beyond that register and
@@ -64,6 +74,7 @@
 #include "game/svc.h"
 #include "net/conn.h"
 #include "net/tcp.h"
+#include "net/ws.h"
 #include "store/batch.h"
 #include "store/store.h"
 #include "util/ratelimit.h"
@@ -74,15 +85,17 @@
 #define SRV_HINT_NICE 10       /* the searches yield the CPU to logins and the loop */
 
 typedef struct srv_config {
-    const char *host;    /* listen address */
-    int port;            /* 0 = ephemeral */
-    const char *db_path; /* SQLite file */
-    int ready_fd;        /* -1 = none */
-    bool pwhash_min;     /* libsodium MIN limits instead of INTERACTIVE */
-    size_t line_limit;   /* 0 = QK_FRAME_DEFAULT_LIMIT */
-    size_t out_limit;    /* 0 = NET_DEFAULT_OUT_LIMIT */
-    int fail_commit_at;  /* fault injection (store_fail_commit_at), 0 = off */
-    bool test_clock;     /* time is test_clock_ms, moved only by debug_clock (svc.h) */
+    const char *host;      /* listen address */
+    int port;              /* 0 = ephemeral */
+    const char *http_host; /* --http: web page and WebSocket; NULL = none */
+    int http_port;         /* 0 = ephemeral */
+    const char *db_path;   /* SQLite file */
+    int ready_fd;          /* -1 = none; the TCP port, then the HTTP port with --http */
+    bool pwhash_min;       /* libsodium MIN limits instead of INTERACTIVE */
+    size_t line_limit;     /* 0 = QK_FRAME_DEFAULT_LIMIT */
+    size_t out_limit;      /* 0 = NET_DEFAULT_OUT_LIMIT */
+    int fail_commit_at;    /* fault injection (store_fail_commit_at), 0 = off */
+    bool test_clock;       /* time is test_clock_ms, moved only by debug_clock (svc.h) */
     int64_t test_clock_ms;
     int heartbeat_ms;     /* empty line after this much output silence; 0 = 20000 */
     int login_timeout_ms; /* close a connection not logged in by then; 0 = 60000 */
@@ -91,6 +104,7 @@ typedef struct srv_config {
     int hash_delay_ms;    /* tests only: each hash job sleeps this long first */
     int max_per_addr;     /* connections from one address; 0 = NET_DEFAULT_MAX_PER_ADDR */
     int max_per_account;  /* connections logged in as one user; 0 = API_MAX_CONNS_PER_ACCOUNT */
+    int fsync_delay_ms;   /* tests and benchmarks: every fsync stalls this long (store.h) */
 } srv_config;
 
 typedef struct srv {
@@ -101,6 +115,8 @@ typedef struct srv {
     gsvc svc;    /* the game service */
     net net;
     tcp_listener tcp; /* the JSON-lines port */
+    ws_server http;   /* --http: the page and the WebSocket (net/ws.h) */
+    bool http_open;
     api api;
     heartbeat beat;
     workers hints; /* the engine's threads (api/hint.c) */
@@ -110,15 +126,18 @@ typedef struct srv {
     uv_signal_t sigint, sigterm;
     uv_timer_t stop_timer; /* the grace period of a stop */
     bool handles_open, signals_open, stopping, stop_timer_open;
-    int port; /* bound */
+    int port;      /* bound */
+    int http_port; /* bound, with --http */
 } srv;
 
 /* Open the store (migrating it), create the game service, the api layer
  * and the flush handles on loop. sodium_init() must have succeeded.
  * Returns 0, or -1 after logging why (everything acquired is released). */
 int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg);
-/* Listen (cfg host/port), report the port on cfg.ready_fd, install the
- * SIGINT/SIGTERM handlers. 0 or -1 (logged). */
+/* Listen (cfg host/port, and cfg http_host/http_port when http_host is
+ * set), report the TCP port on cfg.ready_fd (then, with --http, the HTTP
+ * port on a second line), install the SIGINT/SIGTERM handlers. 0 or -1
+ * (logged). */
 int srv_start(srv *s);
 /* Graceful stop (the signal handlers call it): see "Stopping" above.
  * Returns at once; uv_run() returns when it is over. Idempotent. */

@@ -821,10 +821,11 @@ function tickClocks() {
     const g = app.games.get(Number(elm.dataset.clock));
     if (!g) return;
     const side = elm.dataset.side === 'turn' ? g.turn : elm.dataset.side;
-    const running = g.status === 'active' && g.turn === side;
+    // A live clock runs only once each side has made its first move (ply 2).
+    const running = g.status === 'active' && g.turn === side && (!g.clock || g.ply >= 2);
     const since = running ? now - (g._at || now) : 0;
     let ms = null;
-    if (g.clock) ms = (side === 'white' ? g.clock.white_ms : g.clock.black_ms) - since;
+    if (g.clock) ms = (side === 'white' ? g.clock.white : g.clock.black) - since;
     else if (running && g.time_left_ms != null) ms = g.time_left_ms - since;
     elm.textContent = ms == null ? '' : fmtMs(ms);
     elm.classList.toggle('low', ms != null && ms < 30000 && running);

@@ -74,6 +74,16 @@ bool ops_add_notifications(api *s, cJSON *res, int64_t user_id);
  * subscriptions to private games it may no longer watch (the fan-out
  * checks too, fanout.h; this keeps the list honest). */
 void ops_drop_hidden_subs(api *s, conn *c);
+/* A game-changing op (move, resign, draw, abort) on g, where the caller
+ * plays, after not_found and forbidden: first the flag (corr_check_time:
+ * a game out of time ends now, events and notifications as from the
+ * timer), then the status. true when g is active and the op goes on;
+ * false once answered: game_over (ops_game_over) or internal. */
+bool ops_active_after_flag(req *r, struct game *g);
+/* Answer game_over for g (finished or aborted) with its "result" and
+ * "reason", and a message in words ("the game is over: white ran out of
+ * time"). */
+void ops_game_over(req *r, const struct game *g);
 /* Add "games": user_id's active games as full objects, to res. */
 bool ops_add_active_games(api *s, cJSON *res, int64_t user_id);
 

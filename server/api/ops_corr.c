@@ -222,8 +222,9 @@ void op_vacation(req *r)
 
 /* ---- draw, abort ------------------------------------------------------ */
 
-/* The game of r where the caller plays and which is active; answers
- * not_found / forbidden / game_over and returns NULL otherwise. */
+/* The game of r where the caller plays and which is active, after the
+ * flag (ops_active_after_flag); answers not_found / forbidden / game_over
+ * (internal) and returns NULL otherwise. */
 static game *my_active_game(req *r)
 {
     uint64_t id = 0;
@@ -236,9 +237,7 @@ static game *my_active_game(req *r)
                   rc == STORE_NOTFOUND ? "no such game" : NULL);
     else if (g->white.id != me && g->black.id != me)
         req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
-    else if (g->status != GAME_ACTIVE)
-        req_error(r, QK_ERR_GAME_OVER, NULL);
-    else
+    else if (ops_active_after_flag(r, g))
         return g;
     return NULL;
 }
@@ -383,8 +382,10 @@ void op_debug_clock(req *r)
     }
     svc_clock_set(s->svc, has_set ? (int64_t)set : now + (int64_t)adv);
     /* Deadlines now due are handled before the answer, so a test that
-     * reads the answer has seen their events. */
-    corr_sweep(s->svc);
+     * reads the answer has seen their events; "sweep": false leaves them
+     * to the next request on the game, as a late timer would. */
+    if (req_bool(r, "sweep", true))
+        corr_sweep(s->svc);
     cJSON *res = req_ok(r);
     if (res && !cJSON_AddNumberToObject(res, "now", (double)svc_now(s->svc))) {
         cJSON_Delete(res);

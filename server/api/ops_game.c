@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "game/auth.h"
+#include "game/corr.h"
 #include "game/events.h"
 #include "game/games.h"
 #include "util/log.h"
@@ -69,6 +70,41 @@ void ops_drop_hidden_subs(api *s, conn *c)
         if (games_get(s->svc->games, id, &g) == STORE_OK && g->priv && !is_player(g, se->user_id))
             session_unsubscribe(s, c, id);
     }
+}
+
+void ops_game_over(req *r, const game *g)
+{
+    char why[128];
+    const char *res = qk_result_name(g->result), *reason = qk_reason_name(g->reason);
+    if (g->reason == QK_REASON_TIMEOUT)
+        snprintf(why, sizeof why, "the game is over: %s ran out of time",
+                 g->result == QK_RESULT_WHITE ? "black" : "white");
+    else if (g->status == GAME_ABORTED)
+        snprintf(why, sizeof why, "the game was aborted");
+    else
+        snprintf(why, sizeof why, "the game is over (%s)", reason ? reason : "finished");
+    cJSON *err = req_error_new(r, QK_ERR_GAME_OVER, why);
+    if (err && (!(res ? cJSON_AddStringToObject(err, "result", res)
+                      : cJSON_AddNullToObject(err, "result")) ||
+                !(reason ? cJSON_AddStringToObject(err, "reason", reason)
+                         : cJSON_AddNullToObject(err, "reason")))) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    req_reply_error(r, err);
+}
+
+bool ops_active_after_flag(req *r, game *g)
+{
+    if (g->status == GAME_ACTIVE && corr_check_time(r->api->svc, g) < 0) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return false;
+    }
+    if (g->status != GAME_ACTIVE) {
+        ops_game_over(r, g);
+        return false;
+    }
+    return true;
 }
 
 /* A private game is seen only by its players: answers forbidden. */
@@ -385,6 +421,7 @@ static void move_events(api *s, const game *g)
         !cJSON_AddStringToObject(ev, "turn", games_side_name((qk_side)g->pos.side)) ||
         !(g->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)g->deadline)
                            : cJSON_AddNullToObject(ev, "deadline")) ||
+        !games_add_clock(s->svc->games, g, ev) ||
         !cJSON_AddStringToObject(ev, "status", games_status_name(g->status))) {
         cJSON_Delete(ev);
         ev = NULL;
@@ -419,10 +456,8 @@ void op_move(req *r)
         req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
         return;
     }
-    if (g->status != GAME_ACTIVE) {
-        req_error(r, QK_ERR_GAME_OVER, NULL);
+    if (!ops_active_after_flag(r, g))
         return;
-    }
     const char *bad_point = in.text ? NULL : path_points(g, &in);
     bool points_ok = !bad_point;
     if (has_ply && (int64_t)ply != g->ply) {
@@ -482,10 +517,8 @@ void op_resign(req *r)
         req_error(r, QK_ERR_FORBIDDEN, "you do not play in this game");
         return;
     }
-    if (g->status != GAME_ACTIVE) {
-        req_error(r, QK_ERR_GAME_OVER, NULL);
+    if (!ops_active_after_flag(r, g))
         return;
-    }
     qk_result winner = g->white.id == me ? QK_RESULT_BLACK : QK_RESULT_WHITE;
     if (svc_write_begin(s->svc) != 0 ||
         games_finish(s->svc->games, g, winner, QK_REASON_RESIGN) != STORE_OK) {

@@ -79,6 +79,13 @@ static void rearm(gsvc *s)
         delay = at - svc_now(s);
         delay = delay < 0 ? 0 : delay > MAX_TIMER_DELAY_MS ? MAX_TIMER_DELAY_MS : delay;
     }
+    if (s->test_clock && delay > 0) {
+        /* The test clock moves only by debug_clock, which sweeps itself
+         * (or, told not to, leaves the flag to the next request): a timer
+         * in real ms would measure nothing. */
+        uv_timer_stop(&c->deadline);
+        return;
+    }
     rc = uv_timer_start(&c->deadline, deadline_cb, (uint64_t)delay, 0);
     if (rc < 0)
         log_error("deadline timer: %s", uv_strerror(rc));
@@ -130,7 +137,8 @@ int corr_vacation(gsvc *s, int64_t user_id, int64_t now, store_vacation *v, bool
     return STORE_OK;
 }
 
-/* A deadline of g reached at now: move it (vacation) or end the game. */
+/* A deadline of g reached at now: move it (vacation), abort the game (a
+ * live game's first-move window) or end it on time. */
 static void deadline_reached(gsvc *s, game *g, int64_t now)
 {
     int64_t mover = games_turn_user(g);
@@ -147,6 +155,14 @@ static void deadline_reached(gsvc *s, game *g, int64_t now)
                      (long long)(moved - now));
         return;
     }
+    if (g->tc.kind == TC_LIVE && g->ply < 2) {
+        if (games_finish(s->games, g, QK_RESULT_NONE, QK_REASON_ABORTED) != STORE_OK)
+            return;
+        log_info("game %lld: aborted, %s did not make a first move", (long long)g->id,
+                 games_side_name((qk_side)g->pos.side));
+        notify_game_over(s, g);
+        return;
+    }
     qk_result winner = g->pos.side == QK_WHITE ? QK_RESULT_BLACK : QK_RESULT_WHITE;
     if (games_finish(s->games, g, winner, QK_REASON_TIMEOUT) != STORE_OK)
         return;
@@ -161,11 +177,15 @@ static void sweep_one(gsvc *s, int64_t id, int64_t now)
     game *g;
     if (games_get(s->games, id, &g) != STORE_OK || g->status != GAME_ACTIVE)
         return;
-    if (g->deadline >= 0 && g->deadline <= now) {
-        deadline_reached(s, g, now);
+    if (corr_check_time(s, g) != 0)
+        return; /* ended, moved (vacation), or a store error */
+    games_touch(s->games, id);
+    if (g->tc.kind == TC_LIVE && g->deadline >= 0 && g->deadline <= now) {
+        /* Due by the wall clock, not by the monotonic one: the wall clock
+         * jumped. The stored deadline follows the game's clock. */
+        games_refresh_deadline(s->games, g);
         return;
     }
-    games_touch(s->games, id);
     if (g->tc.kind == TC_CORRESPONDENCE && g->deadline >= 0 &&
         g->warned_deadline != g->deadline && g->deadline - GAMES_WARN_MS <= now) {
         g->warned_deadline = g->deadline;
@@ -173,6 +193,20 @@ static void sweep_one(gsvc *s, int64_t id, int64_t now)
             return;
     }
     games_put_x(s->games, g); /* the next wake-up */
+}
+
+int corr_check_time(gsvc *s, game *g)
+{
+    int64_t now = svc_now(s);
+    if (!games_due(s->games, g, now))
+        return 0;
+    if (svc_write_begin(s) != 0)
+        return -1;
+    int64_t deadline = g->deadline;
+    deadline_reached(s, g, now);
+    if (svc_poisoned(s))
+        return -1;
+    return g->status != GAME_ACTIVE ? 1 : g->deadline != deadline ? 2 : -1;
 }
 
 void corr_sweep(gsvc *s)

@@ -9,11 +9,22 @@
  * the earliest wake_at (an index gives it, store_wake_next) and re-armed
  * after each commit that changed one (svc.wake_dirty, then the server's
  * flush calls corr_after_flush). When it fires, corr_sweep() looks at every due
- * game: a deadline reached ends the game `timeout` (the other side wins)
- * unless the side to move is on vacation and the game allows it, in which
- * case the deadline moves back (games_extend, kind "vacation"): to the
- * vacation's end plus the time that was left when it began (at most one
- * move's days). A warning due sends `deadline_soon` once per deadline.
+ * game with corr_check_time(): a deadline reached ends the game `timeout`
+ * (the other side wins) unless the side to move is on vacation and the
+ * game allows it, in which case the deadline moves back (games_extend,
+ * kind "vacation"): to the vacation's end plus the time that was left when
+ * it began (at most one move's days). A live game past its first-move
+ * window (games.h "Clocks") is aborted instead. A warning due sends
+ * `deadline_soon` once per deadline.
+ *
+ * The timer is only the prompt: every game-changing op (move, resign,
+ * draw, abort) calls corr_check_time() first, so a request that arrives
+ * after the deadline but before the timer (a late loop) sees the same end
+ * as the timer would have made. Live games are judged by the monotonic
+ * clock (games_due), the timer is armed by the stored UTC deadline; a
+ * sweep that finds a live game due by the wall clock only re-anchors its
+ * deadline. With a test clock the timer is armed only for what is due
+ * already: the clock moves only through debug_clock, which sweeps.
  *
  * Restarts. The row server_state.last_alive is written at start, every
  * minute and at a clean stop. At start, if the server was down for more
@@ -61,6 +72,16 @@ void corr_free(gsvc *s);
 /* From the server's flush after the commit: re-arm when something
  * changed (s->wake_dirty). */
 void corr_after_flush(gsvc *s);
+/* The flag, in one place: if g (active) is out of time now (games_due),
+ * open the batch and handle it as the deadline timer does: end it
+ * `timeout` or abort it (first-move window), with its game_end event and
+ * notifications queued (notify_game_over), or move a vacationer's
+ * correspondence deadline. Returns 0 when not due (nothing changed), 1
+ * when the game ended (the caller answers game_over), 2 when the deadline
+ * moved (vacation: the game goes on), -1 on a store error (batch
+ * poisoned: answer internal). */
+int corr_check_time(gsvc *s, struct game *g);
+
 /* Handle every game due at svc_now() (inside the iteration's
  * transaction, which it opens). Events and notifications are queued. */
 void corr_sweep(gsvc *s);

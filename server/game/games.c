@@ -193,6 +193,7 @@ static int from_rows(game *g, const store_game *r, const store_game_x *x)
     g->clock_ms[QK_BLACK] = r->black_ms;
     g->created = r->created;
     g->updated = r->updated;
+    g->turn_mono = -1;
     g->extended_ms = x->extended_ms;
     g->vacation = x->vacation;
     g->priv = x->priv;
@@ -284,6 +285,12 @@ static int load(games *gs, int64_t id, game **out)
                   (long long)id, why);
         goto fail;
     }
+    /* The monotonic reference is not stored: rebuild it from the last
+     * change on the wall clock (a restart or a lost batch only). */
+    if (g->tc.kind == TC_LIVE) {
+        int64_t since = svc_now(gs->svc) - g->updated;
+        g->turn_mono = svc_mono(gs->svc) - (since > 0 ? since : 0);
+    }
     replay rp = {g, false};
     if (store_moves_each(gs->svc->store, id, replay_cb, &rp) != STORE_OK || rp.bad)
         goto fail;
@@ -367,16 +374,38 @@ void games_trim(games *gs)
 
 /* ---- changes ---------------------------------------------------------- */
 
-/* Deadline of the side to move, from the clocks, at time now. */
-static void set_deadline(game *g, int64_t now)
+int64_t games_first_move_ms(const tc *t)
+{
+    int64_t tenth = (int64_t)t->initial_s * 100;
+    return tenth < 30000 ? 30000 : tenth > 180000 ? 180000 : tenth;
+}
+
+/* What the side to move may use in this turn (live): the first-move
+ * window at ply 0 and 1, else its clock. */
+static int64_t turn_limit(const game *g)
+{
+    return g->ply < 2 ? games_first_move_ms(&g->tc) : g->clock_ms[g->pos.side];
+}
+
+/* Monotonic ms since the side to move's turn began (live), >= 0. */
+static int64_t turn_used(games *gs, const game *g)
+{
+    int64_t used = svc_mono(gs->svc) - g->turn_mono;
+    return used > 0 ? used : 0;
+}
+
+/* Deadline of the side to move, from the clocks, at time now (UTC ms). */
+static void set_deadline(games *gs, game *g, int64_t now)
 {
     g->deadline = -1;
     if (g->status != GAME_ACTIVE)
         return;
-    if (g->tc.kind == TC_CORRESPONDENCE)
+    if (g->tc.kind == TC_CORRESPONDENCE) {
         g->deadline = now + g->tc.days_per_move * TC_DAY_MS;
-    else if (g->tc.kind == TC_LIVE)
-        g->deadline = now + g->clock_ms[g->pos.side];
+    } else if (g->tc.kind == TC_LIVE) {
+        int64_t left = turn_limit(g) - turn_used(gs, g);
+        g->deadline = now + (left > 0 ? left : 0);
+    }
 }
 
 int games_start(games *gs, const game_spec *spec, game **out)
@@ -404,8 +433,9 @@ int games_start(games *gs, const game_spec *spec, game **out)
     g->clock_ms[QK_WHITE] = g->clock_ms[QK_BLACK] = -1;
     if (g->tc.kind == TC_LIVE)
         g->clock_ms[QK_WHITE] = g->clock_ms[QK_BLACK] = (int64_t)g->tc.initial_s * 1000;
+    g->turn_mono = svc_mono(gs->svc);
     g->created = g->updated = now;
-    set_deadline(g, now);
+    set_deadline(gs, g, now);
     store_game row;
     if (to_rows(g, &row, NULL) != 0 || store_game_insert(gs->svc->store, &row) != STORE_OK)
         goto fail;
@@ -442,9 +472,12 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     if (store_move_insert(s->store, g->id, g->ply, text, user_id, now) != STORE_OK)
         goto fail;
     if (g->tc.kind == TC_LIVE) {
+        /* The first move of each side is free; every move earns the
+         * increment (games.h "Clocks"). */
         int64_t *clock = &g->clock_ms[g->pos.side];
-        int64_t left = *clock - (now - g->updated);
+        int64_t left = *clock - (g->ply < 2 ? 0 : turn_used(gs, g));
         *clock = (left > 0 ? left : 0) + (int64_t)g->tc.increment_s * 1000;
+        g->turn_mono = svc_mono(s);
     }
     qk_undo u;
     qk_pos_make(&g->v, &g->pos, m, &u);
@@ -455,7 +488,7 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     if (qk_pos_status(&g->v, &g->pos, &result, &reason))
         end_game(gs, g, result, reason);
     g->updated = now;
-    set_deadline(g, now);
+    set_deadline(gs, g, now);
     g->last_mover = user_id;
     g->last_move = *m;
     g->draw_offer = -1; /* a move declines a standing offer */
@@ -471,6 +504,12 @@ int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
 {
     gsvc *s = gs->svc;
     games_touch(gs, g->id);
+    if (g->status == GAME_ACTIVE && g->tc.kind == TC_LIVE && g->ply >= 2) {
+        /* The running clock stops where it stands; the loser on time
+         * shows 0 even when the flag was seen a little late. */
+        qk_side side = (qk_side)g->pos.side;
+        g->clock_ms[side] = reason == QK_REASON_TIMEOUT ? 0 : games_clock(gs, g, side);
+    }
     end_game(gs, g, result, reason);
     g->updated = svc_now(s);
     g->deadline = -1;
@@ -516,11 +555,47 @@ int games_extend(games *gs, game *g, int64_t deadline, const char *kind)
     return games_put_x(gs, g);
 }
 
-int64_t games_time_left(const game *g, int64_t now)
+int64_t games_time_left(games *gs, const game *g, int64_t now)
 {
     if (g->status != GAME_ACTIVE || g->deadline < 0)
         return -1;
+    if (g->tc.kind == TC_LIVE) {
+        int64_t left = turn_limit(g) - turn_used(gs, g);
+        return left > 0 ? left : 0;
+    }
     return g->deadline > now ? g->deadline - now : 0;
+}
+
+int64_t games_clock(games *gs, const game *g, qk_side side)
+{
+    if (g->tc.kind != TC_LIVE)
+        return -1;
+    int64_t ms = g->clock_ms[side];
+    if (g->status == GAME_ACTIVE && g->ply >= 2 && side == (qk_side)g->pos.side)
+        ms -= turn_used(gs, g);
+    return ms > 0 ? ms : 0;
+}
+
+bool games_due(games *gs, const game *g, int64_t now)
+{
+    if (g->status != GAME_ACTIVE || g->deadline < 0)
+        return false;
+    if (g->tc.kind == TC_LIVE)
+        return turn_used(gs, g) >= turn_limit(g);
+    return g->deadline <= now;
+}
+
+int games_refresh_deadline(games *gs, game *g)
+{
+    if (g->status != GAME_ACTIVE || g->tc.kind != TC_LIVE)
+        return STORE_OK;
+    games_touch(gs, g->id);
+    set_deadline(gs, g, svc_now(gs->svc));
+    if (put(gs, g, false) != STORE_OK) {
+        svc_poison(gs->svc);
+        return STORE_EIO;
+    }
+    return games_put_x(gs, g);
 }
 
 int games_legal(games *gs, const game *g, const qk_move **out, bool *truncated)
@@ -578,32 +653,53 @@ static int ext_cb(void *arg, const char *kind, int64_t ms, int64_t created)
            !cJSON_AddNumberToObject(e, "at", (double)created);
 }
 
-/* The correspondence fields (docs/protocol.md "Game object"): time left
- * now, live clocks now, extensions, options, the standing draw offer. */
+/* Whether user_id is on vacation at now (a missing row: no). */
+static bool on_vacation(games *gs, int64_t user_id, int64_t now, bool *on)
+{
+    store_vacation v;
+    int rc = store_vacation_get(gs->svc->store, user_id, &v);
+    *on = rc == STORE_OK && v.start >= 0 && now < v.until;
+    return rc == STORE_OK || rc == STORE_NOTFOUND;
+}
+
+/* {"white": ..., "black": ...} as o's name: numbers (ms), or bools. */
+static bool add_pair(cJSON *o, const char *name, bool is_bool, int64_t w, int64_t b)
+{
+    cJSON *p = cJSON_AddObjectToObject(o, name);
+    if (!p)
+        return false;
+    if (is_bool)
+        return cJSON_AddBoolToObject(p, "white", w) && cJSON_AddBoolToObject(p, "black", b);
+    return cJSON_AddNumberToObject(p, "white", (double)w) &&
+           cJSON_AddNumberToObject(p, "black", (double)b);
+}
+
+bool games_add_clock(games *gs, const game *g, cJSON *o)
+{
+    if (g->tc.kind != TC_LIVE)
+        return true;
+    return add_pair(o, "clock", false, games_clock(gs, g, QK_WHITE),
+                    games_clock(gs, g, QK_BLACK));
+}
+
+/* The fields of docs/protocol.md "Game" about time and options: time
+ * left now, live clocks now, extensions, options, the standing draw
+ * offer, the players' vacations. */
 static bool add_corr(games *gs, const game *g, cJSON *o)
 {
-    int64_t now = svc_now(gs->svc), left = games_time_left(g, now);
-    if (!add_int_or_null(o, "time_left_ms", left))
+    int64_t now = svc_now(gs->svc), left = games_time_left(gs, g, now);
+    if (!add_int_or_null(o, "time_left_ms", left) || !games_add_clock(gs, g, o))
         return false;
-    if (g->tc.kind == TC_LIVE) {
-        /* The side to move has used the time since the last move. */
-        int64_t w = g->clock_ms[QK_WHITE], b = g->clock_ms[QK_BLACK];
-        if (left >= 0 && g->pos.side == QK_WHITE)
-            w = left;
-        else if (left >= 0)
-            b = left;
-        cJSON *clock = cJSON_AddObjectToObject(o, "clock");
-        if (!clock || !cJSON_AddNumberToObject(clock, "white_ms", (double)w) ||
-            !cJSON_AddNumberToObject(clock, "black_ms", (double)b))
-            return false;
-    }
     cJSON *ext;
     if (!cJSON_AddNumberToObject(o, "extended_ms", (double)g->extended_ms) ||
         !(ext = cJSON_AddArrayToObject(o, "extensions")) ||
         (g->extended_ms > 0 && store_extensions_each(gs->svc->store, g->id, ext_cb, ext) != 0))
         return false;
-    return cJSON_AddBoolToObject(o, "private", g->priv) &&
-           cJSON_AddBoolToObject(o, "vacation", g->vacation) &&
+    bool vw, vb;
+    return on_vacation(gs, g->white.id, now, &vw) && on_vacation(gs, g->black.id, now, &vb) &&
+           cJSON_AddBoolToObject(o, "private", g->priv) &&
+           cJSON_AddBoolToObject(o, "vacation_allowed", g->vacation) &&
+           add_pair(o, "vacation", true, vw, vb) &&
            add_str_or_null(o, "draw_offer",
                            g->draw_offer < 0 ? NULL : games_side_name((qk_side)g->draw_offer));
 }
@@ -668,12 +764,6 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         !cJSON_AddNumberToObject(o, "created", (double)g->created) ||
         !cJSON_AddNumberToObject(o, "updated", (double)g->updated))
         goto fail;
-    if (g->tc.kind == TC_LIVE) {
-        cJSON *clocks = cJSON_AddObjectToObject(o, "clocks");
-        if (!clocks || !cJSON_AddNumberToObject(clocks, "white", (double)g->clock_ms[QK_WHITE]) ||
-            !cJSON_AddNumberToObject(clocks, "black", (double)g->clock_ms[QK_BLACK]))
-            goto fail;
-    }
     if (!add_corr(gs, g, o))
         goto fail;
     if (!ratings_add_game_json(gs->svc, g->id, g->rated, o)) /* ratings, rating_change */

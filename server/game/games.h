@@ -19,10 +19,24 @@
  *
  * Clocks. A correspondence game's deadline is the time of the last move
  * (or the start) plus days_per_move days. A live game keeps each side's
- * remaining time (white_ms, black_ms) as of the last move, charges the
- * mover the time since then and adds the increment; its deadline is when
- * the side to move runs out. corr.h's deadline timer enforces both (the
- * game ends `timeout`); a clock never goes below 0.
+ * remaining time (clock_ms: white, black) as of the last move; elapsed
+ * time is measured on the monotonic clock (svc_mono(), from turn_mono),
+ * never on the wall clock, and its deadline (UTC ms, stored) is only the
+ * wall-clock image of when the side to move runs out. As on Lichess, no
+ * time runs before a side's first move: at ply 0 and 1 the side to move's
+ * clock stands still and it has the first-move window instead
+ * (games_first_move_ms(): 30 s, or a tenth of the initial time when that
+ * is longer, at most 3 min); a side that lets it pass gets the game
+ * aborted (status aborted, reason `aborted`), whoever asks first. From ply
+ * 2 on the mover is charged the time since the last move. Every move,
+ * the free first ones too, adds the increment, so 0+5 is playable: each
+ * side starts its running clock with 5 s. A clock never goes below 0;
+ * whoever loses on time shows 0.
+ *
+ * The flag is a rule, not a timer: games_due() says whether the side to
+ * move is past its time now, and corr_check_time() (corr.h) ends such a
+ * game; the deadline timer and every game-changing op call it first, so
+ * the result does not depend on which comes first.
  */
 #ifndef QK_GAMES_H
 #define QK_GAMES_H
@@ -69,10 +83,13 @@ typedef struct game {
     bool rated;       /* rated game: the engine's hint is refused */
     int64_t deadline; /* UTC ms when the side to move runs out; -1 = none */
     int64_t clock_ms[2]; /* live: each side's time left at the last move (qk_side index); -1 else */
+    int64_t turn_mono;   /* live: svc_mono() when the side to move's turn began (in memory only:
+                          * at load it is rebuilt from updated and the wall clock) */
     int64_t created, updated; /* UTC ms */
     /* correspondence (docs/protocol.md) */
     int64_t extended_ms;     /* sum of every extension of this game's deadlines */
-    bool vacation;           /* a player's vacation may move its deadlines */
+    bool vacation;           /* the game allows vacation: a player's vacation may move its
+                              * deadlines (wire: vacation_allowed) */
     bool priv;               /* private: only the players may watch */
     int draw_offer;          /* side with a standing draw offer (qk_side), -1 = none */
     int64_t warned_deadline; /* deadline_soon was sent for this deadline; -1 none */
@@ -118,12 +135,15 @@ void games_trim(games *gs);
 int games_start(games *gs, const game_spec *spec, game **out);
 
 /* Play m (a legal move of g's side to move, by user_id) at g->ply:
- * insert the move, advance the position, apply clocks, end the game when
- * qk_pos_status() says so, update the row. 0 or STORE_EIO. */
+ * insert the move, advance the position, apply clocks ("Clocks": the
+ * caller has made sure with corr_check_time() that the mover is not out
+ * of time), end the game when qk_pos_status() says so, update the row. 0
+ * or STORE_EIO. */
 int games_play(games *gs, game *g, const qk_move *m, int64_t user_id);
 
-/* End an active game from outside the rules (resign, ...). 0 or
- * STORE_EIO. */
+/* End an active game from outside the rules (resign, timeout, ...). A
+ * live game's running clock stops at what it shows now (0 for a
+ * timeout). 0 or STORE_EIO. */
 int games_finish(games *gs, game *g, qk_result result, qk_reason reason);
 
 /* Write g's correspondence fields after a change to them (draw_offer,
@@ -139,9 +159,30 @@ int games_put_x(games *gs, game *g);
  * STORE_EIO (batch poisoned). */
 int games_extend(games *gs, game *g, int64_t deadline, const char *kind);
 
-/* Time left at now for the side to move (ms, >= 0), or -1 without a
- * deadline. */
-int64_t games_time_left(const game *g, int64_t now);
+/* Time left at now (UTC ms) for the side to move, ms >= 0, until its
+ * deadline: a live game's running clock (monotonic, games.h "Clocks"), or
+ * what is left of the first-move window at ply 0 and 1; -1 without a
+ * deadline or when g is not active. */
+int64_t games_time_left(games *gs, const game *g, int64_t now);
+
+/* A live game's clock of side now, ms >= 0: the side to move's counts down
+ * from the last move once it runs (ply >= 2), the other stands; -1 for a
+ * game that is not live. */
+int64_t games_clock(games *gs, const game *g, qk_side side);
+
+/* Whether g is active and its side to move is out of time at now (UTC ms):
+ * a live game by the monotonic clock (the running clock at 0, or the
+ * first-move window over), a correspondence game when its deadline is
+ * reached. Ending it is corr_check_time()'s (corr.h). */
+bool games_due(games *gs, const game *g, int64_t now);
+
+/* The first-move window of a live time control, ms (see "Clocks"). */
+int64_t games_first_move_ms(const tc *t);
+
+/* A live game's stored deadline drifted from the monotonic clock (the
+ * wall clock jumped): set it again to now plus the time left and write
+ * the game. 0 or STORE_EIO (batch poisoned). No-op for other games. */
+int games_refresh_deadline(games *gs, game *g);
 
 /* The legal moves of g's side to move, sorted by text, in a buffer owned by
  * gs (valid until the next games_* call). Returns the count, 0 for a game
@@ -168,8 +209,15 @@ const char *games_side_name(qk_side side);
 /* g's position string into buf (QK_POS_STRLEN). 0 or -1. */
 int games_position(const game *g, char buf[QK_POS_STRLEN]);
 
-/* The game object of PROTOCOL.md (caller owns it); legal_moves included
- * when with_legal. NULL on allocation failure. */
+/* Add "clock": {"white": ms, "black": ms} (games_clock now) to o for a
+ * live game; nothing for others. false on allocation failure. */
+bool games_add_clock(games *gs, const game *g, cJSON *o);
+
+/* The game object of PROTOCOL.md and docs/protocol.md "Game" (caller
+ * owns it): clocks as of now (games_clock), draw_offer, vacation_allowed,
+ * and vacation {"white": bool, "black": bool} (each player on vacation
+ * now: reads the store); legal_moves included when with_legal. NULL on
+ * allocation or store failure. */
 cJSON *games_json(games *gs, const game *g, bool with_legal);
 
 #endif

@@ -10,6 +10,11 @@ int64_t svc_now(const gsvc *s)
     return s->test_clock ? s->test_now : qk_now_ms();
 }
 
+int64_t svc_mono(const gsvc *s)
+{
+    return s->test_clock ? s->test_now : (int64_t)(uv_hrtime() / 1000000u);
+}
+
 void svc_clock_set(gsvc *s, int64_t ms)
 {
     if (s->test_clock)

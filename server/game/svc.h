@@ -12,9 +12,13 @@
  * while a batch is open depends on it: the sink must not let it reach a
  * client unless the batch commits.
  *
- * Time: svc_now() is the server's one clock, UTC ms. With test_clock it is
- * a number that only svc_clock_set() moves (the `debug_clock` op of
- * tests), so deadlines can be driven without sleeping.
+ * Time: two clocks. svc_now() is UTC ms: what is stored and shown
+ * (deadlines, created, updated). svc_mono() is monotonic ms, for elapsed
+ * time that must not jump with the wall clock (a live game's clocks,
+ * games.h "Clocks"): only differences of it mean anything. With
+ * test_clock both are the one number test_now that only svc_clock_set()
+ * moves (the `debug_clock` op of tests), so a test that moves it moves
+ * both and drives deadlines and live clocks without sleeping.
  */
 #ifndef QK_SVC_H
 #define QK_SVC_H
@@ -80,7 +84,12 @@ typedef struct gsvc {
 
 /* UTC ms now (qk_now_ms(), or the test clock). */
 int64_t svc_now(const gsvc *s);
-/* Test clock only: set it to ms (UTC). No-op without test_clock. */
+/* Monotonic ms now: uv_hrtime() / 1e6 (not the loop's cached uv_now(),
+ * so a request read after a stall sees the stall), or the test clock.
+ * Its origin is arbitrary: use differences only. */
+int64_t svc_mono(const gsvc *s);
+/* Test clock only: set it to ms (UTC; svc_mono() moves with it). No-op
+ * without test_clock. */
 void svc_clock_set(gsvc *s, int64_t ms);
 
 /* Open the batch's transaction before a first write: 0, or -1 (answer

@@ -291,6 +291,7 @@ int conn_send(conn *c, outbuf *ob, unsigned flags, const cJSON *id)
     }
     m->ob = outbuf_ref(ob);
     m->flags = flags;
+    m->epoch = (flags & CONN_MSG_TXN) ? c->net->txn_epoch : 0;
     *c->held_tail = m;
     c->held_tail = &m->next;
     c->held_bytes += ob->len;
@@ -331,14 +332,27 @@ void conn_write_done(conn *c, size_t bytes, int status)
     drain_check(c);
 }
 
-/* Hand c's held queue to the transport. */
+/* Hand the durable prefix of c's held queue to the transport; what waits
+ * for a later epoch stays held (and c dirty). */
 static void conn_write(conn *c)
 {
-    outmsg *msgs = c->held;
-    size_t count = c->held_count, bytes = c->held_bytes;
-    c->held = NULL;
-    c->held_tail = &c->held;
-    c->held_count = c->held_bytes = 0;
+    uint64_t durable = c->net->durable_epoch;
+    outmsg *msgs = c->held, **cut = &c->held;
+    size_t count = 0, bytes = 0;
+    while (*cut && (*cut)->epoch <= durable) {
+        count++;
+        bytes += (*cut)->ob->len;
+        cut = &(*cut)->next;
+    }
+    outmsg *rest = *cut;
+    *cut = NULL; /* ends the prefix (clears c->held when the prefix is empty) */
+    c->held = rest;
+    if (!c->held)
+        c->held_tail = &c->held;
+    c->held_count -= count;
+    c->held_bytes -= bytes;
+    if (c->held)
+        dirty_link(c); /* the rest waits for its epoch */
     if (count == 0) {
         maybe_finish(c);
         drain_check(c);
@@ -359,14 +373,48 @@ static void conn_write(conn *c)
     }
 }
 
+/* Write every dirty connection once; those left with output waiting for
+ * an epoch link themselves onto the dirty list again. The list is taken
+ * whole first (into an array: a connection may link itself again, or
+ * close, while the others are written), so each is written once. */
+static void write_dirty(net *n)
+{
+    conn *stackv[256], **v = stackv;
+    size_t count = 0;
+    for (conn *c = n->dirty; c; c = c->dirty_next)
+        count++;
+    if (count > 256 && !(v = malloc(count * sizeof *v))) {
+        /* No memory for the array: one at a time, as before epochs. */
+        conn *c;
+        size_t guard = count;
+        while ((c = n->dirty) && guard-- > 0) {
+            dirty_unlink(c);
+            conn_write(c);
+        }
+        return;
+    }
+    size_t i = 0;
+    for (conn *c = n->dirty; c; c = c->dirty_next)
+        v[i++] = c;
+    for (i = 0; i < count; i++)
+        dirty_unlink(v[i]);
+    for (i = 0; i < count; i++)
+        conn_write(v[i]);
+    if (v != stackv)
+        free(v);
+}
+
 void net_flush(net *n)
 {
-    while (n->dirty) {
-        conn *c = n->dirty;
-        dirty_unlink(c);
-        conn_write(c);
-    }
+    write_dirty(n);
     n->turn++;
+}
+
+void net_durable(net *n, uint64_t epoch)
+{
+    if (epoch > n->durable_epoch)
+        n->durable_epoch = epoch;
+    write_dirty(n);
 }
 
 bool net_has_ready(const net *n)
@@ -395,7 +443,7 @@ void net_fail_txn(net *n, const char *message)
         outmsg **pp = &c->held;
         while (*pp) {
             outmsg *m = *pp;
-            if (!(m->flags & CONN_MSG_TXN)) {
+            if (!(m->flags & CONN_MSG_TXN) || m->epoch != n->txn_epoch) {
                 pp = &m->next;
                 continue;
             }
@@ -409,7 +457,8 @@ void net_fail_txn(net *n, const char *message)
             outbuf_unref(m->ob);
             cJSON_Delete(m->txn_id);
             m->txn_id = NULL;
-            m->flags = 0;
+            m->flags = CONN_MSG_REPLY;
+            m->epoch = 0;
             if (repl) {
                 m->ob = repl;
                 c->held_bytes += repl->len;

@@ -5,8 +5,8 @@
  * Design. The network layer knows nothing of ops, sessions or rules. A
  * `net` owns every `conn`; how bytes reach and leave a connection is its
  * transport (transport.h: a small vtable; TCP with JSON-lines is
- * net/tcp.h, and the WebSocket transport will frame messages instead of
- * lines). What is here does not depend on the transport: the life cycle,
+ * net/tcp.h; WebSocket, one message per text frame instead of a line, is
+ * net/ws.h). What is here does not depend on the transport: the life cycle,
  * the per-turn budget and backpressure, the held output queue, and the
  * graceful end. Each complete non-empty message the transport has framed
  * goes to hooks.line_cb; a message over the limit gets `line_too_long`,
@@ -20,6 +20,17 @@
  * transaction is open carry CONN_MSG_TXN; if that commit fails,
  * net_fail_txn() turns such responses into `internal` errors (same id) and
  * drops such events, so nothing uncommitted ever reaches a socket.
+ *
+ * Durability epochs. The store makes a batch durable after it committed
+ * (store/batch.h: the fsync runs on a writer thread while the loop goes
+ * on), so output under CONN_MSG_TXN carries the epoch of the batch it
+ * depends on (net.txn_epoch when queued) and is written only once
+ * net_durable() reported that epoch. A connection's queue stays in order:
+ * a flush writes the prefix of messages whose epochs are durable (a
+ * message of no batch, epoch 0, is never held back except by what is in
+ * front of it), and the rest waits for the next net_durable(). A ping on
+ * a connection with nothing pending is answered at once, whatever fsync is
+ * in flight.
  *
  * Backpressure. Because output waits for the commit at the end of the
  * loop turn, the work done per connection per turn must be bounded, or a
@@ -97,6 +108,7 @@ typedef struct outmsg {
     outbuf *ob;
     cJSON *txn_id; /* copy of the request id, for responses under CONN_MSG_TXN */
     unsigned flags;
+    uint64_t epoch; /* CONN_MSG_TXN: the batch's epoch (waits for its durability); else 0 */
 } outmsg;
 
 
@@ -160,6 +172,8 @@ struct net {
     conn *all;
     conn *dirty;
     conn *ready_head, *ready_tail; /* FIFO of connections with lines waiting */
+    uint64_t txn_epoch;     /* the open batch's epoch: CONN_MSG_TXN output is tagged with it */
+    uint64_t durable_epoch; /* every epoch up to this one is on disk */
 };
 
 /* Prepare net on loop (no handle is created yet). line_limit/out_limit 0
@@ -182,9 +196,13 @@ void net_free(net *n);
  * grace period. Idempotent. */
 void net_shutdown(net *n);
 
-/* Write the held output of every dirty connection. Ends the loop turn:
- * every connection may handle lines_per_turn more lines. */
+/* Write the held output of every dirty connection, up to the first
+ * message whose epoch is not durable yet. Ends the loop turn: every
+ * connection may handle lines_per_turn more lines. */
 void net_flush(net *n);
+/* Every epoch up to epoch is durable: write what waited for it (does not
+ * end the loop turn). */
+void net_durable(net *n, uint64_t epoch);
 /* Whether some connection has lines waiting for the next turn (or output
  * that drained and lines to go on with): the caller must then not let the
  * loop block, and call net_run_ready() on its next turn. */
@@ -195,9 +213,11 @@ bool net_has_ready(const net *n);
  * previous one, so every batch's answers are committed and written before
  * the next batch runs. */
 void net_run_ready(net *n);
-/* The open transaction failed: replace held CONN_MSG_TXN responses by an
- * `internal` error with the same id and the given message; drop held
- * CONN_MSG_TXN events. Call before net_flush(). */
+/* The open batch (epoch net.txn_epoch) was lost: replace its held
+ * CONN_MSG_TXN responses by an `internal` error with the same id and the
+ * given message (no longer waiting for any epoch); drop its held events.
+ * Output of earlier epochs still waiting for their durability is kept.
+ * Call before net_flush(). */
 void net_fail_txn(net *n, const char *message);
 
 /* Queue ob (a reference is taken) for c. flags: CONN_MSG_TXN,

@@ -6,12 +6,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-void batch_init(batch *b, store *st, void (*on_overflow)(void *arg), void *arg)
+void batch_init(batch *b, store *st, void (*on_overflow)(void *arg), void *arg,
+                void (*on_durable)(void *arg, uint64_t epoch, int rc), void *durable_arg)
 {
     memset(b, 0, sizeof *b);
     b->store = st;
     b->on_overflow = on_overflow;
     b->overflow_arg = arg;
+    b->on_durable = on_durable;
+    b->durable_arg = durable_arg;
+}
+
+uint64_t batch_epoch(const batch *b)
+{
+    return b->committed + 1;
+}
+
+/* store_commit_async's done: dones come in commit order, so the n-th is
+ * the n-th committed epoch. */
+static void durable_cb(void *arg, int rc)
+{
+    batch *b = arg;
+    uint64_t epoch = ++b->durable;
+    if (b->on_durable)
+        b->on_durable(b->durable_arg, epoch, rc);
 }
 
 static void release_all(batch *b)
@@ -77,7 +95,12 @@ int batch_end(batch *b)
             store_rollback(b->store);
             rc = STORE_EIO;
         } else {
-            rc = store_commit(b->store);
+            /* Counted before the call: a synchronous backend reports the
+             * epoch durable inside it. */
+            b->committed++;
+            rc = store_commit_async(b->store, durable_cb, b);
+            if (rc != STORE_OK)
+                b->committed--;
         }
         b->commits++;
         if (rc != STORE_OK) {

@@ -19,6 +19,15 @@
  * is poisoned (it will be lost) and the overflow callback runs at the loss
  * instead of the missing action: it must reset everything it caches.
  *
+ * Durability epochs. Every batch that commits gets the next epoch number
+ * (1, 2, ...; a lost batch gets none, and the next batch reuses its
+ * number): batch_epoch() is the number the open batch will have. The
+ * commit is asynchronous (store_commit_async): the batch ends at once and
+ * the loop goes on, and on_durable(arg, epoch, rc) runs later, for every
+ * committed epoch in order, when it is on disk (rc STORE_OK) or could not
+ * be made so (STORE_EIO). Output tagged with an epoch waits for it
+ * (net/conn.h).
+ *
  * Loop thread only; not reentrant.
  */
 #ifndef QK_BATCH_H
@@ -48,12 +57,21 @@ typedef struct batch {
     size_t n, cap;
     void (*on_overflow)(void *arg);
     void *overflow_arg;
+    void (*on_durable)(void *arg, uint64_t epoch, int rc);
+    void *durable_arg;
+    uint64_t committed; /* epochs committed so far */
+    uint64_t durable;   /* epochs reported durable so far (<= committed) */
     uint64_t commits, losses; /* batches ended, and lost, so far (the log at stop) */
 } batch;
 
 /* Prepare b over st (borrowed); on_overflow(arg) (may be NULL) is what a
- * lost batch runs when an undo action could not be recorded. */
-void batch_init(batch *b, store *st, void (*on_overflow)(void *arg), void *arg);
+ * lost batch runs when an undo action could not be recorded;
+ * on_durable(durable_arg, epoch, rc) (may be NULL) reports each committed
+ * epoch's durability, in order. */
+void batch_init(batch *b, store *st, void (*on_overflow)(void *arg), void *arg,
+                void (*on_durable)(void *arg, uint64_t epoch, int rc), void *durable_arg);
+/* The epoch the open batch gets if it commits (committed + 1). */
+uint64_t batch_epoch(const batch *b);
 /* Release the log (an open transaction is the store's to roll back). */
 void batch_free(batch *b);
 
@@ -73,8 +91,9 @@ void batch_on_undo(batch *b, batch_undo_fn undo, batch_release_fn release, void 
 /* End the batch: commit (or roll back when poisoned); when that fails run
  * the undo actions newest first (or the overflow callback). Then release
  * every action and clear the log and flags. Returns STORE_OK when the
- * batch is on disk or when no transaction was open, STORE_EIO when it is
- * lost. */
+ * batch committed (its epoch is batch_epoch() before the call; on_durable
+ * reports its durability, maybe before this returns) or when no
+ * transaction was open, STORE_EIO when it is lost. */
 int batch_end(batch *b);
 
 #endif

@@ -7,10 +7,14 @@
  */
 #include "store/sqlite_int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util/log.h"
 
@@ -325,14 +329,173 @@ static int commit_now(sq_store *s)
     return STORE_OK;
 }
 
-/* COMMIT is synchronous (synchronous=FULL: durable when it returns), so
- * the asynchronous form calls done at once and answers STORE_OK. */
+/* ---- durability ------------------------------------------------------
+ *
+ * Synchronous mode (the default, and start-up): synchronous=FULL, so
+ * COMMIT returns once the write-ahead log is fsync'd; the asynchronous form
+ * calls done at once.
+ *
+ * Asynchronous mode (store_async_start): synchronous=NORMAL, under which a
+ * WAL COMMIT appends its frames to the -wal file without an fsync (SQLite
+ * still syncs the WAL before a checkpoint copies it and the database after,
+ * so checkpoints stay safe). The commit's durability is then the fsync of
+ * the -wal file, done by the writer thread on a file descriptor of its own:
+ * an fsync covers every frame written before it began, so when it returns
+ * every transaction committed before the job was queued is on disk, and
+ * only then does done run (on the loop thread, in commit order: one
+ * thread, jobs in submission order). The loop meanwhile runs and commits
+ * the next batch; its output waits for its own fsync.
+ *
+ * Checkpoints move off the loop too: wal_autocheckpoint is 0 on the loop's
+ * connection, a wal hook counts the frames, and the writer thread runs a
+ * PASSIVE checkpoint on its own connection when a job sees more than
+ * SQ_CKPT_FRAMES (a passive checkpoint never blocks the loop's writers).
+ */
+
+#define SQ_CKPT_FRAMES 1000 /* SQLite's own wal_autocheckpoint default */
+
+typedef struct sync_job {
+    workers_job job; /* first */
+    sq_store *s;
+    store_done_cb done;
+    void *arg;
+    int rc;    /* STORE_OK or STORE_EIO; SYNC_NOT_RUN until the writer ran it */
+    int error; /* errno of a failed fsync */
+} sync_job;
+
+#define SYNC_NOT_RUN 1
+
+static void sync_work(workers_job *w)
+{
+    sync_job *j = (sync_job *)w;
+    sq_store *s = j->s;
+    if (s->fsync_delay_ms > 0) {
+        struct timespec ts = {s->fsync_delay_ms / 1000, (long)(s->fsync_delay_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+    j->rc = fdatasync(s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
+    j->error = errno;
+    if (atomic_load(&s->wal_frames) > SQ_CKPT_FRAMES && s->ckpt_db) {
+        int logged = 0, done = 0;
+        if (sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged,
+                                      &done) == SQLITE_OK &&
+            logged == done)
+            atomic_store(&s->wal_frames, 0);
+    }
+}
+
+static void sync_done(workers_job *w)
+{
+    sync_job *j = (sync_job *)w;
+    if (j->rc == SYNC_NOT_RUN) {
+        /* The writer is stopping and never got to this job: the fsync is
+         * made here, on the loop thread, before the file is closed. */
+        j->rc = fdatasync(j->s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
+        j->error = errno;
+    }
+    if (j->rc != STORE_OK)
+        log_error("sqlite: fsync of the write-ahead log failed: %s", strerror(j->error));
+    j->done(j->arg, j->rc);
+    free(j);
+}
+
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
+{
+    (void)db;
+    (void)name;
+    atomic_store(&((sq_store *)arg)->wal_frames, frames);
+    return SQLITE_OK;
+}
+
+static int sq_async_start(store *base, uv_loop_t *loop, int fsync_delay_ms)
+{
+    sq_store *s = sq_of(base);
+    if (s->async)
+        return STORE_OK;
+    char wal[4096];
+    if (snprintf(wal, sizeof wal, "%s-wal", s->path) >= (int)sizeof wal)
+        return STORE_EIO;
+    /* The WAL exists while the loop's connection is open in WAL mode (the
+     * migration step wrote to it); O_RDONLY is enough for fsync on Linux. */
+    s->wal_fd = open(wal, O_RDONLY | O_CLOEXEC);
+    if (s->wal_fd < 0) {
+        log_error("sqlite: cannot open %s for fsync: %s; commits stay synchronous", wal,
+                  strerror(errno));
+        return STORE_EIO;
+    }
+    if (sqlite3_open_v2(s->path, &s->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+        SQLITE_OK) {
+        log_warn("sqlite: no checkpoint connection (%s): checkpoints stay on the loop",
+                 s->ckpt_db ? sqlite3_errmsg(s->ckpt_db) : "?");
+        sqlite3_close(s->ckpt_db);
+        s->ckpt_db = NULL;
+    }
+    int rc = workers_init(&s->writer, loop, 1, 0);
+    if (rc < 0 || exec_sql(s, s->ckpt_db ? "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;"
+                                         : "PRAGMA synchronous = NORMAL;",
+                           "pragmas")) {
+        if (rc == 0)
+            workers_close(&s->writer);
+        close(s->wal_fd);
+        s->wal_fd = -1;
+        sqlite3_close(s->ckpt_db);
+        s->ckpt_db = NULL;
+        log_error("sqlite: no writer thread; commits stay synchronous");
+        return STORE_EIO;
+    }
+    sqlite3_wal_hook(s->db, wal_hook, s);
+    s->fsync_delay_ms = fsync_delay_ms;
+    s->async = true;
+    return STORE_OK;
+}
+
+static void sq_async_stop(store *base)
+{
+    sq_store *s = sq_of(base);
+    if (!s->async)
+        return;
+    s->async = false;
+    /* Joins the writer; the jobs it never started make their fsync in
+     * sync_done, so every done still reports real durability. */
+    workers_close(&s->writer);
+    sqlite3_wal_hook(s->db, NULL, NULL);
+    exec_sql(s, "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000;", "pragmas");
+    sqlite3_close(s->ckpt_db);
+    s->ckpt_db = NULL;
+    close(s->wal_fd);
+    s->wal_fd = -1;
+}
+
 static int sq_commit(store *base, store_done_cb done, void *arg)
 {
-    int rc = commit_now(sq_of(base));
+    sq_store *s = sq_of(base);
+    bool was_open = s->in_txn;
+    int rc = commit_now(s);
     if (!done)
         return rc;
-    done(arg, rc);
+    if (rc != STORE_OK)
+        return rc;
+    if (!s->async || !was_open) {
+        done(arg, STORE_OK);
+        return STORE_OK;
+    }
+    sync_job *j = calloc(1, sizeof *j);
+    if (!j) {
+        /* No memory for the job: make it durable here, on the loop. */
+        done(arg, fdatasync(s->wal_fd) == 0 ? STORE_OK : STORE_EIO);
+        return STORE_OK;
+    }
+    j->job.work = sync_work;
+    j->job.done = sync_done;
+    j->s = s;
+    j->done = done;
+    j->arg = arg;
+    j->rc = SYNC_NOT_RUN;
+    if (workers_submit(&s->writer, &j->job) != 0) {
+        free(j);
+        done(arg, fdatasync(s->wal_fd) == 0 ? STORE_OK : STORE_EIO);
+    }
     return STORE_OK;
 }
 
@@ -341,6 +504,7 @@ static int sq_commit(store *base, store_done_cb done, void *arg)
 static void sq_close(store *base)
 {
     sq_store *s = sq_of(base);
+    sq_async_stop(base);
     if (s->in_txn)
         sq_rollback(base);
     for (int i = 0; i < ST__COUNT; i++)
@@ -350,6 +514,7 @@ static void sq_close(store *base)
         if (rc != SQLITE_OK)
             log_error("sqlite close: %s", sqlite3_errstr(rc));
     }
+    free(s->path);
     free(s);
 }
 
@@ -360,6 +525,8 @@ static const store_ops sq_ops = {
     .begin = sq_begin,
     .in_txn = sq_in_txn,
     .commit = sq_commit,
+    .async_start = sq_async_start,
+    .async_stop = sq_async_stop,
     .rollback = sq_rollback,
     .fail_commit_at = sq_fail_commit_at,
     .user_by_name = sq_user_by_name,
@@ -416,6 +583,12 @@ int store_sqlite_open(const char *path, store **out)
     if (!s)
         return STORE_EIO;
     s->base.ops = &sq_ops;
+    s->wal_fd = -1;
+    s->path = strdup(path);
+    if (!s->path) {
+        free(s);
+        return STORE_EIO;
+    }
     int rc = sqlite3_open_v2(path, &s->db,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              NULL);

@@ -9,6 +9,9 @@
 #define QK_STORE_SQLITE_INT_H
 
 #include <sqlite3.h>
+#include <stdatomic.h>
+
+#include "util/workers.h"
 
 #include "store/sqlite.h"
 #include "store/store.h"
@@ -178,6 +181,14 @@ typedef struct sq_store {
     sqlite3_stmt *st[ST__COUNT];
     bool in_txn;
     int fail_commit_at; /* fault injection countdown; 0 = off */
+    char *path;         /* the database file (the writer opens its own connection) */
+    /* Asynchronous durability (store_async_start, sqlite.c "Durability"). */
+    bool async;
+    workers writer;     /* one thread: fsyncs and checkpoints, in commit order */
+    int wal_fd;         /* the -wal file, for fsync; -1 = none */
+    int fsync_delay_ms; /* tests and benchmarks: stall each fsync */
+    sqlite3 *ckpt_db;   /* the writer thread's own connection, for checkpoints */
+    atomic_int wal_frames; /* frames in the WAL after the last commit (wal hook) */
 } sq_store;
 
 static inline sq_store *sq_of(store *s)

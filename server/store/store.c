@@ -37,6 +37,16 @@ int store_commit_async(store *s, store_done_cb done, void *arg)
     return s->ops->commit(s, done, arg);
 }
 
+int store_async_start(store *s, uv_loop_t *loop, int fsync_delay_ms)
+{
+    return s->ops->async_start(s, loop, fsync_delay_ms);
+}
+
+void store_async_stop(store *s)
+{
+    s->ops->async_stop(s);
+}
+
 int store_commit(store *s)
 {
     return s->ops->commit(s, NULL, NULL);

@@ -21,10 +21,10 @@
  * per iteration (batch.h: batch_end()), from its prepare/check handles,
  * BEFORE it writes any response or event produced in that iteration to a
  * socket (net/conn.h: held output). So N moves arriving together cost one durable commit (SQLite:
- * one fsync), and nothing a client is told can be lost. The commit may
- * complete later (store_commit_async(): a writer thread, a network
- * database); the held output then waits for its done callback
- * (batch_end() calls the blocking store_commit() today). The in-memory
+ * one fsync), and nothing a client is told can be lost. The commit's
+ * durability may complete later (store_commit_async(): a writer thread, a network
+ * database); the held output then waits for its done callback, while the
+ * loop goes on with the next batch (net/conn.h "Durability epochs"). The in-memory
  * game state is advanced when a move is staged, so a second move in the
  * same batch validates against it; if the commit fails the transaction is
  * rolled back, the server forgets the touched games (they are reloaded
@@ -67,6 +67,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <uv.h>
 
 #include "qk_rules.h"
 
@@ -228,6 +230,8 @@ typedef struct store_ops {
     int (*begin)(store *s);
     bool (*in_txn)(const store *s);
     int (*commit)(store *s, store_done_cb done, void *arg);
+    int (*async_start)(store *s, uv_loop_t *loop, int fsync_delay_ms);
+    void (*async_stop)(store *s);
     void (*rollback)(store *s);
     void (*fail_commit_at)(store *s, int n);
 
@@ -320,16 +324,29 @@ int store_user_version(store *s, int *out);
 int store_begin(store *s);
 /* Whether a transaction is open (begun, not yet committed or rolled back). */
 bool store_in_txn(const store *s);
-/* Commit the open transaction (no-op when none) and call done(arg, rc)
- * exactly once, rc STORE_OK when it is durable, or STORE_EIO when it
- * failed and was rolled back (logged). store_in_txn() is false once this
- * returns; the caller begins no new transaction before done has run (so a
- * backend has at most one commit in flight). done may run before this
- * returns (the SQLite backend always calls it at once) or later, on the
- * loop thread: callers must not assume either. Returns STORE_OK when done has already
- * run, STORE_PENDING when it will run later; never anything else (errors
- * go to done). done must not be NULL. */
+/* Commit the open transaction (no-op when none), with its durability
+ * completed later, off the loop thread, when the backend can (after
+ * store_async_start(); otherwise at once). Returns STORE_EIO when the
+ * commit itself failed: the transaction was rolled back (logged) and done
+ * is never called. Returns STORE_OK when it committed: its changes are
+ * visible and ordered, a new transaction may begin at once, and done(arg,
+ * rc) runs exactly once on the loop thread when they are durable (rc
+ * STORE_OK) or could not be made durable (rc STORE_EIO: they may or may
+ * not survive a crash; the server treats that as fatal). Dones run in
+ * commit order; a backend without asynchronous durability calls done
+ * before returning. With no transaction open, done is called at once with
+ * STORE_OK. done must not be NULL. */
 int store_commit_async(store *s, store_done_cb done, void *arg);
+/* Start completing durability off the loop thread: a writer thread makes
+ * each asynchronous commit durable (SQLite: synchronous=NORMAL, the
+ * write-ahead log fsync'd by the writer before done runs; WAL checkpoints
+ * run there too) and posts done to loop. fsync_delay_ms (tests and
+ * benchmarks only, 0 = none) makes every such fsync take that much
+ * longer. 0, or STORE_EIO (the backend stays synchronous; logged). */
+int store_async_start(store *s, uv_loop_t *loop, int fsync_delay_ms);
+/* Wait for every durability in flight (their dones run) and stop the
+ * writer thread. Idempotent; store_close() calls it too. Loop thread. */
+void store_async_stop(store *s);
 /* The blocking commit, for start-up and shut-down code and tools:
  * commits the open transaction (no-op when none) and returns STORE_OK, or
  * STORE_EIO after rolling it back (logged). Never STORE_PENDING. */

@@ -75,7 +75,9 @@ Test(engine_cli, solve_json_and_positions)
 Test(engine_cli, analyse_values)
 {
     crun r;
-    crun_do(&r, NULL, "analyse", "alquerkonane-6x4", "--ms", "500", NULL);
+    /* A depth limit, not a time limit: the solver finishes within it
+     * whatever the machine's load (with --ms 500 a loaded machine did not). */
+    crun_do(&r, NULL, "analyse", "alquerkonane-6x4", "--depth", "24", NULL);
     cr_assert_eq(r.code, 0, "%s%s", r.out, r.err);
     cr_assert(
         strstr(r.out, "eval:     loss in 22 (Black to move): White wins with best play [solved]\n"),

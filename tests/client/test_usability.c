@@ -427,7 +427,7 @@ Test(usability, live_clocks_and_bots_in_the_header)
     char game[4096];
     game_json(game, sizeof game, 0,
               ",\"white_bot\":false,\"black_bot\":true,\"time_left_ms\":295000,"
-              "\"clock\":{\"white_ms\":295000,\"black_ms\":300000},\"deadline\":null,"
+              "\"clock\":{\"white\":295000,\"black\":300000},\"deadline\":null,"
               "\"time_control\":{\"kind\":\"live\",\"initial_s\":300,\"increment_s\":5}");
     char *s = game_text(game, "alice");
     cr_assert(strstr(s, "White: alice  Black: bob (bot)\nTime: live:300+5\n"

@@ -429,3 +429,47 @@ Test(engine, evaluation_is_symmetric_at_the_starts)
     int e = qk_engine_evaluate(&v, &p);
     cr_assert(e > 60 && e < 160, "eval %d", e);
 }
+
+/* Issue 9 item 13: a 12x12 Alquerkonane board half full (each square
+ * taken with probability 1/2, Black on dark squares, White on light ones,
+ * section 7) has ~50 optional captures at every node and captures all the
+ * way down, so an unbounded quiescence search never ended at depth 1. The
+ * analyse command's limits (level 3, then --depth N, no time limit) must
+ * finish with a completed iteration and a legal move; the node count is
+ * the bound that makes it finish (the solver's probe of 200,000 nodes plus
+ * at most 2,048 quiescence nodes per leaf), not a timing. The timeout only
+ * turns the old hang into a failure. */
+#define DENSE_12X12                                                                                \
+    "w..bwb..wb.b/.wb.b..wb..w/wbwbwbwbwbwb/...w..bw...w/..w.....wb.b/b...bw...wbw/"               \
+    "w...wb.....b/...wb..w..../...bw..b.bwb/...wbwb...../w..bwb.bw.wb/b.bw.wbwbwbw"
+
+Test(engine, dense_konane_12x12_depth_search_ends, .timeout = 120)
+{
+    qk_variant v = tv("alquerkonane-12x12");
+    const char *sides[] = {DENSE_12X12 " b 0 -", DENSE_12X12 " w 0 -"};
+    for (int s = 0; s < 2; s++) {
+        qk_pos p = tp(&v, sides[s]);
+        static qk_move all[TMOVES];
+        int n = qk_movegen(&v, &p, all, TMOVES);
+        cr_assert_gt(n, 30, "test bug: the board is not dense (%d moves)", n);
+        int ncap = 0;
+        for (int i = 0; i < n; i++)
+            ncap += all[i].ncap > 0;
+        cr_assert_gt(ncap, 20, "test bug: few captures (%d)", ncap);
+        for (int depth = 1; depth <= 2; depth++) {
+            qk_limits lim;
+            cr_assert_eq(qk_engine_level_limits(3, 1000, &lim), QK_OK);
+            lim.depth = depth;
+            lim.time_ms = 0; /* as `qirkat analyse --depth N` */
+            qk_search_result r;
+            cr_assert_eq(qk_engine_search(&E, &v, &p, &lim, &r), QK_OK);
+            cr_assert(r.has_move);
+            cr_assert(tlegal(&v, &p, &r.best), "illegal %s", tmove(&v, &r.best));
+            cr_assert(tpv_legal(&v, &p, r.pv, r.pv_len));
+            cr_assert_not(r.solved);
+            cr_assert_eq(r.depth, depth, "side %d: iteration %d not completed", s, r.depth);
+            cr_assert_lt(r.nodes, (uint64_t)200000 + (uint64_t)(depth == 1 ? 1 : n) * n * 2100,
+                         "side %d depth %d: %llu nodes", s, depth, (unsigned long long)r.nodes);
+        }
+    }
+}

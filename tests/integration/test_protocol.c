@@ -156,6 +156,92 @@ Test(protocol, bad_json_keeps_the_connection_open)
     fx_end(&f);
 }
 
+/* Issue 9 item 6 over TCP: JSON that RFC 8259 rejects is bad_json from the
+ * server (the strict parser of common/qk_proto.c), the connection stays
+ * open and nothing is stored: a \u escape with a non-hex digit used to cut
+ * "frank\uX000" to "frank" and create that account. */
+Test(protocol, rfc8259_rejects_are_bad_json)
+{
+    fx f;
+    fx_start(&f, 0);
+    hcounts before, after;
+    hdb_counts(f.srv.db, &before);
+    hconn *c = hconn_open(f.srv.port);
+    hconn_hello(c);
+    static const char *lines[] = {
+        "{\"type\":\"register\",\"id\":1,\"username\":\"frank\\uX000\",\"password\":\"pw-frank\"}",
+        "{\"type\":\"register\",\"id\":2,\"username\":\"dave\\uD800\",\"password\":\"pw-dave\"}",
+        "{\"type\":\"ping\",\"id\":3,\v\"x\":1}",
+        "\f{\"type\":\"ping\",\"id\":4}",
+        "{\"type\":\"ping\",\"id\":5}\x1f",
+        "[[[[[[[[[[[[[[[[[[[[{\"type\":\"ping\",\"id\":6}]]]]]]]]]]]]]]]]]]]]",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        cJSON *r = hconn_raw_reply(c, lines[i], H_READ_TIMEOUT_MS);
+        cr_assert_not_null(r, "no reply to line %zu; eof=%d", i, hconn_eof(c));
+        hj_assert_error(r, "bad_json", lines[i]);
+        cJSON_Delete(r);
+        ping_ok(c, lines[i]);
+    }
+    /* A top-level array far deeper than cJSON's limit: bad_json too. */
+    static char deep[20001];
+    memset(deep, '[', 10000);
+    memset(deep + 10000, ']', 10000);
+    cJSON *r = hconn_raw_reply(c, deep, H_READ_TIMEOUT_MS);
+    hj_assert_error(r, "bad_json", "10,000-level top-level array");
+    cJSON_Delete(r);
+    ping_ok(c, "deep array");
+    hdb_counts(f.srv.db, &after);
+    hdb_assert_counts_eq(&before, &after, "RFC 8259 rejects");
+    /* The valid spellings still work: an escaped name is the name. */
+    r = hconn_rpc(c, "{\"type\":\"register\",\"username\":\"\\u0066rank\",\"password\":\"pw-f\"}");
+    hj_assert_ok(r, "register \\u0066rank");
+    cr_assert_str_eq(hj_str(cJSON_GetObjectItemCaseSensitive(r, "user"), "username"), "frank", "%s",
+                     hj_text(r));
+    cJSON_Delete(r);
+    hconn_close(c);
+    fx_end(&f);
+}
+
+/* Issue 9 item 7 over TCP: the 65,536-byte limit counts the line without
+ * its CR LF; one byte more is line_too_long and the connection closes. */
+static char *padded_ping(size_t content)
+{
+    const char *head = "{\"type\":\"ping\",\"id\":77,\"pad\":\"";
+    char *line = malloc(content + 3);
+    cr_assert_not_null(line);
+    memset(line, 'x', content);
+    memcpy(line, head, strlen(head));
+    memcpy(line + content - 2, "\"}\r\n", 4);
+    return line;
+}
+
+Test(protocol, crlf_line_of_exactly_the_limit_is_served)
+{
+    fx f;
+    fx_start(&f, 0);
+    char *line = padded_ping(65536);
+    cr_assert_eq(hconn_send_raw(f.a, line, 65538), 0);
+    free(line);
+    cJSON *r = hconn_reply(f.a, H_READ_TIMEOUT_MS);
+    cr_assert_not_null(r, "no reply to a 65,536-byte CR LF line (eof=%d)", hconn_eof(f.a));
+    hj_assert_ok(r, "65,536 bytes + CR LF");
+    cr_assert_eq(hj_int(r, "id"), 77, "%s", hj_text(r));
+    cJSON_Delete(r);
+    ping_ok(f.a, "the 65,536-byte line");
+
+    line = padded_ping(65537);
+    cr_assert_eq(hconn_send_raw(f.b, line, 65539), 0);
+    free(line);
+    r = hconn_reply(f.b, H_READ_TIMEOUT_MS);
+    cr_assert_not_null(r, "no reply to a 65,537-byte CR LF line (eof=%d)", hconn_eof(f.b));
+    hj_assert_error(r, "line_too_long", "65,537 bytes + CR LF");
+    cJSON_Delete(r);
+    cr_assert(hconn_wait_eof(f.b, H_READ_TIMEOUT_MS), "connection left open after line_too_long");
+    ping_ok(f.a, "another connection's line_too_long");
+    fx_end(&f);
+}
+
 Test(protocol, unknown_op)
 {
     fx f;

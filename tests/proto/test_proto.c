@@ -1,6 +1,7 @@
 /* The validation rules of PROTOCOL.md, applied by qk_proto_parse_line()
  * before any op runs: each hostile line ends in one exact error code. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,4 +199,210 @@ Test(proto, big_ids_echo_exactly)
     cr_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(ok, "id")));
     cJSON_Delete(ok);
     cJSON_Delete(req);
+}
+
+/* ---- issue 9 item 6: what RFC 8259 rejects is bad_json ---------------- */
+
+/* The value of string field "s" after a successful parse, copied into a
+ * static buffer (tests only); NULL when the parse failed. */
+static const char *parsed_s(const char *line, size_t n)
+{
+    static char buf[256];
+    cJSON *o = NULL;
+    const char *why = NULL;
+    if (qk_proto_parse_line(line, n, &o, &why) != QK_ERR_NONE)
+        return NULL;
+    const char *v = NULL;
+    cr_assert(qk_json_get_str(o, "s", &v), "no string s in %s", line);
+    cr_assert_lt(strlen(v), sizeof buf);
+    strcpy(buf, v);
+    cJSON_Delete(o);
+    return buf;
+}
+#define S(lit) parsed_s((lit), strlen(lit))
+
+Test(proto, control_bytes_between_tokens_are_bad_json)
+{
+    /* RFC 8259 section 2: whitespace is space, tab, LF and CR only; cJSON
+     * skips every byte <= 0x20. Each control byte at each place a token
+     * boundary allows whitespace. */
+    const char *shapes[] = {"%c{\"a\":1}", "{%c\"a\":1}", "{\"a\"%c:1}",     "{\"a\":%c1}",
+                            "{\"a\":1%c}", "{\"a\":1}%c", "{\"a\":[1%c,2]}", "{\"a\":1,%c\"b\":2}"};
+    char buf[64];
+    for (int c = 1; c < 0x20; c++) {
+        for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+            int n = snprintf(buf, sizeof buf, shapes[k], c);
+            qk_err want = c == '\t' || c == '\n' || c == '\r' ? QK_ERR_NONE : QK_ERR_BAD_JSON;
+            cr_assert_eq(parse(buf, (size_t)n), want, "byte 0x%02x in shape %zu", c, k);
+        }
+    }
+    /* The two cJSON let through most often in practice. */
+    cr_assert_eq(P("{\"a\":\v1}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("\f{\"a\":1}"), QK_ERR_BAD_JSON);
+    /* Space, tab, CR, LF everywhere still pass. */
+    cr_assert_eq(P(" \t\r\n{ \t\r\n\"a\" \t\r\n: \t\r\n1 \t\r\n} \t\r\n"), QK_ERR_NONE);
+    /* The same bytes inside a string stay refused (section 7). */
+    cr_assert_eq(P("{\"a\":\"x\ty\"}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"a\":\"x\x1fy\"}"), QK_ERR_BAD_JSON);
+    /* DEL (0x7f) is not a control character to JSON. */
+    cr_assert_str_eq(S("{\"s\":\"x\x7fy\"}"), "x\x7fy");
+}
+
+Test(proto, invalid_u_escapes_are_bad_json)
+{
+    /* cJSON's parse_hex4 reads a non-hex digit as 0: "carol\uX000" used
+     * to arrive as "carol". Section 7: \u and exactly four hex digits. */
+    cr_assert_eq(P("{\"type\":\"register\",\"username\":\"carol\\uX000\",\"password\":\"p\"}"),
+                 QK_ERR_BAD_JSON);
+    const char *bad[] = {"\\uX000", "\\u000X", "\\u12",   "\\u12G4", "\\u",
+                         "\\u 123", "\\u-123", "\\u+123", "\\U0041", "\\x41",
+                         "\\a",     "\\'",     "\\0",     "\\v",     "\\e"};
+    char buf[64];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(buf, sizeof buf, "{\"s\":\"a%sb\"}", bad[i]);
+        cr_assert_eq(P(buf), QK_ERR_BAD_JSON, "%s", buf);
+        snprintf(buf, sizeof buf, "{\"a%sb\":1}", bad[i]); /* in a name too */
+        cr_assert_eq(P(buf), QK_ERR_BAD_JSON, "%s", buf);
+    }
+    /* An escape cut by the end of the line. */
+    cr_assert_eq(P("{\"s\":\"\\u00"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"s\":\"\\"), QK_ERR_BAD_JSON);
+    /* \u0000 in any spelling of the hex digits is refused. */
+    cr_assert_eq(P("{\"s\":\"x\\u0000\"}"), QK_ERR_BAD_JSON);
+}
+
+Test(proto, valid_escapes_decode_exactly)
+{
+    cr_assert_str_eq(S("{\"s\":\"caf\\u00e9\"}"), "caf\xc3\xa9");
+    cr_assert_str_eq(S("{\"s\":\"caf\\u00E9\"}"), "caf\xc3\xa9");
+    cr_assert_str_eq(S("{\"s\":\"\\u0041\\u007a\"}"), "Az");
+    cr_assert_str_eq(S("{\"s\":\"\\u20ac\"}"), "\xe2\x82\xac");
+    cr_assert_str_eq(S("{\"s\":\"\\uFFFF\"}"), "\xef\xbf\xbf");
+    cr_assert_str_eq(S("{\"s\":\"\\u0001\"}"), "\x01"); /* escaped, so allowed */
+    cr_assert_str_eq(S("{\"s\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"}"), "\"\\/\b\f\n\r\t");
+    /* An escaped backslash then "u0000" is text, not an escape. */
+    cr_assert_str_eq(S("{\"s\":\"\\\\u0000\"}"), "\\u0000");
+    cr_assert_str_eq(S("{\"s\":\"\\\\uX000\"}"), "\\uX000");
+    cr_assert_str_eq(S("{\"s\":\"carol\"}"), "carol");
+}
+
+Test(proto, surrogate_pairs_pass_lone_surrogates_are_bad_json)
+{
+    /* A pair is one code point beyond the BMP (RFC 8259 section 7). */
+    cr_assert_str_eq(S("{\"s\":\"\\uD83D\\uDE00\"}"), "\xf0\x9f\x98\x80"); /* U+1F600 */
+    cr_assert_str_eq(S("{\"s\":\"\\ud834\\udd1e\"}"), "\xf0\x9d\x84\x9e"); /* U+1D11E */
+    cr_assert_str_eq(S("{\"s\":\"\\uD800\\uDC00\"}"), "\xf0\x90\x80\x80"); /* U+10000 */
+    cr_assert_str_eq(S("{\"s\":\"\\uDBFF\\uDFFF\"}"), "\xf4\x8f\xbf\xbf"); /* U+10FFFF */
+    cr_assert_str_eq(S("{\"s\":\"a\\uD83D\\uDE00b\"}"), "a\xf0\x9f\x98\x80"
+                                                        "b");
+    /* Decision (qk_proto.h): anything else with a surrogate is bad_json. */
+    const char *bad[] = {"\\uD800",         "\\uDBFF",        "\\uDC00",        "\\uDFFF",
+                         "\\uD800x",        "\\uD800\\u0041", "\\uD800\\uD800", "\\uD800\\n",
+                         "\\uDC00\\uD800",  "\\uD800\\uDX00", "\\uD800\\",      "\\uD800\\uDC0",
+                         "\\uD800 \\uDC00", "\\uDE00\\uD83D"};
+    char buf[64];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(buf, sizeof buf, "{\"s\":\"%s\"}", bad[i]);
+        cr_assert_eq(P(buf), QK_ERR_BAD_JSON, "%s", buf);
+    }
+    /* The pair's halves as raw UTF-8 stay invalid UTF-8 (RFC 3629). */
+    cr_assert_eq(P("{\"s\":\"\xed\xa0\xbd\xed\xb8\x80\"}"), QK_ERR_BAD_JSON);
+}
+
+Test(proto, top_level_arrays_of_any_depth_are_bad_json)
+{
+    cr_assert_eq(P("[]"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P(" [ ] "), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("[{\"type\":\"ping\"}]"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]"), QK_ERR_BAD_JSON); /* 20 */
+    cr_assert_eq(P("\"s\""), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("true"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("null"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("-1"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("   "), QK_ERR_BAD_JSON);
+    /* Deeper than cJSON's limit: balanced arrays were "too deep"
+     * (bad_request) before; an array is never an object. */
+    static char deep[200001];
+    for (size_t levels = 999; levels <= 100000; levels = levels * 10 + 1) {
+        memset(deep, '[', levels);
+        memset(deep + levels, ']', levels);
+        cr_assert_eq(parse(deep, 2 * levels), QK_ERR_BAD_JSON, "%zu levels", levels);
+        cr_assert_eq(parse(deep, levels), QK_ERR_BAD_JSON, "%zu levels unbalanced", levels);
+    }
+    /* An object stays bad_request when too deep (unchanged). */
+    cr_assert_eq(P("{\"a\":[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}"), QK_ERR_BAD_REQUEST);
+}
+
+Test(proto, byte_order_mark_and_empty_are_bad_json)
+{
+    cr_assert_eq(P("\xef\xbb\xbf{\"a\":1}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P(""), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"a\":1,}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"a\":01}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"a\":+1}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"a\":.5}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"a\":1.}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{'a':1}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{a:1}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"a\":NaN}"), QK_ERR_BAD_JSON);
+    cr_assert_eq(P("{\"a\":tru}"), QK_ERR_BAD_JSON);
+}
+
+/* Found by tests/fuzz/fuzz_proto.c: numbers that need 16 or 17 digits
+ * were printed with cJSON's 15 and so changed when echoed (ping's ts):
+ * 9007199254740992 came back as 9007199254740990. Printing is now exact
+ * and stable: print(parse(print(x))) == print(x). */
+static const char *print_line(const char *line)
+{
+    static char out[512];
+    cJSON *o = NULL;
+    const char *why;
+    cr_assert_eq(qk_proto_parse_line(line, strlen(line), &o, &why), QK_ERR_NONE, "%s", line);
+    size_t n;
+    char *s = qk_proto_print(o, &n);
+    cJSON_Delete(o);
+    cr_assert_not_null(s);
+    cr_assert(n > 0 && n < sizeof out && s[n - 1] == '\n');
+    memcpy(out, s, n - 1);
+    out[n - 1] = '\0';
+    free(s);
+    return out;
+}
+
+Test(proto, printed_numbers_read_back_exactly)
+{
+    struct {
+        const char *in, *out;
+    } cases[] = {
+        {"{\"n\":9007199254740992}", "{\"n\":9007199254740992}"},           /* 2^53 */
+        {"{\"n\":9007199254740993}", "{\"n\":9007199254740992}"},           /* nearest double */
+        {"{\"n\":18446744073709551616}", "{\"n\":1.8446744073709552e+19}"}, /* 2^64 */
+        {"{\"n\":0.1}", "{\"n\":0.1}"},
+        {"{\"n\":0.30000000000000004}", "{\"n\":0.30000000000000004}"},
+        {"{\"n\":1.2345678901234567}", "{\"n\":1.2345678901234567}"},
+        {"{\"n\":-1.7976931348623157e308}", "{\"n\":-1.7976931348623157e+308}"},
+        {"{\"n\":5e-324}", "{\"n\":4.94065645841247e-324}"}, /* 15 digits are exact here */
+        {"{\"n\":9007199254740991}", "{\"n\":9007199254740991}"},
+        {"{\"n\":1000000000000000}", "{\"n\":1000000000000000}"},
+        {"{\"n\":123456789012345}", "{\"n\":123456789012345}"},
+        {"{\"n\":1.5}", "{\"n\":1.5}"},
+        {"{\"n\":-0}", "{\"n\":-0}"},
+        {"{\"n\":1e400}", "{\"n\":null}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *once = print_line(cases[i].in);
+        cr_assert_str_eq(once, cases[i].out, "%s", cases[i].in);
+        char again[512];
+        strcpy(again, once);
+        cr_assert_str_eq(print_line(again), cases[i].out, "%s printed twice", cases[i].in);
+        /* The value itself survives. */
+        cJSON *a = cJSON_Parse(cases[i].in), *b = cJSON_Parse(once);
+        cr_assert(a && b);
+        double x = cJSON_GetObjectItemCaseSensitive(a, "n")->valuedouble;
+        const cJSON *bn = cJSON_GetObjectItemCaseSensitive(b, "n");
+        if (isfinite(x))
+            cr_assert(bn->valuedouble == x, "%s: %.17g vs %.17g", cases[i].in, x, bn->valuedouble);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
 }

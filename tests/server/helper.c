@@ -59,8 +59,12 @@ static void spawn(tsrv *s, const char *env)
             putenv(e);
         char fdarg[16];
         snprintf(fdarg, sizeof fdarg, "%d", p[1]);
-        execl(path, "qirkatd", "--listen", "127.0.0.1:0", "--db", s->db, "--ready-fd", fdarg,
-              "--pwhash", "min", "--log-level", "info", (char *)NULL);
+        if (s->http)
+            execl(path, "qirkatd", "--listen", "127.0.0.1:0", "--db", s->db, "--ready-fd", fdarg,
+                  "--pwhash", "min", "--log-level", "info", "--http", "127.0.0.1:0", (char *)NULL);
+        else
+            execl(path, "qirkatd", "--listen", "127.0.0.1:0", "--db", s->db, "--ready-fd", fdarg,
+                  "--pwhash", "min", "--log-level", "info", (char *)NULL);
         _exit(127);
     }
     close(p[1]);
@@ -69,7 +73,12 @@ static void spawn(tsrv *s, const char *env)
     size_t got = 0;
     struct pollfd pf = {.fd = p[0], .events = POLLIN};
     long long deadline = now_ms() + T_TIMEOUT_MS;
-    while (got < sizeof buf - 1 && !memchr(buf, '\n', got)) {
+    /* One line (the TCP port), two with --http (then the HTTP port). */
+    for (;;) {
+        char *nl = memchr(buf, '\n', got);
+        if (got >= sizeof buf - 1 ||
+            (nl && (!s->http || memchr(nl + 1, '\n', got - (size_t)(nl + 1 - buf)))))
+            break;
         int left = (int)(deadline - now_ms());
         cr_assert_gt(left, 0, "qirkatd (%s) did not report its port", path);
         if (poll(&pf, 1, left) <= 0)
@@ -81,11 +90,27 @@ static void spawn(tsrv *s, const char *env)
     close(p[0]);
     s->port = atoi(buf);
     cr_assert_gt(s->port, 0, "bad port line \"%s\"", buf);
+    if (s->http) {
+        char *nl = strchr(buf, '\n');
+        s->http_port = nl ? atoi(nl + 1) : 0;
+        cr_assert_gt(s->http_port, 0, "no HTTP port line in \"%s\"", buf);
+    }
 }
 
 void tsrv_start(tsrv *s, const char *env)
 {
     memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "/tmp/qk-server-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(s->dir));
+    snprintf(s->db, sizeof s->db, "%s/qirkat.db", s->dir);
+    snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
+    spawn(s, env);
+}
+
+void tsrv_start_http(tsrv *s, const char *env)
+{
+    memset(s, 0, sizeof *s);
+    s->http = true;
     snprintf(s->dir, sizeof s->dir, "/tmp/qk-server-test-XXXXXX");
     cr_assert_not_null(mkdtemp(s->dir));
     snprintf(s->db, sizeof s->db, "%s/qirkat.db", s->dir);
@@ -421,8 +446,8 @@ void t_err(const cJSON *r, const char *code, const char *what)
 
 void t_register(tconn *c, const char *user)
 {
-    cJSON *r = tc_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"" T_PW "\"}",
-                      user);
+    cJSON *r =
+        tc_rpc(c, "{\"type\":\"register\",\"username\":\"%s\",\"password\":\"" T_PW "\"}", user);
     t_ok(r, "register");
     cJSON_Delete(r);
 }

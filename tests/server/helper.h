@@ -21,6 +21,8 @@
 typedef struct tsrv {
     pid_t pid;
     int port;
+    int http_port; /* with tsrv_start_http: qirkatd --http 127.0.0.1:0 */
+    bool http;
     char dir[128];
     char db[192];
     char log[192];
@@ -30,6 +32,9 @@ typedef struct tsrv {
  * NULL, is extra "NAME=value" settings (several separated by spaces) for
  * its environment. */
 void tsrv_start(tsrv *s, const char *env);
+/* The same with --http 127.0.0.1:0: s->http_port is the second line of
+ * the ready fd (tests/server/test_ws.c). */
+void tsrv_start_http(tsrv *s, const char *env);
 /* Start again on the same database (after tsrv_kill or tsrv_stop). */
 void tsrv_restart(tsrv *s, const char *env);
 /* SIGTERM; asserts a clean exit 0. */

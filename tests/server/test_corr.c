@@ -150,15 +150,19 @@ Test(corr, live_clock_runs_out_for_white)
 {
     long long gid =
         new_game("alquerque", "{\"kind\":\"live\",\"initial_s\":60,\"increment_s\":2}", NULL);
+    play_first(A, gid); /* the first move of each side is free, and earns 2 s */
+    play_first(B, gid);
     advance(B, 30000);
     cJSON *g = game_of(A, gid);
-    cr_assert_eq(t_int(t_obj(g, "clock"), "white_ms"), 30000);
-    cr_assert_eq(t_int(t_obj(g, "clock"), "black_ms"), 60000);
+    cr_assert_eq(t_int(t_obj(g, "clock"), "white"), 32000);
+    cr_assert_eq(t_int(t_obj(g, "clock"), "black"), 62000);
     cJSON_Delete(g);
-    advance(B, 30000);
+    advance(B, 32000);
     g = game_of(A, gid);
     cr_assert_str_eq(t_str(g, "reason"), "timeout");
     cr_assert_str_eq(t_str(g, "result"), "black");
+    cr_assert_eq(t_int(t_obj(g, "clock"), "white"), 0);
+    cr_assert_eq(t_int(t_obj(g, "clock"), "black"), 62000);
     cJSON_Delete(g);
 }
 
@@ -388,8 +392,9 @@ Test(corr, games_of_my_turn_sorted_by_deadline_with_time_left_and_filters)
     for (int i = 0; i < 5; i++)
         cr_assert_eq(t_int(cJSON_GetArrayItem(l, i), "id"), want[i], "position %d", i);
     const cJSON *live = cJSON_GetArrayItem(l, 0);
-    cr_assert_eq(t_int(t_obj(live, "clock"), "white_ms"), 599000);
-    cr_assert_eq(t_int(t_obj(live, "clock"), "black_ms"), 600000);
+    /* No clock runs before a side's first move (issue 10). */
+    cr_assert_eq(t_int(t_obj(live, "clock"), "white"), 600000);
+    cr_assert_eq(t_int(t_obj(live, "clock"), "black"), 600000);
     cr_assert_eq(t_int(cJSON_GetArrayItem(l, 1), "time_left_ms"), DAY - 1000);
     cr_assert(cJSON_IsNull(t_obj(cJSON_GetArrayItem(l, 4), "time_left_ms")));
     cJSON_Delete(r);

@@ -184,7 +184,9 @@ static void private_watch(bool logout)
     r = tc_rpc(a, "{\"type\":\"move\",\"game\":%lld,\"ply\":0,\"move\":\"%s\"}", gid, move);
     t_ok(r, "alice moves");
     cJSON_Delete(r);
-    cr_assert_not_null(tc_event(b, "move", T_TIMEOUT_MS), "bob, a player, sees the move");
+    cJSON *seen = tc_event(b, "move", T_TIMEOUT_MS);
+    cr_assert_not_null(seen, "bob, a player, sees the move");
+    cJSON_Delete(seen);
     cr_assert_null(tc_event(w, "move", 500), "w is no longer a player: no move event");
     cJSON_Delete(tc_event(w, "game_end", 1));
     tc_close(a);

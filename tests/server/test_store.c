@@ -5,6 +5,7 @@
  * rollback or a failed commit), and writes refused without a trace.
  */
 #include <criterion/criterion.h>
+#include <uv.h>
 #include <sodium.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -297,17 +298,68 @@ Test(store, commit_async_calls_done_once)
     cr_assert_eq(store_commit_async(s, record_done, &d), STORE_OK);
     cr_assert_eq(d.calls, 1);
     cr_assert_eq(d.rc, STORE_OK);
-    /* A failed commit reaches done as STORE_EIO, rolled back. */
+    /* A failed commit is STORE_EIO at once, rolled back; done never runs. */
     store_fail_commit_at(s, 1);
     d = (done_rec){0, 1};
     cr_assert_eq(store_begin(s), STORE_OK);
     cr_assert_eq(store_move_insert(s, gid, 1, "d4-c3", b, 2), STORE_OK);
-    cr_assert_eq(store_commit_async(s, record_done, &d), STORE_OK);
-    cr_assert_eq(d.calls, 1);
-    cr_assert_eq(d.rc, STORE_EIO);
+    cr_assert_eq(store_commit_async(s, record_done, &d), STORE_EIO);
+    cr_assert_eq(d.calls, 0);
     cr_assert(!store_in_txn(s));
     store_close(s);
     cr_assert_eq(count("moves"), 1);
+}
+
+/* The asynchronous mode (store.h store_async_start): the commit returns
+ * at once, the next transaction may begin before the first is durable,
+ * and the dones come later, on the loop, once each, in commit order. */
+typedef struct done_log {
+    int order[8];
+    int n;
+} done_log;
+
+static done_log DL;
+
+static void log_done_0(void *arg, int rc)
+{
+    (void)arg;
+    cr_assert_eq(rc, STORE_OK);
+    DL.order[DL.n++] = 0;
+}
+
+static void log_done_1(void *arg, int rc)
+{
+    (void)arg;
+    cr_assert_eq(rc, STORE_OK);
+    DL.order[DL.n++] = 1;
+}
+
+Test(store, async_commits_complete_later_in_order)
+{
+    store *s = open_db();
+    int64_t w = add_user(s, "w"), b = add_user(s, "b");
+    int64_t gid = add_game(s, w, b);
+    uv_loop_t loop;
+    cr_assert_eq(uv_loop_init(&loop), 0);
+    /* A 50 ms stall per fsync: neither done can run before the loop does. */
+    cr_assert_eq(store_async_start(s, &loop, 50), STORE_OK);
+    DL.n = 0;
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_insert(s, gid, 0, "b2-c3", w, 1), STORE_OK);
+    cr_assert_eq(store_commit_async(s, log_done_0, NULL), STORE_OK);
+    cr_assert_eq(DL.n, 0, "durability is completed later, off the loop");
+    cr_assert_eq(store_begin(s), STORE_OK, "the next batch begins before the first is durable");
+    cr_assert_eq(store_move_insert(s, gid, 1, "d4-c3", b, 2), STORE_OK);
+    cr_assert_eq(store_commit_async(s, log_done_1, NULL), STORE_OK);
+    while (DL.n < 2)
+        uv_run(&loop, UV_RUN_ONCE);
+    cr_assert_eq(DL.order[0], 0);
+    cr_assert_eq(DL.order[1], 1);
+    store_async_stop(s);
+    uv_run(&loop, UV_RUN_DEFAULT); /* the writer's handle closes */
+    cr_assert_eq(uv_loop_close(&loop), 0);
+    store_close(s);
+    cr_assert_eq(count("moves"), 2);
 }
 
 Test(store, refused_writes_change_nothing)
