@@ -69,6 +69,9 @@ int cmd_bot(cli *c, const cmd_args *a);
 int cmd_hint(cli *c, const cmd_args *a);
 int cmd_analyse(cli *c, const cmd_args *a);
 int cmd_solve(cli *c, const cmd_args *a);
+/* cmd_rating.c: a player's ratings, a family's leaderboard (issue 12). */
+int cmd_user(cli *c, const cmd_args *a);
+int cmd_leaderboard(cli *c, const cmd_args *a);
 /* cmd_replay.c: a PDN record's boards, offline (the viewer: replay.h). */
 int cmd_replay(cli *c, const cmd_args *a);
 

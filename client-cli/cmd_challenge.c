@@ -29,16 +29,21 @@ static const char *id_text(const cJSON *obj, const char *name, char *buf, size_t
     return buf;
 }
 
-/* "alice" or "alice (bot)" when the object says so (field name_bot). */
+/* "alice" or "alice (bot)" when the object says so (field name_bot),
+ * then " (1500)" in a rated challenge (field_rating, issue 12). */
 static const char *user_cell(const cJSON *obj, const char *field, char *buf, size_t n)
 {
     const char *name = cli_str(obj, field);
-    char key[32];
+    char key[32], rating[32] = "";
+    snprintf(key, sizeof key, "%s_rating", field);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (cJSON_IsNumber(r))
+        snprintf(rating, sizeof rating, " (%.0f)", r->valuedouble);
     snprintf(key, sizeof key, "%s_bot", field);
     if (!name)
         return NULL;
-    snprintf(buf, n, "%s%s", name,
-             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, key)) ? " (bot)" : "");
+    snprintf(buf, n, "%s%s%s", name,
+             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, key)) ? " (bot)" : "", rating);
     return buf;
 }
 
@@ -61,6 +66,16 @@ static void print_challenge(cli *c, const cJSON *ch)
     const char *pos = cli_str(ch, "position");
     if (pos)
         fprintf(c->out, "Position: %s\n", pos);
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(ch, "rating_min");
+    const cJSON *hi = cJSON_GetObjectItemCaseSensitive(ch, "rating_max");
+    if (cJSON_IsNumber(lo) || cJSON_IsNumber(hi)) {
+        char l[32] = "any", h[32] = "any";
+        if (cJSON_IsNumber(lo))
+            snprintf(l, sizeof l, "%.0f", lo->valuedouble);
+        if (cJSON_IsNumber(hi))
+            snprintf(h, sizeof h, "%.0f", hi->valuedouble);
+        fprintf(c->out, "Rating range: %s-%s\n", l, h);
+    }
 }
 
 /* Whether user is a bot account (the `users` op); false when unknown. */
@@ -175,6 +190,10 @@ int cmd_challenge(cli *c, const cmd_args *a)
         ok = cJSON_AddStringToObject(req, "position", position) != NULL;
     if (ok && args_has(a, "rated"))
         ok = cJSON_AddTrueToObject(req, "rated") != NULL;
+    if (ok && args_has(a, "rating-min"))
+        ok = cJSON_AddNumberToObject(req, "rating_min", (double)args_uint(a, "rating-min", 0));
+    if (ok && args_has(a, "rating-max"))
+        ok = cJSON_AddNumberToObject(req, "rating_max", (double)args_uint(a, "rating-max", 0));
     if (ok && tc) {
         ok = cJSON_AddItemToObject(req, "time_control", tc);
         tc = NULL;

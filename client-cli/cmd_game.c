@@ -71,6 +71,16 @@ static void time_cells(const cJSON *g, bool white_me, char *mine, char *opp, siz
     snprintf(my_move ? mine : opp, n, "%s", cmd_format_left(left, buf, sizeof buf));
 }
 
+/* " (1500)": a rated game's rating at the start (issue 12), else "". */
+static const char *rating_tag(const cJSON *g, const char *name, char *buf, size_t n)
+{
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(g, name);
+    buf[0] = '\0';
+    if (cJSON_IsNumber(r))
+        snprintf(buf, n, " (%.0f)", r->valuedouble);
+    return buf;
+}
+
 int cmd_games(cli *c, const cmd_args *a)
 {
     bool my_turn = args_has(a, "my-turn"), mine = my_turn || args_has(a, "mine");
@@ -124,14 +134,17 @@ int cmd_games(cli *c, const cmd_args *a)
     cJSON_ArrayForEach(g, list)
     {
         char id[32], ply[32], st[32], wbuf[160], bbuf[160], tc[32], mine_left[32], opp_left[32];
+        char wr[32], br[32];
         snprintf(id, sizeof id, "%lld", cli_int(g, "id"));
         snprintf(ply, sizeof ply, "%lld", cli_int(g, "ply"));
         const char *white = cli_str(g, "white"), *black = cli_str(g, "black");
         /* The names as shown: "(bot)" after bot accounts. */
-        snprintf(wbuf, sizeof wbuf, "%s%s", white ? white : "?",
-                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "white_bot")) ? " (bot)" : "");
-        snprintf(bbuf, sizeof bbuf, "%s%s", black ? black : "?",
-                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "black_bot")) ? " (bot)" : "");
+        snprintf(wbuf, sizeof wbuf, "%s%s%s", white ? white : "?",
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "white_bot")) ? " (bot)" : "",
+                 rating_tag(g, "white_rating", wr, sizeof wr));
+        snprintf(bbuf, sizeof bbuf, "%s%s%s", black ? black : "?",
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "black_bot")) ? " (bot)" : "",
+                 rating_tag(g, "black_rating", br, sizeof br));
         const char *turn = cli_str(g, "turn"), *gstatus = cli_str(g, "status");
         bool active = gstatus && strcmp(gstatus, "active") == 0;
         const char *row[10];

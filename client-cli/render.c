@@ -587,6 +587,31 @@ static void write_player(FILE *out, const cJSON *game, const char *side)
     snprintf(key, sizeof key, "%s_bot", side);
     fprintf(out, "%s%s", name ? name : "?",
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(game, key)) ? " (bot)" : "");
+    /* A rated game: the player's rating at its start (issue 12). */
+    snprintf(key, sizeof key, "%s_rating", side);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(game, key);
+    if (cJSON_IsNumber(r))
+        fprintf(out, " (%.0f)", r->valuedouble);
+}
+
+/* "Ratings: White 1500 -> 1662 (+162), Black 1500 -> 1338 (-162)" once a
+ * rated game's end has counted (rating_change, issue 12). */
+static void write_rating_change(FILE *out, const cJSON *game)
+{
+    const cJSON *ch = cJSON_GetObjectItemCaseSensitive(game, "rating_change");
+    if (!cJSON_IsObject(ch))
+        return;
+    static const char *const sides[2] = {"white", "black"};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(ch, sides[i]);
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(s, "before");
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(s, "after");
+        if (!cJSON_IsNumber(b) || !cJSON_IsNumber(a))
+            return;
+        fprintf(out, "%s%s %.2f -> %.2f (%+.2f)", i ? ", " : "Ratings: ", i ? "Black" : "White",
+                b->valuedouble, a->valuedouble, a->valuedouble - b->valuedouble);
+    }
+    fputc('\n', out);
 }
 
 /* The key to the board's marks, only what this variant can show. */
@@ -658,6 +683,7 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
     fputc('\n', out);
     write_time_line(out, game);
     write_offer_and_vacation(out, game);
+    write_rating_change(out, game);
 
     qk_variant v;
     qk_pos pos;

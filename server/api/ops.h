@@ -7,6 +7,7 @@
  *   ops_challenge.c challenge, accept, decline, cancel, challenges
  *   ops_game.c      games, game, move, resign, subscribe, unsubscribe
  *   ops_bot.c       users;  hint.c: hint (engine on the thread pool)
+ *   ops_rating.c    user, leaderboard
  */
 #ifndef QK_OPS_H
 #define QK_OPS_H
@@ -54,6 +55,9 @@ void op_debug_clock(req *r);
 /* Answer r for games_get()'s failure rc on game id: not_found, or
  * internal ("game N is damaged" for a quarantined game). */
 void ops_game_error(req *r, int rc, int64_t id);
+/* ops_rating.c: ratings (issue 12): user, leaderboard. */
+void op_user(req *r);
+void op_leaderboard(req *r);
 
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200
@@ -62,6 +66,10 @@ void ops_game_error(req *r, int rc, int64_t id);
 
 /* {"username": name, "bot": bot}; NULL on allocation failure. */
 cJSON *ops_user_json(const char *name, bool bot);
+/* Add "ratings" (game/ratings_svc.h ratings_user_json()) to the user
+ * object user of user_id (ops_rating.c). false on a store or allocation
+ * failure. */
+bool ops_add_user_ratings(api *s, cJSON *user, int64_t user_id);
 /* Add "challenges": the open challenges from and to user_id and the
  * first STORE_SEEKS_PAGE open seeks by others, and "seeks_next" (the id to
  * pass to `seeks` as after, or null when that page was not full), to res.
@@ -69,7 +77,7 @@ cJSON *ops_user_json(const char *name, bool bot);
 bool ops_add_challenges(api *s, cJSON *res, int64_t user_id);
 struct store_challenge;
 /* The wire object of challenge c (caller owns; NULL on allocation failure). */
-cJSON *ops_challenge_json(const struct store_challenge *c);
+cJSON *ops_challenge_json(api *s, const struct store_challenge *c);
 struct game;
 /* Add "notifications": user_id's unread notifications, oldest first
  * (ops_corr.c). false on a store or allocation failure. */

@@ -23,7 +23,7 @@
  * left counts down the `limit` when the filter is applied here. */
 typedef struct user_list {
     cJSON *arr;
-    const api *api;
+    api *api;
     int online;
     int64_t left;
 } user_list;
@@ -45,6 +45,8 @@ static int add_user_cb(void *arg, const store_user *u)
         cJSON_Delete(o);
         return -1;
     }
+    if (!ops_add_user_ratings(l->api, o, u->id)) /* ratings (ops_rating.c) */
+        return -1;
     /* Filtered here: the store lists every account, this stops at limit. */
     return l->online >= 0 && --l->left == 0 ? 1 : 0;
 }

@@ -28,20 +28,67 @@
 #include "game/games.h"
 #include "util/log.h"
 #include "game/notify.h"
+#include "game/ratings_svc.h"
 #include "api/ops.h"
 #include "store/store_corr.h"
 #include "game/tc.h"
 
-static void challenge_create(req *r, store_challenge *cp, bool vacation, bool priv);
-
-cJSON *ops_challenge_json(const store_challenge *c)
+/* A rating (rounded, ratings_svc.h) or null as o's name. */
+static bool add_rating_or_null(cJSON *o, const char *name, bool has, double v)
 {
-    return challenges_json(c);
+    return has ? cJSON_AddNumberToObject(o, name, ratings_round2(v)) != NULL
+               : cJSON_AddNullToObject(o, name) != NULL;
+}
+
+/* The rating fields of a challenge (issue 12): from_rating, to_rating
+ * (each side's rating now in the variant's family; null in an unrated
+ * challenge and for an open seek's missing target), rating_min and
+ * rating_max (an open seek's range; null = no bound). */
+static bool add_challenge_ratings(api *s, const store_challenge *c, cJSON *o)
+{
+    char family[RATINGS_FAMILY_MAX];
+    rating from = {0}, to = {0};
+    int64_t min = -1, max = -1;
+    ratings_family(c->variant, family);
+    if (c->rated && (ratings_current(s->svc, c->from_id, family, &from, NULL) != STORE_OK ||
+                     (c->to_id && ratings_current(s->svc, c->to_id, family, &to, NULL) != STORE_OK)))
+        return false;
+    int rc = c->to_id ? STORE_NOTFOUND : store_challenge_range_get(s->svc->store, c->id, &min, &max);
+    if (rc != STORE_OK && rc != STORE_NOTFOUND)
+        return false;
+    return add_rating_or_null(o, "from_rating", c->rated, from.rating) &&
+           add_rating_or_null(o, "to_rating", c->rated && c->to_id, to.rating) &&
+           add_rating_or_null(o, "rating_min", min >= 0, (double)min) &&
+           add_rating_or_null(o, "rating_max", max >= 0, (double)max);
+}
+
+/* The largest rating_min / rating_max a seek may ask for. */
+#define RATING_RANGE_MAX 10000
+
+static void challenge_create(req *r, store_challenge *cp, bool vacation, bool priv,
+                             const int64_t range[2]);
+
+/* The challenge object of the game layer (challenges.h) plus its rating
+ * fields (issue 12). */
+static cJSON *challenge_json(api *s, const store_challenge *c)
+{
+    cJSON *o = challenges_json(c);
+    if (o && !add_challenge_ratings(s, c, o)) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o;
+}
+
+cJSON *ops_challenge_json(api *s, const store_challenge *c)
+{
+    return challenge_json(s, c);
 }
 
 /* The list being filled, and the open seeks by others in it (a full page
  * of them means there may be more: `seeks_next`). */
 typedef struct challenge_list {
+    api *api;
     cJSON *list;
     int64_t user_id, seeks, last_seek;
 } challenge_list;
@@ -49,7 +96,7 @@ typedef struct challenge_list {
 static int add_challenge_cb(void *arg, const store_challenge *c)
 {
     challenge_list *cl = arg;
-    cJSON *o = challenges_json(c);
+    cJSON *o = challenge_json(cl->api, c);
     if (!o || !cJSON_AddItemToArray(cl->list, o)) {
         cJSON_Delete(o);
         return 1;
@@ -63,7 +110,7 @@ static int add_challenge_cb(void *arg, const store_challenge *c)
 
 bool ops_add_challenges(api *s, cJSON *res, int64_t user_id)
 {
-    challenge_list cl = {cJSON_AddArrayToObject(res, "challenges"), user_id, 0, 0};
+    challenge_list cl = {s, cJSON_AddArrayToObject(res, "challenges"), user_id, 0, 0};
     if (!cl.list ||
         store_challenges_for(s->svc->store, user_id, add_challenge_cb, &cl) != STORE_OK)
         return false;
@@ -82,6 +129,36 @@ void op_challenges(req *r)
         res = NULL;
     }
     req_reply(r, res);
+}
+
+/* rating_min / rating_max of a challenge into range[0], range[1] (-1 =
+ * absent): only on open seeks, each at most RATING_RANGE_MAX, min <= max.
+ * Answers bad_request and returns -1 otherwise. */
+static int challenge_range(req *r, bool targeted, int64_t range[2])
+{
+    static const char *names[2] = {"rating_min", "rating_max"};
+    char buf[96];
+    for (int i = 0; i < 2; i++) {
+        uint64_t v;
+        if (!req_uint(r, names[i], &v))
+            continue;
+        if (targeted) {
+            snprintf(buf, sizeof buf, "%s is for open seeks only (no \"to\")", names[i]);
+            req_error(r, QK_ERR_BAD_REQUEST, buf);
+            return -1;
+        }
+        if (v > RATING_RANGE_MAX) {
+            snprintf(buf, sizeof buf, "%s must be from 0 to %d", names[i], RATING_RANGE_MAX);
+            req_error(r, QK_ERR_BAD_REQUEST, buf);
+            return -1;
+        }
+        range[i] = (int64_t)v;
+    }
+    if (range[0] >= 0 && range[1] >= 0 && range[0] > range[1]) {
+        req_error(r, QK_ERR_BAD_REQUEST, "rating_min must not be above rating_max");
+        return -1;
+    }
+    return 0;
 }
 
 void op_challenge(req *r)
@@ -167,15 +244,20 @@ void op_challenge(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    challenge_create(r, &c, req_bool(r, "vacation", true), req_bool(r, "private", false));
+    int64_t range[2] = {-1, -1};
+    if (challenge_range(r, to != NULL, range) != 0)
+        return;
+    challenge_create(r, &c, req_bool(r, "vacation", true), req_bool(r, "private", false), range);
 }
 
 /* Make c (target, variant, colour, time control, position and rated filled
  * in and checked) a new open challenge from r's user, with the options
- * vacation and priv, and answer r: the cap of open challenges first
+ * vacation and priv and an open seek's rating range (range[0], range[1];
+ * -1 = no bound), and answer r: the cap of open challenges first
  * (`conflict`), then the row, the target's notification and the
  * `challenge` event to both sides. Shared by `challenge` and `rematch`. */
-static void challenge_create(req *r, store_challenge *cp, bool vacation, bool priv)
+static void challenge_create(req *r, store_challenge *cp, bool vacation, bool priv,
+                             const int64_t range[2])
 {
     api *s = r->api;
     store_challenge c = *cp;
@@ -200,12 +282,14 @@ static void challenge_create(req *r, store_challenge *cp, bool vacation, bool pr
     }
     if (store_challenge_insert(s->svc->store, &c, svc_now(s->svc)) != STORE_OK ||
         store_challenge_x_put(s->svc->store, c.id, vacation, priv) != STORE_OK ||
+        ((range[0] >= 0 || range[1] >= 0) &&
+         store_challenge_range_put(s->svc->store, c.id, range[0], range[1]) != STORE_OK) ||
         notify_challenge(s->svc, &c) != 0) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    cJSON *res = req_ok(r), *cj = challenges_json(&c);
+    cJSON *res = req_ok(r), *cj = challenge_json(s, &c);
     if (!res || !cj || !cJSON_AddItemToObject(res, "challenge", cj)) {
         cJSON_Delete(cj);
         cJSON_Delete(res);
@@ -249,11 +333,42 @@ static int load_open(req *r, store_challenge *c, int who)
     return 0;
 }
 
+/* An open seek's rating range holds the accepter's rating now (in the
+ * variant's family); answers forbidden (or internal) and returns false
+ * otherwise. */
+static bool in_range(req *r, const store_challenge *c)
+{
+    api *s = r->api;
+    int64_t min = -1, max = -1;
+    char family[RATINGS_FAMILY_MAX], buf[160];
+    rating mine;
+    if (c->to_id)
+        return true;
+    ratings_family(c->variant, family);
+    if (store_challenge_range_get(s->svc->store, c->id, &min, &max) != STORE_OK ||
+        ratings_current(s->svc, r->sess->user_id, family, &mine, NULL) != STORE_OK) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return false;
+    }
+    double have = ratings_round2(mine.rating);
+    if ((min < 0 || have >= (double)min) && (max < 0 || have <= (double)max))
+        return true;
+    char lo[24] = "any", hi[24] = "any";
+    if (min >= 0)
+        snprintf(lo, sizeof lo, "%lld", (long long)min);
+    if (max >= 0)
+        snprintf(hi, sizeof hi, "%lld", (long long)max);
+    snprintf(buf, sizeof buf, "your %s rating %.2f is outside this seek's range %s-%s", family, have,
+             lo, hi);
+    req_error(r, QK_ERR_FORBIDDEN, buf);
+    return false;
+}
+
 void op_accept(req *r)
 {
     api *s = r->api;
     store_challenge c;
-    if (load_open(r, &c, 0) != 0)
+    if (load_open(r, &c, 0) != 0 || !in_range(r, &c))
         return;
     game_spec spec = {0};
     qk_variant *v = &spec.v;
@@ -306,7 +421,9 @@ void op_accept(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    if (notify_your_turn(s->svc, g) != 0) {
+    ratings_game rg = {g->id, g->v.name, g->white.id, g->black.id, g->rated, false,
+                       QK_RESULT_NONE};
+    if (ratings_game_started(s->svc, &rg) != STORE_OK || notify_your_turn(s->svc, g) != 0) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
@@ -390,7 +507,7 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    cJSON *res = req_ok(r), *cj = challenges_json(&c);
+    cJSON *res = req_ok(r), *cj = challenge_json(s, &c);
     if (cj && decline && message && !cJSON_AddStringToObject(cj, "message", message)) {
         cJSON_Delete(cj);
         cj = NULL;
@@ -463,5 +580,6 @@ void op_rematch(req *r)
     }
     if (strcmp(start, g->start) != 0)
         snprintf(c.position, sizeof c.position, "%s", g->start);
-    challenge_create(r, &c, g->vacation, g->priv);
+    static const int64_t no_range[2] = {-1, -1};
+    challenge_create(r, &c, g->vacation, g->priv, no_range);
 }

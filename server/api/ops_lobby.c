@@ -38,6 +38,7 @@ void op_lobby(req *r)
 }
 
 typedef struct seek_page {
+    api *api;
     cJSON *list;
     int64_t n, last;
 } seek_page;
@@ -45,7 +46,7 @@ typedef struct seek_page {
 static int add_seek_cb(void *arg, const store_challenge *c)
 {
     seek_page *p = arg;
-    cJSON *o = ops_challenge_json(c);
+    cJSON *o = ops_challenge_json(p->api, c);
     if (!o || !cJSON_AddItemToArray(p->list, o)) {
         cJSON_Delete(o);
         return 1;
@@ -64,7 +65,7 @@ void op_seeks(req *r)
     }
     (void)req_uint(r, "after", &after);
     cJSON *res = req_ok(r);
-    seek_page p = {res ? cJSON_AddArrayToObject(res, "seeks") : NULL, 0, 0};
+    seek_page p = {r->api, res ? cJSON_AddArrayToObject(res, "seeks") : NULL, 0, 0};
     /* One more than asked tells whether a next page exists. */
     int rc = p.list ? store_seeks_page(r->api->svc->store, r->sess->user_id, (int64_t)after,
                                        (int64_t)limit + 1, add_seek_cb, &p)

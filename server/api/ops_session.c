@@ -97,6 +97,8 @@ static cJSON *login_result(api *s, cJSON *res, const store_user *u, const char *
         cJSON_Delete(user);
         goto fail;
     }
+    if (!ops_add_user_ratings(s, user, u->id))
+        goto fail;
     if (!cJSON_AddStringToObject(res, "token", token))
         goto fail;
     if (!ops_add_challenges(s, res, u->id) || !ops_add_active_games(s, res, u->id) ||

@@ -36,7 +36,7 @@ static const op_def ops[] = {
      true,
      {OPT("to", FT_STR), OPT("variant", FT_STR), OPT("color", FT_STR), OPT("time_control", FT_OBJ),
       OPT("position", FT_STR), OPT("rated", FT_BOOL), OPT("vacation", FT_BOOL),
-      OPT("private", FT_BOOL)}},
+      OPT("private", FT_BOOL), OPT("rating_min", FT_UINT), OPT("rating_max", FT_UINT)}},
     {"accept", op_accept, true, {REQ("challenge", FT_ID)}},
     {"decline",
      op_decline,
@@ -75,6 +75,9 @@ static const op_def ops[] = {
     /* the lobby (ops_lobby.c, issue 9) */
     {"lobby", op_lobby, true, {REQ("action", FT_STR)}},
     {"seeks", op_seeks, true, {OPT("after", FT_ID), OPT("limit", FT_UINT)}},
+    /* ratings (ops_rating.c) */
+    {"user", op_user, true, {REQ("username", FT_STR)}},
+    {"leaderboard", op_leaderboard, true, {REQ("variant", FT_STR), OPT("limit", FT_UINT)}},
 };
 
 const op_def *optable_op(size_t i)

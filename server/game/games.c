@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "store/store_bound.h"
+#include "game/ratings_svc.h"
 #include "util/log.h"
 
 struct games {
@@ -879,6 +880,8 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         !cJSON_AddNumberToObject(o, "updated", (double)g->updated))
         goto fail;
     if (!add_corr(gs, g, o))
+        goto fail;
+    if (!ratings_add_game_json(gs->svc, g->id, g->rated, o)) /* ratings, rating_change */
         goto fail;
     return o;
 fail:

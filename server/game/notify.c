@@ -12,6 +12,7 @@
 #include "game/events.h"
 #include "game/games.h"
 #include "store/store_bound.h"
+#include "game/ratings_svc.h"
 #include "util/log.h"
 #include "qk_proto.h"
 
@@ -198,12 +199,23 @@ int notify_draw_declined(gsvc *s, const game *g, int64_t decliner_id)
 
 void notify_game_over(gsvc *s, const game *g)
 {
+    /* Every end of a game passes here, in the batch that stored it: the
+     * one place where a rated game's end updates the ratings. A failure
+     * poisons the batch, so the end is lost with it, never stored alone. */
+    ratings_game rg = {g->id, g->v.name, g->white.id, g->black.id, g->rated,
+                       g->status == GAME_FINISHED, g->result};
+    cJSON *change = NULL;
+    ratings_game_over(s, &rg, &change);
+    if (!change)
+        change = cJSON_CreateNull();
     notify_game_end(s, g);
     cJSON *ev = qk_proto_event("game_end");
     if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->id) ||
         !(g->result ? cJSON_AddStringToObject(ev, "result", qk_result_name(g->result))
                     : cJSON_AddNullToObject(ev, "result")) ||
-        !cJSON_AddStringToObject(ev, "reason", qk_reason_name(g->reason))) {
+        !cJSON_AddStringToObject(ev, "reason", qk_reason_name(g->reason)) ||
+        !change || !cJSON_AddItemToObject(ev, "rating_change", change)) {
+        cJSON_Delete(change); /* not attached: the last test failed or was not reached */
         cJSON_Delete(ev);
         ev = NULL;
     }

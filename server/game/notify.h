@@ -53,8 +53,10 @@ int notify_challenge(gsvc *s, const store_challenge *c);
 /* To the challenger of c, just declined by its target (c->to) with
  * c->decline_reason and the free message (NULL = none). */
 int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *message);
-/* g just ended: queue game_end to its players and watchers and store the
- * players' game_end notifications. */
+/* g just ended: apply the ratings when the end counts (ratings_svc.h),
+ * queue game_end (with rating_change, null when the game does not count)
+ * to its players and watchers and store the players' game_end
+ * notifications. */
 void notify_game_over(gsvc *s, const struct game *g);
 /* To the opponent of decliner_id, whose draw offer in g was declined. */
 int notify_draw_declined(gsvc *s, const struct game *g, int64_t decliner_id);

@@ -526,6 +526,14 @@ static const store_ops sq_ops = {
     .draw_ply_put = sq_draw_ply_put,
     .game_damaged_get = sq_game_damaged_get,
     .game_damaged_set = sq_game_damaged_set,
+    .rating_get = sq_rating_get,
+    .rating_put = sq_rating_put,
+    .ratings_of = sq_ratings_of,
+    .ratings_board = sq_ratings_board,
+    .game_rating_get = sq_game_rating_get,
+    .game_rating_put = sq_game_rating_put,
+    .challenge_range_put = sq_challenge_range_put,
+    .challenge_range_get = sq_challenge_range_get,
 };
 
 int store_sqlite_open(const char *path, store **out)

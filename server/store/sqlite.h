@@ -8,7 +8,10 @@
  *
  * Schema. schema.sql (embedded as store_schema_sql, see schema.c) is a list
  * of "-- migration N" sections; store_sqlite_open() applies those above
- * PRAGMA user_version, one transaction each. Connection settings: WAL,
+ * PRAGMA user_version, one transaction each. A number missing from the
+ * text (reserved by another branch: 5 and 6 while 7 exists) is skipped
+ * and recorded in server_state as 'schema_gap_N'; a later build that has
+ * it applies it then (sqlite.c migrate()). Connection settings: WAL,
  * foreign_keys=ON, synchronous=FULL (an acknowledged move survives a power
  * cut), journal_size_limit 64 MiB (store_bound.h), busy_timeout 2 s while
  * opening and migrating, then 0: the loop never waits for another
@@ -27,7 +30,8 @@
 /* The text of schema.sql (schema.c). */
 extern const char store_schema_sql[];
 
-/* The highest migration number in store_schema_sql. */
+/* The highest migration number in store_schema_sql (numbers below it may
+ * be missing, see "Schema"). */
 int store_schema_version(void);
 
 /* Open (creating if needed) the database file at path, configure it and

@@ -1,6 +1,6 @@
 /*
  * sqlite_int: private to the SQLite backend (sqlite.c, sqlite_rows.c,
- * sqlite_corr.c). The table of prepared statements (one enum row per SQL
+ * sqlite_corr.c, sqlite_ratings.c). The table of prepared statements (one enum row per SQL
  * text), the backend's object, the binding helpers, and the operations
  * that sqlite.c puts in its store_ops table. Nothing here leaves the
  * backend: store.h has no sqlite3 type.
@@ -66,7 +66,8 @@
                   "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")             \
     SQ_CORR_STATEMENTS(X)                                                                     \
     SQ_BOTS_STATEMENTS(X)                                                                     \
-    SQ_BOUND_STATEMENTS(X)
+    SQ_BOUND_STATEMENTS(X)                                                                    \
+    SQ_RATING_STATEMENTS(X)
 
 #define CHALLENGE_SELECT                                                                      \
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), " \
@@ -178,6 +179,32 @@
       "ON CONFLICT (game_id, side) DO UPDATE SET ply = ?3")                                   \
     X(DAMAGED_GET, "SELECT damaged FROM games WHERE id = ?")                                  \
     X(DAMAGED_SET, "UPDATE games SET damaged = 1 WHERE id = ?")
+
+/* The statements of sqlite_ratings.c (issue 12, migration 7). */
+#define SQ_RATING_STATEMENTS(X)                                                               \
+    X(RATING_GET,                                                                             \
+      "SELECT user_id, family, rating, rd, volatility, games, last_game FROM ratings "        \
+      "WHERE user_id = ? AND family = ?")                                                     \
+    X(RATING_PUT,                                                                             \
+      "INSERT OR REPLACE INTO ratings (user_id, family, rating, rd, volatility, games, "      \
+      "last_game) VALUES (?, ?, ?, ?, ?, ?, ?)")                                              \
+    X(RATINGS_OF,                                                                             \
+      "SELECT user_id, family, rating, rd, volatility, games, last_game FROM ratings "        \
+      "WHERE user_id = ? ORDER BY family")                                                    \
+    X(RATINGS_BOARD,                                                                          \
+      "SELECT r.user_id, r.family, r.rating, r.rd, r.volatility, r.games, r.last_game, "      \
+      "u.username, u.bot FROM ratings r JOIN users u ON u.id = r.user_id "                    \
+      "WHERE r.family = ?1 AND r.rd <= ?2 ORDER BY r.rating DESC, r.rd, u.username")          \
+    X(GAME_RATING_GET,                                                                        \
+      "SELECT white_start, black_start, white_before IS NOT NULL, coalesce(white_before, 0), " \
+      "coalesce(white_after, 0), coalesce(black_before, 0), coalesce(black_after, 0) "        \
+      "FROM game_ratings WHERE game_id = ?")                                                  \
+    X(GAME_RATING_PUT,                                                                        \
+      "INSERT OR REPLACE INTO game_ratings (game_id, white_start, black_start, white_before, " \
+      "white_after, black_before, black_after) VALUES (?, ?, ?, ?, ?, ?, ?)")                 \
+    X(CRANGE_PUT, "UPDATE challenges SET rating_min = ?2, rating_max = ?3 WHERE id = ?1")     \
+    X(CRANGE_GET,                                                                             \
+      "SELECT coalesce(rating_min, -1), coalesce(rating_max, -1) FROM challenges WHERE id = ?")
 
 typedef enum {
 #define SQ_X_ENUM(name, sql) ST_##name,
@@ -298,5 +325,15 @@ int sq_game_challenge_put(store *s, int64_t game_id, int64_t challenge_id);
 int sq_game_challenge_get(store *s, int64_t game_id, int64_t *challenge_id);
 int sq_challenges_expiring(store *s, int64_t direct_before, int64_t seek_before, int64_t *ids,
                            int max, int *n);
+
+/* sqlite_ratings.c */
+int sq_rating_get(store *s, int64_t user_id, const char *family, store_rating *out);
+int sq_rating_put(store *s, const store_rating *r);
+int sq_ratings_of(store *s, int64_t user_id, store_rating_cb cb, void *arg);
+int sq_ratings_board(store *s, const char *family, double max_rd, store_rating_cb cb, void *arg);
+int sq_game_rating_get(store *s, int64_t game_id, store_game_rating *out);
+int sq_game_rating_put(store *s, const store_game_rating *gr);
+int sq_challenge_range_put(store *s, int64_t id, int64_t min, int64_t max);
+int sq_challenge_range_get(store *s, int64_t id, int64_t *min, int64_t *max);
 
 #endif

@@ -285,3 +285,46 @@ int store_challenges_expiring(store *s, int64_t direct_before, int64_t seek_befo
 {
     return s->ops->challenges_expiring(s, direct_before, seek_before, ids, max, n);
 }
+
+/* ---- ratings --------------------------------------------------------- */
+
+int store_rating_get(store *s, int64_t user_id, const char *family, store_rating *out)
+{
+    return s->ops->rating_get(s, user_id, family, out);
+}
+
+int store_rating_put(store *s, const store_rating *r)
+{
+    return s->ops->rating_put(s, r);
+}
+
+int store_ratings_of(store *s, int64_t user_id, store_rating_cb cb, void *arg)
+{
+    return s->ops->ratings_of(s, user_id, cb, arg);
+}
+
+int store_ratings_board(store *s, const char *family, double max_rd, store_rating_cb cb,
+                        void *arg)
+{
+    return s->ops->ratings_board(s, family, max_rd, cb, arg);
+}
+
+int store_game_rating_get(store *s, int64_t game_id, store_game_rating *out)
+{
+    return s->ops->game_rating_get(s, game_id, out);
+}
+
+int store_game_rating_put(store *s, const store_game_rating *gr)
+{
+    return s->ops->game_rating_put(s, gr);
+}
+
+int store_challenge_range_put(store *s, int64_t id, int64_t min, int64_t max)
+{
+    return s->ops->challenge_range_put(s, id, min, max);
+}
+
+int store_challenge_range_get(store *s, int64_t id, int64_t *min, int64_t *max)
+{
+    return s->ops->challenge_range_get(s, id, min, max);
+}

@@ -185,6 +185,30 @@ typedef struct store_note {
     int64_t created;
 } store_note;
 
+/* A player's rating in one family (issue 12; SQLite: table ratings).
+ * rating and rd on the Glicko scale, rd as of last_game (UTC ms of the
+ * end of the player's last rated game there); games: rated games counted.
+ * username and bot are filled by store_ratings_board() only. */
+typedef struct store_rating {
+    int64_t user_id;
+    char family[QK_VARIANT_NAMELEN];
+    double rating, rd, volatility;
+    int64_t games;
+    int64_t last_game;
+    char username[STORE_NAME_MAX + 1];
+    bool bot;
+} store_rating;
+
+/* A rated game's ratings (SQLite: table game_ratings): each side's rating
+ * at the start, and once the game's end counted (ended), the ratings just
+ * before and after the update. */
+typedef struct store_game_rating {
+    int64_t game_id;
+    double white_start, black_start;
+    bool ended;
+    double white_before, white_after, black_before, black_after;
+} store_game_rating;
+
 /* ---- the interface --------------------------------------------------- */
 
 typedef struct store store;
@@ -200,6 +224,7 @@ typedef int (*store_game_cb)(void *arg, const store_game *g);
 typedef int (*store_move_cb)(void *arg, int64_t ply, const char *move, int64_t user_id);
 typedef int (*store_extension_cb)(void *arg, const char *kind, int64_t ms, int64_t created);
 typedef int (*store_note_cb)(void *arg, const store_note *n);
+typedef int (*store_rating_cb)(void *arg, const store_rating *r);
 
 /* A backend's operations: each entry has the contract of the public
  * function of the same name below (store_x -> x), with one difference:
@@ -284,6 +309,15 @@ typedef struct store_ops {
     int (*draw_ply_put)(store *s, int64_t game_id, const char *side, int64_t ply);
     int (*game_damaged_get)(store *s, int64_t game_id, bool *damaged);
     int (*game_damaged_set)(store *s, int64_t game_id);
+    int (*rating_get)(store *s, int64_t user_id, const char *family, store_rating *out);
+    int (*rating_put)(store *s, const store_rating *r);
+    int (*ratings_of)(store *s, int64_t user_id, store_rating_cb cb, void *arg);
+    int (*ratings_board)(store *s, const char *family, double max_rd, store_rating_cb cb,
+                         void *arg);
+    int (*game_rating_get)(store *s, int64_t game_id, store_game_rating *out);
+    int (*game_rating_put)(store *s, const store_game_rating *gr);
+    int (*challenge_range_put)(store *s, int64_t id, int64_t min, int64_t max);
+    int (*challenge_range_get)(store *s, int64_t id, int64_t *min, int64_t *max);
 } store_ops;
 
 /* The base of every backend's object, embedded as its first member (so a
@@ -509,5 +543,32 @@ int store_game_challenge_get(store *s, int64_t game_id, int64_t *challenge_id);
  * store_challenge_close(..., "expired", ...). */
 int store_challenges_expiring(store *s, int64_t direct_before, int64_t seek_before, int64_t *ids,
                               int max, int *n);
+
+/* ---- ratings (issue 12; SQLite: migration 7) -------------------------- */
+
+/* user_id's row in family (a family name, game/ratings_svc.h) into *out
+ * (username and bot left empty); STORE_NOTFOUND when the user has no
+ * rated game there. */
+int store_rating_get(store *s, int64_t user_id, const char *family, store_rating *out);
+/* Insert or replace the row (r->user_id, r->family); username and bot are
+ * not stored. */
+int store_rating_put(store *s, const store_rating *r);
+/* cb for each of user_id's rows, by family name (username and bot left
+ * empty). Same return and re-entrancy rules as store_extensions_each(). */
+int store_ratings_of(store *s, int64_t user_id, int (*cb)(void *arg, const store_rating *r),
+                     void *arg);
+/* cb for the rows of family whose stored rd <= max_rd, with username and
+ * bot, highest rating first (then lowest rd, then username); the caller
+ * stops when it has enough (cb non-zero). Same rules as above. */
+int store_ratings_board(store *s, const char *family, double max_rd,
+                        int (*cb)(void *arg, const store_rating *r), void *arg);
+/* A rated game's ratings: get (STORE_NOTFOUND when the game has none) and
+ * insert-or-replace (ended false stores before/after as NULL). */
+int store_game_rating_get(store *s, int64_t game_id, store_game_rating *out);
+int store_game_rating_put(store *s, const store_game_rating *gr);
+/* An open seek's rating range, inclusive; -1 = no bound. put on an absent
+ * id is not an error (nothing changes); get: STORE_NOTFOUND when absent. */
+int store_challenge_range_put(store *s, int64_t id, int64_t min, int64_t max);
+int store_challenge_range_get(store *s, int64_t id, int64_t *min, int64_t *max);
 
 #endif
