@@ -320,13 +320,13 @@ Test(bots2, users_online_lists_connected_bots)
     tc_sync(p);
     r = tc_rpc(p, "{\"type\":\"users\",\"bot\":true,\"online\":true}");
     t_ok(r, "users online");
-    cr_assert_str_eq(t_text(t_obj(r, "users")), "[{\"username\":\"robo-1\",\"bot\":true}]");
+    cr_assert_str_eq(t_text(t_obj(r, "users")), "[{\"username\":\"robo-1\",\"bot\":true,\"ratings\":{}}]");
     cJSON_Delete(r);
     r = tc_rpc(p, "{\"type\":\"users\",\"bot\":true,\"online\":false}");
-    cr_assert_str_eq(t_text(t_obj(r, "users")), "[{\"username\":\"robo-2\",\"bot\":true}]");
+    cr_assert_str_eq(t_text(t_obj(r, "users")), "[{\"username\":\"robo-2\",\"bot\":true,\"ratings\":{}}]");
     cJSON_Delete(r);
     r = tc_rpc(p, "{\"type\":\"users\",\"online\":true,\"limit\":1}");
-    cr_assert_str_eq(t_text(t_obj(r, "users")), "[{\"username\":\"ann\",\"bot\":false}]");
+    cr_assert_str_eq(t_text(t_obj(r, "users")), "[{\"username\":\"ann\",\"bot\":false,\"ratings\":{}}]");
     cJSON_Delete(r);
     r = tc_rpc(p, "{\"type\":\"users\",\"online\":\"yes\"}");
     t_err(r, "bad_request", "online must be a bool");
