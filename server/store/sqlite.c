@@ -338,6 +338,7 @@ static const store_ops sq_ops = {
     .note_mark = sq_note_mark,
     .note_mark_all = sq_note_mark_all,
     .note_unread = sq_note_unread,
+    SQ_TOURNEY_OPS_INIT,
 };
 
 int store_sqlite_open(const char *path, store **out)

@@ -69,6 +69,7 @@
 #include <stdint.h>
 
 #include "qk_rules.h"
+#include "store/store_tourney.h"
 
 enum {
     STORE_OK = 0,
@@ -255,6 +256,8 @@ typedef struct store_ops {
     int (*note_mark)(store *s, int64_t user_id, int64_t id, int64_t *n);
     int (*note_mark_all)(store *s, int64_t user_id, int64_t *n);
     int (*note_unread)(store *s, int64_t user_id, int64_t *n);
+    /* classes and tournaments (store_tourney.h) */
+    STORE_TOURNEY_OPS
 } store_ops;
 
 /* The base of every backend's object, embedded as its first member (so a
