@@ -286,6 +286,8 @@ static int load(games *gs, int64_t id, game **out)
     replay rp = {g, false};
     if (store_moves_each(gs->svc->store, id, replay_cb, &rp) != STORE_OK || rp.bad)
         goto fail;
+    if (store_game_tourney_get(gs->svc->store, id, &g->tournament_id, &g->round) != STORE_OK)
+        goto fail;
     if (g->ply != row.ply) {
         log_error("game %lld: %lld moves stored, row says ply %lld", (long long)id,
                   (long long)g->ply, (long long)row.ply);
@@ -410,6 +412,11 @@ int games_start(games *gs, const game_spec *spec, game **out)
         goto fail;
     g->id = row.id;
     games_touch(gs, g->id);
+    g->tournament_id = spec->tournament_id;
+    g->round = spec->round;
+    if (g->tournament_id && store_game_tourney_set(gs->svc->store, g->id, g->tournament_id,
+                                                   g->round) != STORE_OK)
+        goto fail;
     if (games_put_x(gs, g) != STORE_OK)
         goto fail;
     if (!reg_add(&gs->cache, g->id, g))
@@ -674,6 +681,10 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
             goto fail;
     }
     if (!add_corr(gs, g, o))
+        goto fail;
+    /* PROTOCOL.md "Classes and tournaments": null outside tournaments. */
+    if (!add_int_or_null(o, "tournament", g->tournament_id > 0 ? g->tournament_id : -1) ||
+        !add_int_or_null(o, "round", g->round > 0 ? g->round : -1))
         goto fail;
     return o;
 fail:

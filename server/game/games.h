@@ -81,6 +81,7 @@ typedef struct game {
     size_t cap;
     int64_t last_mover; /* user id of the move at ply - 1, 0 if none */
     qk_move last_move;
+    int64_t tournament_id, round; /* 0, 0 outside tournaments (tourney.h) */
 } game;
 
 /* What a new game is made of (games_start). */
@@ -90,6 +91,7 @@ typedef struct game_spec {
     char start[QK_POS_STRLEN]; /* a valid, unfinished position of v */
     tc tc;
     bool rated, vacation, priv;
+    int64_t tournament_id, round; /* 0, 0 outside tournaments */
 } game_spec;
 
 typedef struct games games;

@@ -183,6 +183,8 @@
       "ORDER BY p.number")                                                                    \
     X(TPLAYER_WITHDRAW,                                                                       \
       "UPDATE tournament_players SET withdrawn = 1 WHERE tournament_id = ? AND user_id = ?")  \
+    X(TPLAYER_REMOVE,                                                                         \
+      "DELETE FROM tournament_players WHERE tournament_id = ? AND user_id = ?")                \
     X(PAIRING_INSERT,                                                                         \
       "INSERT INTO tournament_pairings (tournament_id, round, board, white_id, black_id, "    \
       "game_id, kind, result, by_hand) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")                   \
@@ -298,7 +300,7 @@ int sq_note_unread(store *s, int64_t user_id, int64_t *n);
     .user_pwhash_set = sq_user_pwhash_set, .tourney_insert = sq_tourney_insert,               \
     .tourney_get = sq_tourney_get, .tourney_update = sq_tourney_update,                       \
     .tourneys_list = sq_tourneys_list, .tplayer_add = sq_tplayer_add,                         \
-    .tplayers_each = sq_tplayers_each, .tplayer_withdraw = sq_tplayer_withdraw,               \
+    .tplayers_each = sq_tplayers_each, .tplayer_withdraw = sq_tplayer_withdraw, .tplayer_remove = sq_tplayer_remove,               \
     .pairing_insert = sq_pairing_insert, .pairings_each = sq_pairings_each,                   \
     .pairing_by_game = sq_pairing_by_game, .pairing_set = sq_pairing_set,                     \
     .forbid_add = sq_forbid_add, .forbids_each = sq_forbids_each,                             \
@@ -318,6 +320,7 @@ int sq_tourneys_list(store *, const char *, int64_t, store_tourney_cb, void *);
 int sq_tplayer_add(store *, int64_t, int64_t, int64_t, int64_t, int64_t);
 int sq_tplayers_each(store *, int64_t, store_tplayer_cb, void *);
 int sq_tplayer_withdraw(store *, int64_t, int64_t);
+int sq_tplayer_remove(store *, int64_t, int64_t);
 int sq_pairing_insert(store *, const store_pairing *);
 int sq_pairings_each(store *, int64_t, store_pairing_cb, void *);
 int sq_pairing_by_game(store *, int64_t, store_pairing *);

@@ -236,6 +236,15 @@ int sq_tplayer_withdraw(store *base, int64_t tid, int64_t user_id)
     return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
 }
 
+int sq_tplayer_remove(store *base, int64_t tid, int64_t user_id)
+{
+    sq_store *s = sq_of(base);
+    int rc = sq_bind(s, ST_TPLAYER_REMOVE, "ii", tid, user_id);
+    if (rc || (rc = sq_run(s, ST_TPLAYER_REMOVE)))
+        return rc;
+    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+}
+
 static void read_pairing(sqlite3_stmt *st, void *row)
 {
     store_pairing *p = row;

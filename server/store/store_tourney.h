@@ -120,6 +120,9 @@ int store_tplayer_add(store *s, int64_t tid, int64_t user_id, int64_t number, in
 int store_tplayers_each(store *s, int64_t tid, store_tplayer_cb cb, void *arg);
 /* Mark user_id withdrawn from tid. STORE_NOTFOUND when not a player. */
 int store_tplayer_withdraw(store *s, int64_t tid, int64_t user_id);
+/* Remove user_id from tid (before the start). STORE_NOTFOUND when not a
+ * player. */
+int store_tplayer_remove(store *s, int64_t tid, int64_t user_id);
 /* Insert a pairing. STORE_CONFLICT when (tournament, round, board) or the
  * game id exists: the guard against pairing one round twice. */
 int store_pairing_insert(store *s, const store_pairing *p);
@@ -158,6 +161,7 @@ int store_game_tourney_get(store *s, int64_t game_id, int64_t *tid, int64_t *rou
     int (*tplayer_add)(store *, int64_t, int64_t, int64_t, int64_t, int64_t);                      \
     int (*tplayers_each)(store *, int64_t, store_tplayer_cb, void *);                              \
     int (*tplayer_withdraw)(store *, int64_t, int64_t);                                            \
+    int (*tplayer_remove)(store *, int64_t, int64_t);                                              \
     int (*pairing_insert)(store *, const store_pairing *);                                         \
     int (*pairings_each)(store *, int64_t, store_pairing_cb, void *);                              \
     int (*pairing_by_game)(store *, int64_t, store_pairing *);                                     \

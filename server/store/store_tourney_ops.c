@@ -53,6 +53,10 @@ int store_tplayer_withdraw(store *s, int64_t tid, int64_t user_id)
 {
     DISPATCH(tplayer_withdraw, tid, user_id);
 }
+int store_tplayer_remove(store *s, int64_t tid, int64_t user_id)
+{
+    DISPATCH(tplayer_remove, tid, user_id);
+}
 int store_pairing_insert(store *s, const store_pairing *p) { DISPATCH(pairing_insert, p); }
 int store_pairings_each(store *s, int64_t tid, store_pairing_cb cb, void *arg)
 {
