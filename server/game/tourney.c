@@ -599,6 +599,36 @@ qk_err tourney_pair(gsvc *s, int64_t tid, int64_t actor, const char **why)
     return e;
 }
 
+qk_err tourney_forbid(gsvc *s, int64_t tid, int64_t actor, int64_t a, int64_t b,
+                      const char **why)
+{
+    tstate ts;
+    *why = NULL;
+    qk_err e = load_organised(s, tid, actor, &ts, why);
+    if (e)
+        return e;
+    if (!player_of(&ts, a) || !player_of(&ts, b)) {
+        e = QK_ERR_NOT_FOUND;
+        *why = "both must be players of this tournament";
+    } else if (a == b) {
+        e = QK_ERR_BAD_REQUEST;
+        *why = "a player cannot be forbidden to meet themselves";
+    } else if (strcmp(ts.t.status, "finished") == 0) {
+        e = QK_ERR_CONFLICT;
+        *why = "the tournament is finished";
+    }
+    for (int i = 0; !e && i < ts.nforbid; i++)
+        if ((ts.forbid_ids[i][0] == a && ts.forbid_ids[i][1] == b) ||
+            (ts.forbid_ids[i][0] == b && ts.forbid_ids[i][1] == a)) {
+            e = QK_ERR_CONFLICT;
+            *why = "that pair is already forbidden";
+        }
+    if (!e && !(e = begin(s)) && store_forbid_add(s->store, tid, a, b) != STORE_OK)
+        e = fail(s);
+    tstate_free(&ts);
+    return e;
+}
+
 /* The current round is over: pair the next (auto mode) or end after the
  * last. */
 static qk_err after_result(gsvc *s, tstate *ts)
