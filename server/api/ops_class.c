@@ -60,7 +60,7 @@ void op_class_create(req *r)
 void op_class_join(req *r)
 {
     store_class c;
-    const char *why;
+    const char *why = NULL;
     char code[CLASSES_CODE_LEN + 1];
     const char *given = req_str(r, "code");
     /* Codes are typed by children: case and spaces do not matter. */

@@ -174,7 +174,7 @@ static bool subject(req *r, int64_t *user_id)
 void op_tournament_join(req *r)
 {
     int64_t tid, uid;
-    const char *why;
+    const char *why = NULL;
     if (!tid_of(r, &tid) || !subject(r, &uid))
         return;
     qk_err e = tourney_join(r->api->svc, tid, r->sess->user_id, uid, &why);
@@ -184,7 +184,7 @@ void op_tournament_join(req *r)
 void op_tournament_withdraw(req *r)
 {
     int64_t tid, uid;
-    const char *why;
+    const char *why = NULL;
     if (!tid_of(r, &tid) || !subject(r, &uid))
         return;
     qk_err e = tourney_withdraw(r->api->svc, tid, r->sess->user_id, uid, &why);
@@ -194,7 +194,7 @@ void op_tournament_withdraw(req *r)
 void op_tournament_start(req *r)
 {
     int64_t tid;
-    const char *why;
+    const char *why = NULL;
     tid_of(r, &tid);
     qk_err e = tourney_start(r->api->svc, tid, r->sess->user_id, &why);
     answer(r, tid, e, why);
@@ -203,7 +203,7 @@ void op_tournament_start(req *r)
 void op_tournament_pair(req *r)
 {
     int64_t tid;
-    const char *why;
+    const char *why = NULL;
     tid_of(r, &tid);
     uint64_t round;
     /* `round` (optional): the round the organiser means to pair. Asking
@@ -227,7 +227,7 @@ void op_tournament_result(req *r)
 {
     int64_t tid;
     uint64_t gid;
-    const char *why;
+    const char *why = NULL;
     tid_of(r, &tid);
     req_uint(r, "game", &gid);
     qk_err e = tourney_result(r->api->svc, tid, r->sess->user_id, (int64_t)gid,
@@ -238,7 +238,7 @@ void op_tournament_result(req *r)
 void op_tournament_forbid(req *r)
 {
     int64_t tid, ids[2];
-    const char *names[2] = {req_str(r, "a"), req_str(r, "b")}, *why;
+    const char *names[2] = {req_str(r, "a"), req_str(r, "b")}, *why = NULL;
     tid_of(r, &tid);
     for (int i = 0; i < 2; i++) {
         store_user u;
