@@ -338,8 +338,11 @@ int cmd_tournament(cli *c, const cmd_args *a)
         return rc;
     if (!cli_json(c, resp)) {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(resp, "tournament"), *x;
-        if (csv && cli_str(resp, "csv"))
-            fputs(cli_str(resp, "csv"), c->out);
+        /* csv_lines, not csv: the client replaces control characters in
+         * what the server sends, CR and LF included. */
+        if (csv)
+            cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(resp, "csv_lines"))
+                fprintf(c->out, "%s\r\n", cJSON_IsString(x) ? x->valuestring : "");
         else if (cJSON_GetObjectItemCaseSensitive(resp, "standings"))
             print_standings(c, cJSON_GetObjectItemCaseSensitive(resp, "standings"));
         if (t) {

@@ -311,10 +311,27 @@ void op_tournament_standings(req *r)
         req_error(r, e, e == QK_ERR_NOT_FOUND ? "no such tournament" : NULL);
         return;
     }
-    cJSON *res = req_ok(r);
-    if (res && !cJSON_AddStringToObject(res, "csv", csv)) {
+    /* `csv` is the file (CRLF line ends); `csv_lines` the same lines
+     * without them, for clients that keep control characters out of
+     * what they print (the qirkat client replaces them). No field holds
+     * CR or LF: usernames are [A-Za-z0-9_-]. */
+    cJSON *res = req_ok(r), *lines = NULL;
+    if (res && (!cJSON_AddStringToObject(res, "csv", csv) ||
+                !(lines = cJSON_AddArrayToObject(res, "csv_lines")))) {
         cJSON_Delete(res);
         res = NULL;
+    }
+    for (char *p = csv, *eol; res && *p; p = eol + 2) {
+        eol = strstr(p, "\r\n");
+        if (!eol)
+            break;
+        *eol = '\0';
+        cJSON *l = cJSON_CreateString(p);
+        if (!l || !cJSON_AddItemToArray(lines, l)) {
+            cJSON_Delete(l);
+            cJSON_Delete(res);
+            res = NULL;
+        }
     }
     free(csv);
     req_reply(r, res);
