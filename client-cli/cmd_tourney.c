@@ -93,10 +93,10 @@ int cmd_class(cli *c, const cmd_args *a)
 {
     const char *act = a->pos[0];
     cJSON *req = NULL, *resp;
-    int want = strcmp(act, "create") == 0 || strcmp(act, "join") == 0       ? 2
+    int want = strcmp(act, "create") == 0 || strcmp(act, "join") == 0                   ? 2
                : strcmp(act, "add-students") == 0 || strcmp(act, "reset-password") == 0 ? 3
-               : strcmp(act, "show") == 0                                   ? -1
-                                                                            : 0;
+               : strcmp(act, "show") == 0                                               ? -1
+                                                                                        : 0;
     if (want == 0)
         return cli_usage_error(c, "class create|join|add-students|reset-password|show, not \"%s\"",
                                act);
@@ -192,8 +192,10 @@ static void print_tourney(cli *c, const cJSON *t, bool full)
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(x, "pairings"))
         {
             const char *res = cli_str(p, "result"), *kind = cli_str(p, "kind");
-            const char *score = !res ? "..." : strcmp(res, "white") == 0 ? "1-0"
-                                : strcmp(res, "black") == 0 ? "0-1" : "1/2";
+            const char *score = !res                        ? "..."
+                                : strcmp(res, "white") == 0 ? "1-0"
+                                : strcmp(res, "black") == 0 ? "0-1"
+                                                            : "1/2";
             bool forfeit = kind && strcmp(kind, "forfeit") == 0;
             if (forfeit)
                 score = !res ? "-/-" : strcmp(res, "white") == 0 ? "+/-" : "-/+";
@@ -282,9 +284,9 @@ int cmd_tournament(cli *c, const cmd_args *a)
         const char *act, *op;
         int npos; /* with the action; -1: 1 or 2 */
     } acts[] = {
-        {"create", "tournament_create", 2},      {"join", "tournament_join", 2},
-        {"withdraw", "tournament_withdraw", 2},  {"start", "tournament_start", 2},
-        {"pair", "tournament_pair", 2},          {"show", "tournament", -1},
+        {"create", "tournament_create", 2},       {"join", "tournament_join", 2},
+        {"withdraw", "tournament_withdraw", 2},   {"start", "tournament_start", 2},
+        {"pair", "tournament_pair", 2},           {"show", "tournament", -1},
         {"standings", "tournament_standings", 2}, {"result", "tournament_result", 4},
     };
     const char *act = a->pos[0];
@@ -292,8 +294,9 @@ int cmd_tournament(cli *c, const cmd_args *a)
     while (k < sizeof acts / sizeof acts[0] && strcmp(acts[k].act, act) != 0)
         k++;
     if (k == sizeof acts / sizeof acts[0])
-        return cli_usage_error(c, "tournament create|join|start|pair|show|standings|withdraw|"
-                                  "result, not \"%s\"",
+        return cli_usage_error(c,
+                               "tournament create|join|start|pair|show|standings|withdraw|"
+                               "result, not \"%s\"",
                                act);
     if (acts[k].npos > 0 && a->npos != acts[k].npos)
         return cli_usage_error(c, "tournament %s takes %d argument%s", act, acts[k].npos - 1,

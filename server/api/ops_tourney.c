@@ -242,8 +242,9 @@ void op_tournament_forbid(req *r)
     tid_of(r, &tid);
     for (int i = 0; i < 2; i++) {
         store_user u;
-        int rc = auth_username_valid(names[i]) ? store_user_by_name(r->api->svc->store, names[i], &u)
-                                               : STORE_NOTFOUND;
+        int rc = auth_username_valid(names[i])
+                     ? store_user_by_name(r->api->svc->store, names[i], &u)
+                     : STORE_NOTFOUND;
         if (rc) {
             req_error(r, rc == STORE_NOTFOUND ? QK_ERR_NOT_FOUND : QK_ERR_INTERNAL,
                       rc == STORE_NOTFOUND ? "no such user" : NULL);

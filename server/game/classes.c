@@ -42,8 +42,7 @@ qk_err classes_create(gsvc *s, const char *name, int64_t teacher_id, store_class
     return QK_ERR_INTERNAL;
 }
 
-qk_err classes_join(gsvc *s, const char *code, int64_t user_id, store_class *out,
-                    const char **why)
+qk_err classes_join(gsvc *s, const char *code, int64_t user_id, store_class *out, const char **why)
 {
     *why = NULL;
     int rc = store_class_by_code(s->store, code, out);

@@ -23,8 +23,8 @@
 #include "qk_proto.h"
 #include "store/store.h"
 
-#define CLASSES_CODE_LEN 8      /* join code characters */
-#define CLASSES_PASSWORD_LEN 12 /* generated password characters */
+#define CLASSES_CODE_LEN 8       /* join code characters */
+#define CLASSES_PASSWORD_LEN 12  /* generated password characters */
 #define CLASSES_MAX_STUDENTS 100 /* per class_add_students request */
 
 /* n random characters of the unambiguous alphabet into buf (n + 1 bytes,
@@ -36,8 +36,7 @@ void classes_random_text(char *buf, size_t n);
 qk_err classes_create(gsvc *s, const char *name, int64_t teacher_id, store_class *out);
 /* user_id joins the class of code (display name "" = none). NOT_FOUND (no
  * class has that code), CONFLICT (already a member, or the teacher). */
-qk_err classes_join(gsvc *s, const char *code, int64_t user_id, store_class *out,
-                    const char **why);
+qk_err classes_join(gsvc *s, const char *code, int64_t user_id, store_class *out, const char **why);
 /* The class object for viewer: id, name, code and teacher; with the
  * students (username, name, bot) when viewer is the teacher. NULL and
  * *err: NOT_FOUND (absent, or the viewer neither teacher nor member),

@@ -281,7 +281,9 @@ static qk_err add_board(gsvc *s, tstate *ts, int64_t round, int64_t board, store
     if (a->withdrawn || b->withdrawn) {
         snprintf(p.kind, sizeof p.kind, "forfeit");
         snprintf(p.result, sizeof p.result, "%s",
-                 a->withdrawn && b->withdrawn ? "" : a->withdrawn ? "black" : "white");
+                 a->withdrawn && b->withdrawn ? ""
+                 : a->withdrawn               ? "black"
+                                              : "white");
     } else {
         snprintf(p.kind, sizeof p.kind, "game");
     }
@@ -341,7 +343,8 @@ static qk_err pair_next(gsvc *s, tstate *ts)
             return QK_ERR_INTERNAL;
         /* Berger numbers are places in pairing-number order. */
         for (int i = 0; i < res.n_pairs; i++) {
-            store_tplayer *a = &ts->pl[res.pairs[i].white - 1], *b = &ts->pl[res.pairs[i].black - 1];
+            store_tplayer *a = &ts->pl[res.pairs[i].white - 1],
+                          *b = &ts->pl[res.pairs[i].black - 1];
             res.pairs[i].white = (int)a->number;
             res.pairs[i].black = (int)b->number;
         }
@@ -364,8 +367,10 @@ static qk_err pair_next(gsvc *s, tstate *ts)
         free(pp);
         if (rc == PAIRING_ERR_NO_PAIRING) {
             char why[STORE_TREASON_MAX];
-            snprintf(why, sizeof why, "no valid pairing for round %lld (C.04.1: no rematch, "
-                     "byes, colours, forbidden pairs)", (long long)round);
+            snprintf(why, sizeof why,
+                     "no valid pairing for round %lld (C.04.1: no rematch, "
+                     "byes, colours, forbidden pairs)",
+                     (long long)round);
             return finish(s, ts, why);
         }
         if (rc != 0) {
@@ -599,8 +604,7 @@ qk_err tourney_pair(gsvc *s, int64_t tid, int64_t actor, const char **why)
     return e;
 }
 
-qk_err tourney_forbid(gsvc *s, int64_t tid, int64_t actor, int64_t a, int64_t b,
-                      const char **why)
+qk_err tourney_forbid(gsvc *s, int64_t tid, int64_t actor, int64_t a, int64_t b, const char **why)
 {
     tstate ts;
     *why = NULL;
@@ -941,8 +945,7 @@ cJSON *tourney_json(gsvc *s, int64_t tid, qk_err *err)
             cJSON_Delete(ro);
             goto fail;
         }
-        if (!cJSON_AddNumberToObject(ro, "round", (double)r) ||
-            !(pj = pairings_json(&ts, r, &bye)))
+        if (!cJSON_AddNumberToObject(ro, "round", (double)r) || !(pj = pairings_json(&ts, r, &bye)))
             goto fail;
         if (!cJSON_AddItemToObject(ro, "pairings", pj)) {
             cJSON_Delete(pj);

@@ -76,8 +76,7 @@ qk_err tourney_result(gsvc *s, int64_t tid, int64_t actor, int64_t game_id, cons
  * siblings; a round robin pairs by its table and ignores them).
  * FORBIDDEN, NOT_FOUND (not players), BAD_REQUEST (a == b), CONFLICT
  * (already forbidden, finished). */
-qk_err tourney_forbid(gsvc *s, int64_t tid, int64_t actor, int64_t a, int64_t b,
-                      const char **why);
+qk_err tourney_forbid(gsvc *s, int64_t tid, int64_t actor, int64_t a, int64_t b, const char **why);
 
 /* The tournament object of PROTOCOL.md (caller owns): NULL and *err
  * (NOT_FOUND or INTERNAL) on failure. */

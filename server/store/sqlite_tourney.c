@@ -184,15 +184,14 @@ int sq_tourney_get(store *base, int64_t id, store_tourney *out)
 int sq_tourney_update(store *base, const store_tourney *t)
 {
     sq_store *s = sq_of(base);
-    int rc = sq_bind(s, ST_TOURNEY_UPDATE, "iitiTi", t->id, t->rounds, t->status,
-                     t->current_round, t->end_reason, t->updated);
+    int rc = sq_bind(s, ST_TOURNEY_UPDATE, "iitiTi", t->id, t->rounds, t->status, t->current_round,
+                     t->end_reason, t->updated);
     if (rc || (rc = sq_run(s, ST_TOURNEY_UPDATE)))
         return rc;
     return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
 }
 
-int sq_tourneys_list(store *base, const char *status, int64_t limit, store_tourney_cb cb,
-                     void *arg)
+int sq_tourneys_list(store *base, const char *status, int64_t limit, store_tourney_cb cb, void *arg)
 {
     sq_store *s = sq_of(base);
     store_tourney t;
@@ -263,8 +262,7 @@ int sq_pairing_insert(store *base, const store_pairing *p)
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_PAIRING_INSERT, "iiiiootTi", p->tournament_id, p->round, p->board,
-                     p->white_id, p->black_id, p->game_id, p->kind, p->result,
-                     (int64_t)p->by_hand);
+                     p->white_id, p->black_id, p->game_id, p->kind, p->result, (int64_t)p->by_hand);
     return rc ? rc : sq_run(s, ST_PAIRING_INSERT);
 }
 
@@ -300,8 +298,7 @@ int sq_forbid_add(store *base, int64_t tid, int64_t a, int64_t b)
     return rc ? rc : sq_run(s, ST_FORBID_ADD);
 }
 
-int sq_forbids_each(store *base, int64_t tid, int (*cb)(void *arg, int64_t a, int64_t b),
-                    void *arg)
+int sq_forbids_each(store *base, int64_t tid, int (*cb)(void *arg, int64_t a, int64_t b), void *arg)
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_FORBIDS_OF, "i", tid);

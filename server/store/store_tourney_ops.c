@@ -6,8 +6,14 @@
 
 #define DISPATCH(name, ...) return s->ops->name(s, __VA_ARGS__)
 
-int store_class_insert(store *s, store_class *c) { DISPATCH(class_insert, c); }
-int store_class_get(store *s, int64_t id, store_class *out) { DISPATCH(class_get, id, out); }
+int store_class_insert(store *s, store_class *c)
+{
+    DISPATCH(class_insert, c);
+}
+int store_class_get(store *s, int64_t id, store_class *out)
+{
+    DISPATCH(class_get, id, out);
+}
 int store_class_by_code(store *s, const char *code, store_class *out)
 {
     DISPATCH(class_by_code, code, out);
@@ -32,11 +38,19 @@ int store_user_pwhash_set(store *s, int64_t user_id, const char *pwhash)
 {
     DISPATCH(user_pwhash_set, user_id, pwhash);
 }
-int store_tourney_insert(store *s, store_tourney *t) { DISPATCH(tourney_insert, t); }
-int store_tourney_get(store *s, int64_t id, store_tourney *out) { DISPATCH(tourney_get, id, out); }
-int store_tourney_update(store *s, const store_tourney *t) { DISPATCH(tourney_update, t); }
-int store_tourneys_list(store *s, const char *status, int64_t limit, store_tourney_cb cb,
-                        void *arg)
+int store_tourney_insert(store *s, store_tourney *t)
+{
+    DISPATCH(tourney_insert, t);
+}
+int store_tourney_get(store *s, int64_t id, store_tourney *out)
+{
+    DISPATCH(tourney_get, id, out);
+}
+int store_tourney_update(store *s, const store_tourney *t)
+{
+    DISPATCH(tourney_update, t);
+}
+int store_tourneys_list(store *s, const char *status, int64_t limit, store_tourney_cb cb, void *arg)
 {
     DISPATCH(tourneys_list, status, limit, cb, arg);
 }
@@ -57,7 +71,10 @@ int store_tplayer_remove(store *s, int64_t tid, int64_t user_id)
 {
     DISPATCH(tplayer_remove, tid, user_id);
 }
-int store_pairing_insert(store *s, const store_pairing *p) { DISPATCH(pairing_insert, p); }
+int store_pairing_insert(store *s, const store_pairing *p)
+{
+    DISPATCH(pairing_insert, p);
+}
 int store_pairings_each(store *s, int64_t tid, store_pairing_cb cb, void *arg)
 {
     DISPATCH(pairings_each, tid, cb, arg);
@@ -66,10 +83,15 @@ int store_pairing_by_game(store *s, int64_t game_id, store_pairing *out)
 {
     DISPATCH(pairing_by_game, game_id, out);
 }
-int store_pairing_set(store *s, const store_pairing *p) { DISPATCH(pairing_set, p); }
-int store_forbid_add(store *s, int64_t tid, int64_t a, int64_t b) { DISPATCH(forbid_add, tid, a, b); }
-int store_forbids_each(store *s, int64_t tid, int (*cb)(void *arg, int64_t a, int64_t b),
-                       void *arg)
+int store_pairing_set(store *s, const store_pairing *p)
+{
+    DISPATCH(pairing_set, p);
+}
+int store_forbid_add(store *s, int64_t tid, int64_t a, int64_t b)
+{
+    DISPATCH(forbid_add, tid, a, b);
+}
+int store_forbids_each(store *s, int64_t tid, int (*cb)(void *arg, int64_t a, int64_t b), void *arg)
 {
     DISPATCH(forbids_each, tid, cb, arg);
 }

@@ -104,8 +104,8 @@ Test(tourney, class_round_robin_played_by_bots)
         hrun_ok_json(&r);
         hrun_free(&r);
         snprintf(log, sizeof log, "%s/bot%d.log", s.dir, i + 1);
-        const char *argv[] = {"bot", "--level", "1", "--move-ms", "20", "--variants",
-                              "alquerkonane-6x4", NULL};
+        const char *argv[] = {"bot",        "--level",          "1", "--move-ms", "20",
+                              "--variants", "alquerkonane-6x4", NULL};
         hcli_spawn(dirs[i], s.addr, log, argv);
     }
 

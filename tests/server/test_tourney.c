@@ -56,8 +56,9 @@ static void err_unchanged(cJSON *r, const char *code, char *before, const char *
 
 static long long create_rr(const char *extra)
 {
-    cJSON *r = tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"Club\",\"system\":"
-                         "\"round_robin\",\"variant\":\"alquerque\"%s}",
+    cJSON *r = tc_rpc(T,
+                      "{\"type\":\"tournament_create\",\"name\":\"Club\",\"system\":"
+                      "\"round_robin\",\"variant\":\"alquerque\"%s}",
                       extra);
     t_ok(r, "tournament_create");
     const cJSON *t = t_obj(r, "tournament");
@@ -172,8 +173,8 @@ Test(tourney, round_robin_bye_forfeit_by_hand)
 
     /* Pairing again while round 1 runs: refused, nothing made. */
     char *before = t_db_dump(S.db);
-    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid),
-                  "conflict", before, "pair during an unfinished round");
+    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid), "conflict",
+                  before, "pair during an unfinished round");
     before = t_db_dump(S.db);
     err_unchanged(tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld,\"round\":1}", tid),
                   "conflict", before, "pair round 1 again");
@@ -332,8 +333,9 @@ Test(tourney, join_and_start_errors)
     err_unchanged(tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"X\",\"system\":\"swiss\"}"),
                   "bad_request", before, "swiss without rounds");
     before = t_db_dump(S.db);
-    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"X\",\"system\":\"knockout\"}"),
-                  "bad_request", before, "unknown system");
+    err_unchanged(
+        tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"X\",\"system\":\"knockout\"}"),
+        "bad_request", before, "unknown system");
     before = t_db_dump(S.db);
     err_unchanged(tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"X\",\"system\":"
                             "\"round_robin\",\"variant\":\"chess\"}"),
@@ -488,8 +490,9 @@ Test(tourney, swiss_late_join_and_forbidden)
     join(A, tid);
     join(B, tid);
     join(C, tid);
-    r = tc_rpc(T, "{\"type\":\"tournament_forbid\",\"tournament\":%lld,\"a\":\"alice\",\"b\":"
-                  "\"bob\"}",
+    r = tc_rpc(T,
+               "{\"type\":\"tournament_forbid\",\"tournament\":%lld,\"a\":\"alice\",\"b\":"
+               "\"bob\"}",
                tid);
     t_ok(r, "forbid");
     cJSON_Delete(r);
@@ -498,8 +501,9 @@ Test(tourney, swiss_late_join_and_forbidden)
     const cJSON *t = t_obj(r, "tournament");
     const cJSON *p = pairing(t, 1, 0);
     /* Forbidden: alice and bob are never paired; 3 players, one bye. */
-    cr_assert(!((strcmp(t_str(p, "white"), "alice") == 0 && strcmp(t_str(p, "black"), "bob") == 0) ||
-                (strcmp(t_str(p, "white"), "bob") == 0 && strcmp(t_str(p, "black"), "alice") == 0)));
+    cr_assert(
+        !((strcmp(t_str(p, "white"), "alice") == 0 && strcmp(t_str(p, "black"), "bob") == 0) ||
+          (strcmp(t_str(p, "white"), "bob") == 0 && strcmp(t_str(p, "black"), "alice") == 0)));
     cr_assert_not_null(bye_of(t, 1));
     long long g = t_int(p, "game");
     cJSON_Delete(r);
