@@ -261,3 +261,80 @@ CREATE TABLE game_ratings (
 -- accepter at accept time); NULL = no bound.
 ALTER TABLE challenges ADD COLUMN rating_min INTEGER;
 ALTER TABLE challenges ADD COLUMN rating_max INTEGER;
+
+-- migration 8
+-- Classes and tournaments (issue 13; PROTOCOL.md "Classes and
+-- tournaments"). A class has a teacher and a join code; its members keep
+-- a display name beside their username. A tournament's players have a
+-- pairing number (1, 2, ... in joining order); each round's pairings are
+-- rows keyed by (tournament, round, board), so pairing a round twice can
+-- never make two sets of games. A pairing's kind: 'game' (played or to be
+-- played), 'forfeit' (decided without play: a withdrawal), 'bye' (black
+-- is NULL). result is NULL until known; by_hand marks a result set by
+-- the organiser (tournament_result).
+CREATE TABLE classes (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+    code       TEXT    NOT NULL UNIQUE,
+    teacher_id INTEGER NOT NULL REFERENCES users (id),
+    created    INTEGER NOT NULL
+);
+CREATE INDEX classes_teacher ON classes (teacher_id);
+CREATE TABLE class_members (
+    class_id INTEGER NOT NULL REFERENCES classes (id) ON DELETE CASCADE,
+    user_id  INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    name     TEXT    NOT NULL, -- display name ("" = the username)
+    created  INTEGER NOT NULL,
+    PRIMARY KEY (class_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX class_members_user ON class_members (user_id);
+CREATE TABLE tournaments (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT    NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+    system        TEXT    NOT NULL CHECK (system IN ('round_robin', 'swiss')),
+    variant       TEXT    NOT NULL,
+    time_control  TEXT    NOT NULL, -- JSON text, as games.time_control
+    position      TEXT,             -- NULL = the variant's start
+    rounds        INTEGER NOT NULL, -- swiss: as asked; round robin: set at the start
+    dbl           INTEGER NOT NULL DEFAULT 0 CHECK (dbl IN (0, 1)),
+    rated         INTEGER NOT NULL DEFAULT 0 CHECK (rated IN (0, 1)),
+    bots          INTEGER NOT NULL DEFAULT 0 CHECK (bots IN (0, 1)),
+    class_id      INTEGER REFERENCES classes (id), -- class-only when set
+    start_mode    TEXT    NOT NULL CHECK (start_mode IN ('organiser', 'auto')),
+    status        TEXT    NOT NULL CHECK (status IN ('open', 'running', 'finished')),
+    organiser_id  INTEGER NOT NULL REFERENCES users (id),
+    current_round INTEGER NOT NULL DEFAULT 0, -- last round paired
+    end_reason    TEXT,
+    created       INTEGER NOT NULL,
+    updated       INTEGER NOT NULL
+);
+CREATE TABLE tournament_players (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    user_id       INTEGER NOT NULL REFERENCES users (id),
+    number        INTEGER NOT NULL, -- pairing number
+    withdrawn     INTEGER NOT NULL DEFAULT 0 CHECK (withdrawn IN (0, 1)),
+    late_round    INTEGER NOT NULL DEFAULT 0, -- Swiss late join: first round played (0 = from 1)
+    joined        INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, user_id),
+    UNIQUE (tournament_id, number)
+) WITHOUT ROWID;
+CREATE TABLE tournament_pairings (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    round         INTEGER NOT NULL,
+    board         INTEGER NOT NULL,
+    white_id      INTEGER NOT NULL REFERENCES users (id),
+    black_id      INTEGER REFERENCES users (id), -- NULL for a bye
+    game_id       INTEGER UNIQUE REFERENCES games (id),
+    kind          TEXT    NOT NULL CHECK (kind IN ('game', 'forfeit', 'bye')),
+    result        TEXT    CHECK (result IN ('white', 'black', 'draw')),
+    by_hand       INTEGER NOT NULL DEFAULT 0 CHECK (by_hand IN (0, 1)),
+    PRIMARY KEY (tournament_id, round, board)
+) WITHOUT ROWID;
+CREATE TABLE tournament_forbidden (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments (id) ON DELETE CASCADE,
+    a_id          INTEGER NOT NULL REFERENCES users (id),
+    b_id          INTEGER NOT NULL REFERENCES users (id),
+    PRIMARY KEY (tournament_id, a_id, b_id)
+) WITHOUT ROWID;
+ALTER TABLE games ADD COLUMN tournament_id INTEGER REFERENCES tournaments (id);
+ALTER TABLE games ADD COLUMN round INTEGER;

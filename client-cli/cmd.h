@@ -113,6 +113,9 @@ void cmd_note_text(const cJSON *n, char *buf, size_t len);
  * pointers into list. */
 size_t cmd_inbox_order(const cJSON *list, const cJSON **out, size_t max, int *merged);
 
+/* cmd_tourney.c: classes and tournaments. */
+int cmd_class(cli *c, const cmd_args *a);
+int cmd_tournament(cli *c, const cmd_args *a);
 /* Checks (the rows' check field). */
 int cmd_check_id(cli *c, const cmd_args *a);        /* pos[0] is an id */
 int cmd_check_challenge(cli *c, const cmd_args *a); /* --color, --time */

@@ -18,6 +18,7 @@
 #include "game/corr.h"
 #include "game/games.h"
 #include "store/store_bound.h"
+#include "game/tourney.h"
 #include "util/log.h"
 
 /* ---- flush ------------------------------------------------------------ */
@@ -101,6 +102,7 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     g->loop = loop;
     g->test_clock = cfg->test_clock;
     g->test_now = cfg->test_clock_ms;
+    g->game_over_hook = tourney_game_over;
     g->auth.max_jobs = cfg->max_hash_jobs > 0 ? cfg->max_hash_jobs : SRV_MAX_HASH_JOBS;
     g->auth.delay_ms = cfg->hash_delay_ms;
     g->auth.opslimit =

@@ -58,6 +58,24 @@ void ops_game_error(req *r, int rc, int64_t id);
 /* ops_rating.c: ratings (issue 12): user, leaderboard. */
 void op_user(req *r);
 void op_leaderboard(req *r);
+/* ops_class.c, ops_tourney.c: classes and tournaments (docs/protocol.md
+ * "Classes and tournaments"). */
+void op_class_create(req *r);
+void op_class_join(req *r);
+void op_class_add_students(req *r);
+void op_class_reset_password(req *r);
+void op_class(req *r);
+void op_classes(req *r);
+void op_tournament_create(req *r);
+void op_tournament_join(req *r);
+void op_tournament_withdraw(req *r);
+void op_tournament_start(req *r);
+void op_tournament_pair(req *r);
+void op_tournament_result(req *r);
+void op_tournament_forbid(req *r);
+void op_tournament(req *r);
+void op_tournaments(req *r);
+void op_tournament_standings(req *r);
 
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200

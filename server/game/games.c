@@ -335,6 +335,8 @@ static int load(games *gs, int64_t id, game **out)
     if (rc != STORE_OK)
         goto fail;
     rc = STORE_EIO;
+    if (store_game_tourney_get(gs->svc->store, id, &g->tournament_id, &g->round) != STORE_OK)
+        goto fail;
     if (g->ply != row.ply) {
         snprintf(buf, sizeof buf, "%lld moves stored, row says ply %lld", (long long)g->ply,
                  (long long)row.ply);
@@ -398,6 +400,8 @@ int games_from_row(games *gs, const store_game *row, game **out)
     int rc = store_game_x_get(gs->svc->store, row->id, &x);
     if (rc == STORE_OK)
         rc = store_game_challenge_get(gs->svc->store, row->id, &g->challenge_id);
+    if (rc == STORE_OK)
+        rc = store_game_tourney_get(gs->svc->store, row->id, &g->tournament_id, &g->round);
     if (rc)
         goto fail;
     if (from_rows(g, row, &x) != 0 || qk_variant_parse(row->variant, &g->v) != QK_OK ||
@@ -549,6 +553,11 @@ int games_start(games *gs, const game_spec *spec, game **out)
     g->challenge_id = spec->challenge_id;
     if (g->challenge_id &&
         store_game_challenge_put(gs->svc->store, g->id, g->challenge_id) != STORE_OK)
+        goto fail;
+    g->tournament_id = spec->tournament_id;
+    g->round = spec->round;
+    if (g->tournament_id && store_game_tourney_set(gs->svc->store, g->id, g->tournament_id,
+                                                   g->round) != STORE_OK)
         goto fail;
     if (games_put_x(gs, g) != STORE_OK)
         goto fail;
@@ -882,6 +891,10 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
     if (!add_corr(gs, g, o))
         goto fail;
     if (!ratings_add_game_json(gs->svc, g->id, g->rated, o)) /* ratings, rating_change */
+        goto fail;
+    /* PROTOCOL.md "Classes and tournaments": null outside tournaments. */
+    if (!add_int_or_null(o, "tournament", g->tournament_id > 0 ? g->tournament_id : -1) ||
+        !add_int_or_null(o, "round", g->round > 0 ? g->round : -1))
         goto fail;
     return o;
 fail:

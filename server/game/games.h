@@ -99,6 +99,7 @@ typedef struct game {
     int64_t last_mover; /* user id of the move at ply - 1, 0 if none */
     qk_move last_move;
     int64_t challenge_id; /* the challenge that made the game (games.challenge_id); 0 = none */
+    int64_t tournament_id, round; /* 0, 0 outside tournaments (tourney.h) */
 } game;
 
 /* What a new game is made of (games_start). */
@@ -109,6 +110,7 @@ typedef struct game_spec {
     tc tc;
     bool rated, vacation, priv;
     int64_t challenge_id; /* the accepted challenge (0 = none): the game object's `challenge` */
+    int64_t tournament_id, round; /* 0, 0 outside tournaments */
 } game_spec;
 
 typedef struct games games;

@@ -220,4 +220,6 @@ void notify_game_over(gsvc *s, const game *g)
         ev = NULL;
     }
     events_to_game(s, g, "game_end", ev);
+    if (s->game_over_hook)
+        s->game_over_hook(s, g);
 }

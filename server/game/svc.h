@@ -68,6 +68,8 @@ typedef struct svc_auth {
     char dummy_hash[128]; /* verified against for unknown users (>= crypto_pwhash_STRBYTES) */
 } svc_auth;
 
+struct game;
+
 typedef struct gsvc {
     uv_loop_t *loop;
     store *store;  /* borrowed */
@@ -80,6 +82,11 @@ typedef struct gsvc {
     int64_t test_now;
     bool wake_dirty; /* a game's wake_at changed: the deadline timer re-arms (corr.h) */
     bool stopping;   /* the server is stopping: no timer is re-armed */
+    /* Called by notify_game_over() for every game that ends, after it is
+     * written (the one end-of-game path; NULL = none). The server sets it
+     * to tourney_game_over() (tourney.h): a function pointer, because
+     * notify must not include tourney, which uses notify. */
+    void (*game_over_hook)(struct gsvc *s, const struct game *g);
 } gsvc;
 
 /* UTC ms now (qk_now_ms(), or the test clock). */

@@ -534,6 +534,7 @@ static const store_ops sq_ops = {
     .game_rating_put = sq_game_rating_put,
     .challenge_range_put = sq_challenge_range_put,
     .challenge_range_get = sq_challenge_range_get,
+    SQ_TOURNEY_OPS_INIT,
 };
 
 int store_sqlite_open(const char *path, store **out)

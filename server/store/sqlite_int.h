@@ -67,7 +67,8 @@
     SQ_CORR_STATEMENTS(X)                                                                     \
     SQ_BOTS_STATEMENTS(X)                                                                     \
     SQ_BOUND_STATEMENTS(X)                                                                    \
-    SQ_RATING_STATEMENTS(X)
+    SQ_RATING_STATEMENTS(X)                                                                    \
+    SQ_TOURNEY_STATEMENTS(X)
 
 #define CHALLENGE_SELECT                                                                      \
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), " \
@@ -206,6 +207,69 @@
     X(CRANGE_GET,                                                                             \
       "SELECT coalesce(rating_min, -1), coalesce(rating_max, -1) FROM challenges WHERE id = ?")
 
+/* The statements of sqlite_tourney.c (classes and tournaments, migration 8). */
+#define CLASS_SELECT                                                                          \
+    "SELECT c.id, c.name, c.code, c.teacher_id, u.username, c.created FROM classes c "       \
+    "JOIN users u ON u.id = c.teacher_id "
+#define TOURNEY_SELECT                                                                        \
+    "SELECT t.id, t.name, t.system, t.variant, t.time_control, coalesce(t.position, ''), "   \
+    "t.rounds, t.dbl, t.rated, t.bots, coalesce(t.class_id, 0), t.start_mode, t.status, "    \
+    "t.organiser_id, u.username, t.current_round, coalesce(t.end_reason, ''), t.created, "   \
+    "t.updated FROM tournaments t JOIN users u ON u.id = t.organiser_id "
+#define PAIRING_SELECT                                                                        \
+    "SELECT tournament_id, round, board, white_id, coalesce(black_id, 0), "                  \
+    "coalesce(game_id, 0), kind, coalesce(result, ''), by_hand FROM tournament_pairings "
+#define SQ_TOURNEY_STATEMENTS(X)                                                              \
+    X(CLASS_INSERT,                                                                           \
+      "INSERT INTO classes (name, code, teacher_id, created) VALUES (?, ?, ?, ?)")            \
+    X(CLASS_GET, CLASS_SELECT "WHERE c.id = ?")                                               \
+    X(CLASS_BY_CODE, CLASS_SELECT "WHERE c.code = ?")                                         \
+    X(CLASSES_OF,                                                                             \
+      CLASS_SELECT "WHERE c.teacher_id = ?1 OR c.id IN (SELECT class_id FROM class_members "  \
+                   "WHERE user_id = ?1) ORDER BY c.id")                                       \
+    X(MEMBER_ADD,                                                                             \
+      "INSERT INTO class_members (class_id, user_id, name, created) VALUES (?, ?, ?, ?)")     \
+    X(MEMBERS_OF,                                                                             \
+      "SELECT m.user_id, u.username, m.name, u.bot FROM class_members m JOIN users u ON "     \
+      "u.id = m.user_id WHERE m.class_id = ? ORDER BY u.username")                            \
+    X(MEMBER_IS, "SELECT 1 FROM class_members WHERE class_id = ? AND user_id = ?")            \
+    X(PWHASH_SET, "UPDATE users SET pwhash = ?2 WHERE id = ?1")                               \
+    X(TOURNEY_INSERT,                                                                         \
+      "INSERT INTO tournaments (name, system, variant, time_control, position, rounds, dbl, " \
+      "rated, bots, class_id, start_mode, status, organiser_id, current_round, created, "     \
+      "updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)")                     \
+    X(TOURNEY_GET, TOURNEY_SELECT "WHERE t.id = ?")                                           \
+    X(TOURNEY_UPDATE,                                                                         \
+      "UPDATE tournaments SET rounds = ?2, status = ?3, current_round = ?4, end_reason = ?5, " \
+      "updated = ?6 WHERE id = ?1")                                                           \
+    X(TOURNEYS_LIST,                                                                          \
+      TOURNEY_SELECT "WHERE (?1 IS NULL OR t.status = ?1) ORDER BY t.id DESC LIMIT ?2")      \
+    X(TPLAYER_ADD,                                                                            \
+      "INSERT INTO tournament_players (tournament_id, user_id, number, late_round, joined) "   \
+      "VALUES (?, ?, ?, ?, ?)")                                                               \
+    X(TPLAYERS_OF,                                                                            \
+      "SELECT p.user_id, u.username, u.bot, p.number, p.withdrawn, p.late_round FROM "        \
+      "tournament_players p JOIN users u ON u.id = p.user_id WHERE p.tournament_id = ? "      \
+      "ORDER BY p.number")                                                                    \
+    X(TPLAYER_WITHDRAW,                                                                       \
+      "UPDATE tournament_players SET withdrawn = 1 WHERE tournament_id = ? AND user_id = ?")  \
+    X(TPLAYER_REMOVE,                                                                         \
+      "DELETE FROM tournament_players WHERE tournament_id = ? AND user_id = ?")                \
+    X(PAIRING_INSERT,                                                                         \
+      "INSERT INTO tournament_pairings (tournament_id, round, board, white_id, black_id, "    \
+      "game_id, kind, result, by_hand) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")                   \
+    X(PAIRINGS_OF, PAIRING_SELECT "WHERE tournament_id = ? ORDER BY round, board")            \
+    X(PAIRING_BY_GAME, PAIRING_SELECT "WHERE game_id = ?")                                    \
+    X(PAIRING_SET,                                                                            \
+      "UPDATE tournament_pairings SET kind = ?4, result = ?5, by_hand = ?6 "                  \
+      "WHERE tournament_id = ?1 AND round = ?2 AND board = ?3")                               \
+    X(FORBID_ADD,                                                                             \
+      "INSERT INTO tournament_forbidden (tournament_id, a_id, b_id) VALUES (?, ?, ?)")        \
+    X(FORBIDS_OF, "SELECT a_id, b_id FROM tournament_forbidden WHERE tournament_id = ?")      \
+    X(GAME_T_SET, "UPDATE games SET tournament_id = ?2, round = ?3 WHERE id = ?1")            \
+    X(GAME_T_GET,                                                                             \
+      "SELECT coalesce(tournament_id, 0), coalesce(round, 0) FROM games WHERE id = ?")
+
 typedef enum {
 #define SQ_X_ENUM(name, sql) ST_##name,
     SQ_STATEMENTS(SQ_X_ENUM)
@@ -335,5 +399,43 @@ int sq_game_rating_get(store *s, int64_t game_id, store_game_rating *out);
 int sq_game_rating_put(store *s, const store_game_rating *gr);
 int sq_challenge_range_put(store *s, int64_t id, int64_t min, int64_t max);
 int sq_challenge_range_get(store *s, int64_t id, int64_t *min, int64_t *max);
+
+/* sqlite_tourney.c (store_tourney.h) */
+#define SQ_TOURNEY_OPS_INIT                                                                   \
+    .class_insert = sq_class_insert, .class_get = sq_class_get,                               \
+    .class_by_code = sq_class_by_code, .classes_of = sq_classes_of,                           \
+    .member_add = sq_member_add, .members_each = sq_members_each, .member_is = sq_member_is,  \
+    .user_pwhash_set = sq_user_pwhash_set, .tourney_insert = sq_tourney_insert,               \
+    .tourney_get = sq_tourney_get, .tourney_update = sq_tourney_update,                       \
+    .tourneys_list = sq_tourneys_list, .tplayer_add = sq_tplayer_add,                         \
+    .tplayers_each = sq_tplayers_each, .tplayer_withdraw = sq_tplayer_withdraw, .tplayer_remove = sq_tplayer_remove,               \
+    .pairing_insert = sq_pairing_insert, .pairings_each = sq_pairings_each,                   \
+    .pairing_by_game = sq_pairing_by_game, .pairing_set = sq_pairing_set,                     \
+    .forbid_add = sq_forbid_add, .forbids_each = sq_forbids_each,                             \
+    .game_tourney_set = sq_game_tourney_set, .game_tourney_get = sq_game_tourney_get
+int sq_class_insert(store *, store_class *);
+int sq_class_get(store *, int64_t, store_class *);
+int sq_class_by_code(store *, const char *, store_class *);
+int sq_classes_of(store *, int64_t, store_class_cb, void *);
+int sq_member_add(store *, int64_t, int64_t, const char *, int64_t);
+int sq_members_each(store *, int64_t, store_member_cb, void *);
+int sq_member_is(store *, int64_t, int64_t, bool *);
+int sq_user_pwhash_set(store *, int64_t, const char *);
+int sq_tourney_insert(store *, store_tourney *);
+int sq_tourney_get(store *, int64_t, store_tourney *);
+int sq_tourney_update(store *, const store_tourney *);
+int sq_tourneys_list(store *, const char *, int64_t, store_tourney_cb, void *);
+int sq_tplayer_add(store *, int64_t, int64_t, int64_t, int64_t, int64_t);
+int sq_tplayers_each(store *, int64_t, store_tplayer_cb, void *);
+int sq_tplayer_withdraw(store *, int64_t, int64_t);
+int sq_tplayer_remove(store *, int64_t, int64_t);
+int sq_pairing_insert(store *, const store_pairing *);
+int sq_pairings_each(store *, int64_t, store_pairing_cb, void *);
+int sq_pairing_by_game(store *, int64_t, store_pairing *);
+int sq_pairing_set(store *, const store_pairing *);
+int sq_forbid_add(store *, int64_t, int64_t, int64_t);
+int sq_forbids_each(store *, int64_t, int (*)(void *, int64_t, int64_t), void *);
+int sq_game_tourney_set(store *, int64_t, int64_t, int64_t);
+int sq_game_tourney_get(store *, int64_t, int64_t *, int64_t *);
 
 #endif

@@ -71,6 +71,7 @@
 #include <uv.h>
 
 #include "qk_rules.h"
+#include "store/store_tourney.h"
 
 enum {
     STORE_OK = 0,
@@ -318,6 +319,8 @@ typedef struct store_ops {
     int (*game_rating_put)(store *s, const store_game_rating *gr);
     int (*challenge_range_put)(store *s, int64_t id, int64_t min, int64_t max);
     int (*challenge_range_get)(store *s, int64_t id, int64_t *min, int64_t *max);
+    /* classes and tournaments (store_tourney.h) */
+    STORE_TOURNEY_OPS
 } store_ops;
 
 /* The base of every backend's object, embedded as its first member (so a

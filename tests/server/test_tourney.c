@@ -1,0 +1,531 @@
+/*
+ * Classes and tournaments (issue 13) through the real server: classes
+ * with join codes and teacher-made accounts; a 3-player round robin
+ * played out with a bye every round, a result set by hand and a
+ * withdrawal's forfeit, its standings and tie-breaks against values
+ * computed by hand (below); games carrying tournament and round; pairing
+ * that cannot happen twice; bad input answered with exact codes and no
+ * change to the database.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helper.h"
+
+static tsrv S;
+static tconn *T, *A, *B, *C; /* tina (organiser), alice, bob, carol */
+
+static void setup(void)
+{
+    tsrv_start(&S, NULL);
+    T = tc_open(S.port);
+    A = tc_open(S.port);
+    B = tc_open(S.port);
+    C = tc_open(S.port);
+    t_register(T, "tina");
+    t_register(A, "alice");
+    t_register(B, "bob");
+    t_register(C, "carol");
+}
+
+static void teardown(void)
+{
+    tconn *all[] = {T, A, B, C};
+    for (int i = 0; i < 4; i++)
+        if (all[i])
+            tc_close(all[i]);
+    T = A = B = C = NULL;
+    tsrv_stop(&S);
+    tsrv_cleanup(&S);
+}
+
+TestSuite(tourney, .init = setup, .fini = teardown, .timeout = 60);
+
+/* r's code is `code` and the database is as it was (before, freed). */
+static void err_unchanged(cJSON *r, const char *code, char *before, const char *what)
+{
+    t_err(r, code, what);
+    cJSON_Delete(r);
+    char *after = t_db_dump(S.db);
+    cr_assert_str_eq(after, before, "%s changed the database", what);
+    free(after);
+    free(before);
+}
+
+static long long create_rr(const char *extra)
+{
+    cJSON *r = tc_rpc(T,
+                      "{\"type\":\"tournament_create\",\"name\":\"Club\",\"system\":"
+                      "\"round_robin\",\"variant\":\"alquerque\"%s}",
+                      extra);
+    t_ok(r, "tournament_create");
+    const cJSON *t = t_obj(r, "tournament");
+    long long id = t_int(t, "id");
+    cr_assert_str_eq(t_str(t, "status"), "open");
+    cr_assert_str_eq(t_str(t, "organiser"), "tina");
+    cJSON_Delete(r);
+    return id;
+}
+
+static void join(tconn *c, long long tid)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"tournament_join\",\"tournament\":%lld}", tid);
+    t_ok(r, "tournament_join");
+    cJSON_Delete(r);
+}
+
+/* Round `round`'s pairing on board `board` (0-based, byes left out) of
+ * tournament object t. */
+static const cJSON *pairing(const cJSON *t, int round, int board)
+{
+    const cJSON *rounds = cJSON_GetObjectItem(t, "rounds");
+    const cJSON *ro = cJSON_GetArrayItem(rounds, round - 1);
+    cr_assert_not_null(ro, "round %d", round);
+    cr_assert_eq(t_int(ro, "round"), round);
+    const cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(ro, "pairings"), board);
+    cr_assert_not_null(p, "round %d board %d", round, board + 1);
+    return p;
+}
+
+static const char *bye_of(const cJSON *t, int round)
+{
+    const cJSON *ro = cJSON_GetArrayItem(cJSON_GetObjectItem(t, "rounds"), round - 1);
+    const cJSON *b = cJSON_GetObjectItem(ro, "bye");
+    return cJSON_IsString(b) ? b->valuestring : NULL;
+}
+
+static cJSON *get_t(long long tid)
+{
+    cJSON *r = tc_rpc(T, "{\"type\":\"tournament\",\"tournament\":%lld}", tid);
+    t_ok(r, "tournament");
+    return r;
+}
+
+static void check_row(const cJSON *row, int rank, const char *user, double pts, double sb,
+                      double bh, double de, double win)
+{
+    cr_assert_eq(t_int(row, "rank"), rank, "%s rank", user);
+    cr_assert_str_eq(t_str(row, "username"), user);
+    const cJSON *tb = t_obj(row, "tiebreaks");
+    cr_assert_eq(cJSON_GetObjectItem(row, "points")->valuedouble, pts, "%s points", user);
+    cr_assert_eq(cJSON_GetObjectItem(tb, "SB")->valuedouble, sb, "%s SB", user);
+    cr_assert_eq(cJSON_GetObjectItem(tb, "BH")->valuedouble, bh, "%s BH", user);
+    cr_assert_eq(cJSON_GetObjectItem(tb, "DE")->valuedouble, de, "%s DE", user);
+    cr_assert_eq(cJSON_GetObjectItem(tb, "WIN")->valuedouble, win, "%s WIN", user);
+    /* The tie-breaks in the order applied. */
+    cr_assert_str_eq(tb->child->string, "SB");
+    cr_assert_str_eq(tb->child->next->string, "BH");
+    cr_assert_str_eq(tb->child->next->next->string, "DE");
+    cr_assert_str_eq(tb->child->next->next->next->string, "WIN");
+}
+
+/*
+ * alice (1), bob (2), carol (3): Berger for 4 with number 4 the dummy.
+ *   round 1: 1-4 (alice's bye), 2-3: bob (White) beats carol (resigns)
+ *   round 2: 4-3 (carol's bye), 1-2: alice-bob, a draw set by hand
+ *   round 3: 2-4 (bob's bye),   3-1: carol withdraws: alice wins by forfeit
+ * Points: alice 1 + 1/2 + 1 = 2.5, bob 1 + 1/2 + 1 = 2.5, carol 0 + 1 + 0 = 1.
+ * Round robin: byes add nothing to SB/BH; the forfeit counts as a game
+ * against its real opponent.
+ *   alice: SB = 2.5 x 1/2 (bob) + 1 x 1 (carol) = 2.25; BH = 2.5 + 1 = 3.5
+ *   bob:   SB = 1 x 1 (carol) + 2.5 x 1/2 (alice) = 2.25; BH = 3.5
+ *   carol: SB = 0;  BH = 2.5 + 2.5 = 5
+ * alice and bob stay tied: DE 1/2 each (their draw), WIN 2 each (a win and
+ * a bye; alice's forfeit win counts): rank 1 both, then carol 3 (DE 0, WIN
+ * 1: her bye).
+ */
+Test(tourney, round_robin_bye_forfeit_by_hand)
+{
+    long long tid = create_rr("");
+    join(A, tid);
+    join(B, tid);
+    join(C, tid);
+    cJSON *r = tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid);
+    t_ok(r, "start");
+    const cJSON *t = t_obj(r, "tournament");
+    cr_assert_str_eq(t_str(t, "status"), "running");
+    cr_assert_eq(t_int(t, "rounds_total"), 3);
+    cr_assert_eq(t_int(t, "current_round"), 1);
+    cr_assert_str_eq(bye_of(t, 1), "alice");
+    const cJSON *p = pairing(t, 1, 0);
+    cr_assert_str_eq(t_str(p, "white"), "bob");
+    cr_assert_str_eq(t_str(p, "black"), "carol");
+    long long g1 = t_int(p, "game");
+    cJSON_Delete(r);
+    cr_assert_eq(t_db_count(S.db, "games"), 1);
+
+    /* The players hear of the round and of their game. */
+    cJSON *ev = tc_event(B, "tournament_round", T_TIMEOUT_MS);
+    cr_assert_not_null(ev);
+    cr_assert_eq(t_int(ev, "tournament"), tid);
+    cr_assert_eq(t_int(ev, "round"), 1);
+    cr_assert_str_eq(t_str(ev, "bye"), "alice");
+    cJSON_Delete(ev);
+    ev = tc_event(C, "game_start", T_TIMEOUT_MS);
+    cr_assert_not_null(ev);
+    const cJSON *gj = t_obj(ev, "game");
+    cr_assert_eq(t_int(gj, "id"), g1);
+    cr_assert_eq(t_int(gj, "tournament"), tid);
+    cr_assert_eq(t_int(gj, "round"), 1);
+    cJSON_Delete(ev);
+
+    /* Pairing again while round 1 runs: refused, nothing made. */
+    char *before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid), "conflict",
+                  before, "pair during an unfinished round");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld,\"round\":1}", tid),
+                  "conflict", before, "pair round 1 again");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(A, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid), "forbidden",
+                  before, "a player pairing");
+    /* Joining a running round robin. */
+    tconn *D = tc_open(S.port);
+    t_register(D, "dave");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(D, "{\"type\":\"tournament_join\",\"tournament\":%lld}", tid), "conflict",
+                  before, "join a running round robin");
+    /* A result for a game outside the tournament. */
+    long long other = t_new_game(A, D, "dave", "alquerque");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T,
+                         "{\"type\":\"tournament_result\",\"tournament\":%lld,\"game\":%lld,"
+                         "\"result\":\"white\"}",
+                         tid, other),
+                  "not_found", before, "result outside the tournament");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T,
+                         "{\"type\":\"tournament_result\",\"tournament\":%lld,\"game\":%lld,"
+                         "\"result\":\"1-0\"}",
+                         tid, g1),
+                  "bad_request", before, "a result word that is none");
+    tc_close(D);
+
+    r = tc_rpc(C, "{\"type\":\"resign\",\"game\":%lld}", g1);
+    t_ok(r, "resign");
+    cJSON_Delete(r);
+    r = get_t(tid);
+    t = t_obj(r, "tournament");
+    cr_assert_str_eq(t_str(pairing(t, 1, 0), "result"), "white");
+    cr_assert_eq(t_int(t, "current_round"), 1, "organiser mode: round 2 waits for tina");
+    cJSON_Delete(r);
+
+    /* Two pair requests in one write: one round 2, one conflict. */
+    tc_drop_events(T);
+    char two[256];
+    int n = snprintf(two, sizeof two,
+                     "{\"type\":\"tournament_pair\",\"id\":901,\"tournament\":%lld}\n"
+                     "{\"type\":\"tournament_pair\",\"id\":902,\"tournament\":%lld}\n",
+                     tid, tid);
+    cr_assert(tc_send(T, two, (size_t)n));
+    cJSON *r1 = tc_reply(T, T_TIMEOUT_MS), *r2 = tc_reply(T, T_TIMEOUT_MS);
+    cr_assert_not_null(r1);
+    cr_assert_not_null(r2);
+    t_ok(r1, "first pair");
+    t_err(r2, "conflict", "second pair");
+    t = t_obj(r1, "tournament");
+    cr_assert_eq(t_int(t, "current_round"), 2);
+    cr_assert_str_eq(bye_of(t, 2), "carol");
+    p = pairing(t, 2, 0);
+    cr_assert_str_eq(t_str(p, "white"), "alice");
+    cr_assert_str_eq(t_str(p, "black"), "bob");
+    long long g2 = t_int(p, "game");
+    cJSON_Delete(r1);
+    cJSON_Delete(r2);
+    cr_assert_eq(t_db_count(S.db, "games"), 3, "round 2 made exactly one game");
+
+    r = tc_rpc(T,
+               "{\"type\":\"tournament_result\",\"tournament\":%lld,\"game\":%lld,"
+               "\"result\":\"draw\"}",
+               tid, g2);
+    t_ok(r, "result by hand");
+    p = pairing(t_obj(r, "tournament"), 2, 0);
+    cr_assert_str_eq(t_str(p, "result"), "draw");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(p, "by_hand")));
+    cJSON_Delete(r);
+    r = tc_rpc(A, "{\"type\":\"game\",\"game\":%lld}", g2);
+    t_ok(r, "game");
+    cr_assert_str_eq(t_str(t_obj(r, "game"), "status"), "finished");
+    cr_assert_str_eq(t_str(t_obj(r, "game"), "result"), "draw");
+    cJSON_Delete(r);
+
+    r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld,\"round\":3}", tid);
+    t_ok(r, "pair 3");
+    t = t_obj(r, "tournament");
+    cr_assert_str_eq(bye_of(t, 3), "bob");
+    p = pairing(t, 3, 0);
+    cr_assert_str_eq(t_str(p, "white"), "carol");
+    cr_assert_str_eq(t_str(p, "black"), "alice");
+    long long g3 = t_int(p, "game");
+    cJSON_Delete(r);
+
+    r = tc_rpc(C, "{\"type\":\"tournament_withdraw\",\"tournament\":%lld}", tid);
+    t_ok(r, "withdraw");
+    cJSON_Delete(r);
+    /* The withdrawn player's game is over: a move is refused. */
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(C, "{\"type\":\"move\",\"game\":%lld,\"move\":\"c2-c3\"}", g3),
+                  "game_over", before, "a withdrawn player moving");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(C, "{\"type\":\"tournament_withdraw\",\"tournament\":%lld}", tid),
+                  "conflict", before, "withdrawing twice");
+
+    ev = tc_event(A, "tournament_end", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "tournament_end after the last round");
+    cr_assert_eq(t_int(ev, "tournament"), tid);
+    cJSON_Delete(ev);
+
+    r = get_t(tid);
+    t = t_obj(r, "tournament");
+    cr_assert_str_eq(t_str(t, "status"), "finished");
+    p = pairing(t, 3, 0);
+    cr_assert_str_eq(t_str(p, "kind"), "forfeit");
+    cr_assert_str_eq(t_str(p, "result"), "black");
+    const cJSON *st = cJSON_GetObjectItem(t, "standings");
+    cr_assert_eq(cJSON_GetArraySize(st), 3);
+    check_row(cJSON_GetArrayItem(st, 0), 1, "alice", 2.5, 2.25, 3.5, 0.5, 2);
+    check_row(cJSON_GetArrayItem(st, 1), 1, "bob", 2.5, 2.25, 3.5, 0.5, 2);
+    check_row(cJSON_GetArrayItem(st, 2), 3, "carol", 1, 0, 5, 0, 1);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(st, 2), "withdrawn")));
+    cJSON_Delete(r);
+
+    r = tc_rpc(B, "{\"type\":\"tournament_standings\",\"tournament\":%lld,\"format\":\"csv\"}",
+               tid);
+    t_ok(r, "csv");
+    cr_assert_str_eq(t_str(r, "csv"), "rank,username,points,SB,BH,DE,WIN\r\n"
+                                      "1,alice,2.5,2.25,3.5,0.5,2\r\n"
+                                      "1,bob,2.5,2.25,3.5,0.5,2\r\n"
+                                      "3,carol,1,0,5,0,1\r\n");
+    cJSON_Delete(r);
+
+    /* Finished: nothing more. */
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid), "conflict",
+                  before, "pair a finished tournament");
+}
+
+Test(tourney, join_and_start_errors)
+{
+    long long tid = create_rr(",\"start_mode\":\"auto\"");
+    join(A, tid);
+    char *before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(A, "{\"type\":\"tournament_join\",\"tournament\":%lld}", tid), "conflict",
+                  before, "joining twice");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(A, "{\"type\":\"tournament_join\",\"tournament\":999}"), "not_found",
+                  before, "no such tournament");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid), "conflict",
+                  before, "start with one player");
+    join(B, tid);
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(B, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid),
+                  "forbidden", before, "a player starting");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(A,
+                         "{\"type\":\"tournament_join\",\"tournament\":%lld,\"username\":"
+                         "\"carol\"}",
+                         tid),
+                  "forbidden", before, "a player adding another");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"X\",\"system\":\"swiss\"}"),
+                  "bad_request", before, "swiss without rounds");
+    before = t_db_dump(S.db);
+    err_unchanged(
+        tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"X\",\"system\":\"knockout\"}"),
+        "bad_request", before, "unknown system");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"X\",\"system\":"
+                            "\"round_robin\",\"variant\":\"chess\"}"),
+                  "bad_request", before, "unknown variant");
+
+    /* A player who leaves before the start is gone; the organiser adds one. */
+    cJSON *r = tc_rpc(B, "{\"type\":\"tournament_withdraw\",\"tournament\":%lld}", tid);
+    t_ok(r, "leave before start");
+    cJSON_Delete(r);
+    r = tc_rpc(T, "{\"type\":\"tournament_join\",\"tournament\":%lld,\"username\":\"carol\"}", tid);
+    t_ok(r, "organiser adds carol");
+    const cJSON *pl = cJSON_GetObjectItem(t_obj(r, "tournament"), "players");
+    cr_assert_eq(cJSON_GetArraySize(pl), 2);
+    cr_assert_str_eq(cJSON_GetArrayItem(pl, 0)->valuestring, "alice");
+    cr_assert_str_eq(cJSON_GetArrayItem(pl, 1)->valuestring, "carol");
+    cJSON_Delete(r);
+
+    /* Bots only where allowed. */
+    tconn *X = tc_open(S.port);
+    cJSON *rr = tc_rpc(X, "{\"type\":\"register\",\"username\":\"robo\",\"password\":\"" T_PW
+                          "\",\"bot\":true}");
+    t_ok(rr, "register bot");
+    cJSON_Delete(rr);
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(X, "{\"type\":\"tournament_join\",\"tournament\":%lld}", tid), "forbidden",
+                  before, "a bot where bots are not allowed");
+    tc_close(X);
+
+    /* Auto mode: 2 players, one round; its end ends the tournament. */
+    r = tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid);
+    t_ok(r, "start");
+    long long g = t_int(pairing(t_obj(r, "tournament"), 1, 0), "game");
+    cJSON_Delete(r);
+    r = tc_rpc(A, "{\"type\":\"resign\",\"game\":%lld}", g);
+    t_ok(r, "resign");
+    cJSON_Delete(r);
+    r = get_t(tid);
+    cr_assert_str_eq(t_str(t_obj(r, "tournament"), "status"), "finished");
+    cJSON_Delete(r);
+}
+
+Test(tourney, classes)
+{
+    cJSON *r = tc_rpc(T, "{\"type\":\"class_create\",\"name\":\"5B\"}");
+    t_ok(r, "class_create");
+    const cJSON *c = t_obj(r, "class");
+    long long cid = t_int(c, "id");
+    char code[16];
+    snprintf(code, sizeof code, "%s", t_str(c, "code"));
+    cr_assert_eq(strlen(code), 8);
+    cr_assert_eq(strpbrk(code, "01OIL"), NULL, "no look-alike characters: %s", code);
+    cr_assert_str_eq(t_str(c, "teacher"), "tina");
+    cJSON_Delete(r);
+
+    char *before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(A, "{\"type\":\"class_join\",\"code\":\"ZZZZZZZZ\"}"), "not_found", before,
+                  "a wrong code");
+    /* Lower case is the same code. */
+    char lower[16];
+    for (int i = 0; i < 9; i++)
+        lower[i] = (char)(code[i] >= 'A' && code[i] <= 'Z' ? code[i] + 32 : code[i]);
+    r = tc_rpc(A, "{\"type\":\"class_join\",\"code\":\"%s\"}", lower);
+    t_ok(r, "class_join");
+    cr_assert_null(cJSON_GetObjectItem(t_obj(r, "class"), "students"), "students: teacher only");
+    cJSON_Delete(r);
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(A, "{\"type\":\"class_join\",\"code\":\"%s\"}", code), "conflict", before,
+                  "joining a class twice");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(B, "{\"type\":\"class\",\"class\":%lld}", cid), "not_found", before,
+                  "a stranger looking at the class");
+
+    r = tc_rpc(T,
+               "{\"type\":\"class_add_students\",\"class\":%lld,\"students\":["
+               "{\"username\":\"kid1\",\"name\":\"Ada L.\"},{\"username\":\"kid2\",\"name\":"
+               "\"Ben K.\"}]}",
+               cid);
+    t_ok(r, "class_add_students");
+    const cJSON *st = cJSON_GetObjectItem(r, "students");
+    cr_assert_eq(cJSON_GetArraySize(st), 2);
+    char pw1[32];
+    snprintf(pw1, sizeof pw1, "%s", t_str(cJSON_GetArrayItem(st, 0), "password"));
+    cr_assert_eq(strlen(pw1), 12);
+    cJSON_Delete(r);
+    /* Taken names: the whole list is refused. */
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T,
+                         "{\"type\":\"class_add_students\",\"class\":%lld,\"students\":["
+                         "{\"username\":\"kid3\"},{\"username\":\"bob\"}]}",
+                         cid),
+                  "conflict", before, "a taken username");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(A,
+                         "{\"type\":\"class_add_students\",\"class\":%lld,\"students\":["
+                         "{\"username\":\"kid4\"}]}",
+                         cid),
+                  "not_found", before, "a student adding students");
+
+    tconn *K = tc_open(S.port);
+    r = tc_rpc(K, "{\"type\":\"login\",\"username\":\"kid1\",\"password\":\"%s\"}", pw1);
+    t_ok(r, "student login");
+    cJSON_Delete(r);
+    r = tc_rpc(T, "{\"type\":\"class\",\"class\":%lld}", cid);
+    t_ok(r, "class (teacher)");
+    st = cJSON_GetObjectItem(t_obj(r, "class"), "students");
+    cr_assert_eq(cJSON_GetArraySize(st), 3);
+    cr_assert_str_eq(t_str(cJSON_GetArrayItem(st, 0), "username"), "alice");
+    cr_assert_str_eq(t_str(cJSON_GetArrayItem(st, 1), "name"), "Ada L.");
+    cJSON_Delete(r);
+
+    r = tc_rpc(T, "{\"type\":\"class_reset_password\",\"class\":%lld,\"username\":\"kid1\"}", cid);
+    t_ok(r, "reset");
+    char pw2[32];
+    snprintf(pw2, sizeof pw2, "%s", t_str(r, "password"));
+    cJSON_Delete(r);
+    cr_assert_str_neq(pw1, pw2);
+    tconn *K2 = tc_open(S.port);
+    r = tc_rpc(K2, "{\"type\":\"login\",\"username\":\"kid1\",\"password\":\"%s\"}", pw1);
+    t_err(r, "unauthenticated", "old password");
+    cJSON_Delete(r);
+    r = tc_rpc(K2, "{\"type\":\"login\",\"username\":\"kid1\",\"password\":\"%s\"}", pw2);
+    t_ok(r, "new password");
+    cJSON_Delete(r);
+    before = t_db_dump(S.db);
+    err_unchanged(
+        tc_rpc(T, "{\"type\":\"class_reset_password\",\"class\":%lld,\"username\":\"bob\"}", cid),
+        "not_found", before, "reset of someone outside the class");
+
+    /* A class-only tournament: members only. */
+    long long tid = create_rr(",\"class\":1");
+    r = tc_rpc(K, "{\"type\":\"tournament_join\",\"tournament\":%lld}", tid);
+    t_ok(r, "a member joins");
+    cJSON_Delete(r);
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(B, "{\"type\":\"tournament_join\",\"tournament\":%lld}", tid), "forbidden",
+                  before, "an outsider joins a class tournament");
+    r = tc_rpc(A, "{\"type\":\"classes\"}");
+    t_ok(r, "classes");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "classes")), 1);
+    cJSON_Delete(r);
+    tc_close(K);
+    tc_close(K2);
+}
+
+Test(tourney, swiss_late_join_and_forbidden)
+{
+    cJSON *r = tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"Sw\",\"system\":\"swiss\","
+                         "\"rounds\":2}");
+    t_ok(r, "create swiss");
+    long long tid = t_int(t_obj(r, "tournament"), "id");
+    cJSON_Delete(r);
+    join(A, tid);
+    join(B, tid);
+    join(C, tid);
+    r = tc_rpc(T,
+               "{\"type\":\"tournament_forbid\",\"tournament\":%lld,\"a\":\"alice\",\"b\":"
+               "\"bob\"}",
+               tid);
+    t_ok(r, "forbid");
+    cJSON_Delete(r);
+    r = tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid);
+    t_ok(r, "start");
+    const cJSON *t = t_obj(r, "tournament");
+    const cJSON *p = pairing(t, 1, 0);
+    /* Forbidden: alice and bob are never paired; 3 players, one bye. */
+    cr_assert(
+        !((strcmp(t_str(p, "white"), "alice") == 0 && strcmp(t_str(p, "black"), "bob") == 0) ||
+          (strcmp(t_str(p, "white"), "bob") == 0 && strcmp(t_str(p, "black"), "alice") == 0)));
+    cr_assert_not_null(bye_of(t, 1));
+    long long g = t_int(p, "game");
+    cJSON_Delete(r);
+    /* A late join in a running Swiss is allowed. */
+    tconn *D = tc_open(S.port);
+    t_register(D, "dave");
+    r = tc_rpc(D, "{\"type\":\"tournament_join\",\"tournament\":%lld}", tid);
+    t_ok(r, "late join");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(t_obj(r, "tournament"), "players")), 4);
+    cJSON_Delete(r);
+    r = tc_rpc(T,
+               "{\"type\":\"tournament_result\",\"tournament\":%lld,\"game\":%lld,"
+               "\"result\":\"black\"}",
+               tid, g);
+    t_ok(r, "result");
+    cJSON_Delete(r);
+    r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid);
+    t_ok(r, "pair 2");
+    t = t_obj(r, "tournament");
+    const cJSON *ro = cJSON_GetArrayItem(cJSON_GetObjectItem(t, "rounds"), 1);
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(ro, "pairings")), 2, "4 players: 2 boards");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(ro, "bye")));
+    cJSON_Delete(r);
+    tc_close(D);
+}
