@@ -168,3 +168,33 @@ INSERT INTO notifications_4 (id, user_id, kind, game_id, data, read, created)
 DROP TABLE notifications;
 ALTER TABLE notifications_4 RENAME TO notifications;
 CREATE INDEX notifications_user ON notifications (user_id, read, id);
+
+-- migration 5
+-- Reserved for the tournaments branch (issue 12), which lands its own
+-- migration 5 here; empty until then so that migration 6 below runs.
+
+-- migration 6
+-- Records (issue 11): the mover's clock after each move of a live game,
+-- imported games, and the tournament a game belongs to.
+--
+-- moves.clock_ms: ms left to the mover right after the move (increment
+-- included); NULL for moves of other time controls and for moves stored
+-- before this migration (their games export without clock comments).
+--
+-- An imported game (op `import`) is a finished record, never a played
+-- game: imported = 1, white_id = black_id = the importing user (the game
+-- is in that user's archive, so `games`/`export` with `user` find it),
+-- and the players are the record's names as text in imported_white and
+-- imported_black (they need not be users). It is never active, never
+-- rated, and no rating or standing reads it. A record with result `*`
+-- is stored 'aborted' with no result: it can never be played on.
+--
+-- games.tournament: the tournament's id once tournaments land (issue 12);
+-- NULL outside tournaments. The `tournament` filter of `games`/`export`
+-- reads it.
+ALTER TABLE moves ADD COLUMN clock_ms INTEGER;
+ALTER TABLE games ADD COLUMN imported INTEGER NOT NULL DEFAULT 0 CHECK (imported IN (0, 1));
+ALTER TABLE games ADD COLUMN imported_white TEXT;
+ALTER TABLE games ADD COLUMN imported_black TEXT;
+ALTER TABLE games ADD COLUMN tournament INTEGER;
+CREATE INDEX games_created ON games (created);

@@ -47,6 +47,14 @@ void op_draw(req *r);
 void op_abort(req *r);
 void op_debug_clock(req *r);
 
+/* ops_records.c: export, import (records, docs/protocol.md). */
+void op_export(req *r);
+void op_import(req *r);
+/* The search filters of `games` and `export` (result, since, until,
+ * tournament, imported) from r into f. false when one is bad: r is then
+ * answered bad_request. */
+bool ops_search_filter(req *r, store_game_filter *f);
+
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200
 #define OPS_LOGIN_GAMES_MAX 500    /* active games listed in a login result */

@@ -99,13 +99,15 @@ static int collect_cb(void *arg, const store_game *g)
  * what `game` and `subscribe` refuse). A page may then hold fewer than
  * f->limit games; `before` paging still works from the last id shown. */
 static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal,
-                      int64_t viewer)
+                      int64_t viewer, int64_t *next)
 {
     id_list l;
     cJSON *list = cJSON_AddArrayToObject(res, "games");
     l.n = 0;
     if (!list || store_games_query(s->svc->store, f, collect_cb, &l) < 0)
         return false;
+    if (next) /* a full page may have more after it (records: `next`) */
+        *next = l.n > 0 && (int64_t)l.n == f->limit ? l.ids[l.n - 1] : 0;
     for (size_t i = 0; i < l.n; i++) {
         game *g;
         if (games_get(s->svc->games, l.ids[i], &g) != STORE_OK)
@@ -124,7 +126,7 @@ static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal
 bool ops_add_active_games(api *s, cJSON *res, int64_t user_id)
 {
     store_game_filter f = {.user_id = user_id, .status = "active", .limit = OPS_LOGIN_GAMES_MAX};
-    return add_games(s, res, &f, true, user_id);
+    return add_games(s, res, &f, true, user_id, NULL);
 }
 
 void op_games(req *r)
@@ -153,6 +155,11 @@ void op_games(req *r)
         return;
     }
     req_uint(r, "before", &before);
+    uint64_t after = 0;
+    if (req_uint(r, "after", &after) && (after < before || !before))
+        before = after; /* `next` of the last page: games older than it */
+    if (!ops_search_filter(r, &f))
+        return;
     const char *opponent = req_str(r, "opponent");
     if ((user && !auth_username_valid(user)) || (opponent && !auth_username_valid(opponent))) {
         req_error(r, QK_ERR_BAD_REQUEST,
@@ -190,7 +197,10 @@ void op_games(req *r)
     f.before = (int64_t)before;
     f.limit = (int64_t)limit;
     cJSON *res = req_ok(r);
-    if (res && !add_games(s, res, &f, false, r->sess->user_id)) {
+    int64_t next = 0;
+    if (res && (!add_games(s, res, &f, false, r->sess->user_id, &next) ||
+                !(next > 0 && !turn ? cJSON_AddNumberToObject(res, "next", (double)next)
+                                    : cJSON_AddNullToObject(res, "next")))) {
         cJSON_Delete(res);
         res = NULL;
     }

@@ -81,6 +81,7 @@ typedef struct game {
     size_t cap;
     int64_t last_mover; /* user id of the move at ply - 1, 0 if none */
     qk_move last_move;
+    bool imported; /* an imported record (game/records.h): never played, never active */
 } game;
 
 /* What a new game is made of (games_start). */

@@ -338,6 +338,9 @@ static const store_ops sq_ops = {
     .note_mark = sq_note_mark,
     .note_mark_all = sq_note_mark_all,
     .note_unread = sq_note_unread,
+    .move_clock_set = sq_move_clock_set,
+    .move_clocks_each = sq_move_clocks_each,
+    .game_mark_imported = sq_game_mark_imported,
 };
 
 int store_sqlite_open(const char *path, store **out)

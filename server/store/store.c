@@ -259,3 +259,18 @@ int store_note_unread(store *s, int64_t user_id, int64_t *n)
 {
     return s->ops->note_unread(s, user_id, n);
 }
+
+int store_move_clock_set(store *s, int64_t game_id, int64_t ply, int64_t clock_ms)
+{
+    return s->ops->move_clock_set(s, game_id, ply, clock_ms);
+}
+
+int store_move_clocks_each(store *s, int64_t game_id, store_clock_cb cb, void *arg)
+{
+    return s->ops->move_clocks_each(s, game_id, cb, arg);
+}
+
+int store_game_mark_imported(store *s, int64_t id, const char *white, const char *black)
+{
+    return s->ops->game_mark_imported(s, id, white, black);
+}
