@@ -15,14 +15,14 @@
  * the last answer. Timings never fail anything; exit 1 only when the
  * export is wrong (count of records).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,9 +32,9 @@
 #include "store/store.h"
 
 static const char *const MOVES[] = {
-    "d2-c3", "b4xd2", "e1xc3", "e3xe1", "c3xe3", "e4xe2", "b3-b4", "a5xc3", "a3xa5",
-    "c3-d3", "a5-b4", "b5xb3", "b2xb4", "c5xa3", "a2xa4", "d5-c5", "d1-d2", "d3xd1",
-    "c2-c3", "c4xc2", "c1xc3", "d4xb2", "a1xc3", "c5-d4", "b1-a1", "d4xb2", "a1xc3",
+    "d2-c3", "b4xd2", "e1xc3", "e3xe1", "c3xe3", "e4xe2", "b3-b4", "a5xc3",   "a3xa5",
+    "c3-d3", "a5-b4", "b5xb3", "b2xb4", "c5xa3", "a2xa4", "d5-c5", "d1-d2",   "d3xd1",
+    "c2-c3", "c4xc2", "c1xc3", "d4xb2", "a1xc3", "c5-d4", "b1-a1", "d4xb2",   "a1xc3",
     "e5-d4", "c3xe5", "e2-e3", "a4-a5", "e3-e4", "e5xe3", "e1-d2", "e3xc1xe1"};
 #define NMOVES (sizeof MOVES / sizeof MOVES[0])
 
@@ -212,7 +212,8 @@ static int run(long n)
         char body[128];
         snprintf(body, sizeof body, "{\"type\":\"export\",\"limit\":100,\"after\":%ld}", after);
         r = rpc(&c, after ? body : "{\"type\":\"export\",\"limit\":100}");
-        cJSON *recs = cJSON_GetObjectItem(r, "records"), *it, *next = cJSON_GetObjectItem(r, "next");
+        cJSON *recs = cJSON_GetObjectItem(r, "records"), *it,
+              *next = cJSON_GetObjectItem(r, "next");
         cJSON_ArrayForEach(it, recs)
         {
             got++;

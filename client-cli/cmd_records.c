@@ -245,7 +245,7 @@ int cmd_search(cli *c, const cmd_args *a)
         fputs("No games\n", c->out);
         goto out;
     }
-    static const char *const heads[] = {"GAME", "DATE",   "WHITE",  "BLACK",
+    static const char *const heads[] = {"GAME",    "DATE",   "WHITE",  "BLACK",
                                         "VARIANT", "RESULT", "REASON", "PLY"};
     table t;
     if (table_init(&t, 8, heads) < 0) {
@@ -258,7 +258,7 @@ int cmd_search(cli *c, const cmd_args *a)
         const cJSON *created = cJSON_GetObjectItemCaseSensitive(g, "created");
         snprintf(id, sizeof id, "%lld%s", cli_int(g, "id"),
                  cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "imported")) ? " (imported)"
-                                                                                : "");
+                                                                               : "");
         snprintf(ply, sizeof ply, "%lld", cli_int(g, "ply"));
         date_text(cJSON_IsNumber(created) ? created->valuedouble : 0, date, sizeof date);
         const char *res = cli_str(g, "result"), *why = cli_str(g, "reason");
@@ -267,7 +267,9 @@ int cmd_search(cli *c, const cmd_args *a)
                                cli_str(g, "white") ? cli_str(g, "white") : "?",
                                cli_str(g, "black") ? cli_str(g, "black") : "?",
                                cli_str(g, "variant") ? cli_str(g, "variant") : "?",
-                               res ? res : cli_str(g, "status") ? cli_str(g, "status") : "-",
+                               res                    ? res
+                               : cli_str(g, "status") ? cli_str(g, "status")
+                                                      : "-",
                                why ? why : "-",
                                ply};
         if (table_add(&t, cells) < 0) {

@@ -125,8 +125,7 @@ const char *records_refuse(const qk_pdn_record *rec)
 }
 
 /* One record as the rows of an imported game. */
-static int import_one(gsvc *s, int64_t importer, const qk_pdn_record *rec, int64_t now,
-                      int64_t *id)
+static int import_one(gsvc *s, int64_t importer, const qk_pdn_record *rec, int64_t now, int64_t *id)
 {
     qk_pdn_outcome oc;
     qk_pdn_error err;
@@ -170,8 +169,7 @@ static int import_one(gsvc *s, int64_t importer, const qk_pdn_record *rec, int64
     return rc;
 }
 
-int records_import(gsvc *s, int64_t importer, const qk_pdn_record *recs, size_t n,
-                   int64_t *ids)
+int records_import(gsvc *s, int64_t importer, const qk_pdn_record *recs, size_t n, int64_t *ids)
 {
     int64_t now = svc_now(s);
     for (size_t i = 0; i < n; i++) {

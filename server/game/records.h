@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "qk_pdn.h"
 #include "game/games.h"
+#include "qk_pdn.h"
 
 /* The PDN TimeControl words of t: "-" (unlimited), "corr:DAYS",
  * "INITIAL+INCREMENT" (seconds, the PGN form). buf of n >= 32 bytes. */
@@ -61,7 +61,6 @@ const char *records_refuse(const qk_pdn_record *rec);
  * called svc_write_begin(); on a store error the batch is poisoned
  * (svc_poison) and STORE_EIO returned: nothing of the import is kept,
  * since the whole batch is lost. */
-int records_import(gsvc *s, int64_t importer, const qk_pdn_record *recs, size_t n,
-                   int64_t *ids);
+int records_import(gsvc *s, int64_t importer, const qk_pdn_record *recs, size_t n, int64_t *ids);
 
 #endif

@@ -73,9 +73,8 @@
     "CASE WHEN g.imported THEN coalesce(g.imported_black, '?') ELSE b.username END, g.start, " \
     "g.position, g.ply, g.turn, g.status, coalesce(g.result, ''), coalesce(g.reason, ''), "  \
     "g.time_control, coalesce(g.deadline, -1), coalesce(g.white_ms, -1), "                   \
-    "coalesce(g.black_ms, -1), g.created, g.updated, w.bot AND NOT g.imported, "               \
-    "b.bot AND NOT g.imported, g.rated, g.imported, "    \
-    "coalesce(g.tournament, 0) FROM games g "                                                \
+    "coalesce(g.black_ms, -1), g.created, g.updated, w.bot AND NOT g.imported, "             \
+    "b.bot AND NOT g.imported, g.rated, g.imported, coalesce(g.tournament, 0) FROM games g " \
     "JOIN users w ON w.id = g.white_id JOIN users b ON b.id = g.black_id "
 
 /* The statements of sqlite_corr.c (correspondence play: deadlines and

@@ -101,8 +101,7 @@ static void send_obj(tconn *c, cJSON *req)
  * next move of every unfinished game, from the side to move's connection,
  * and then reads the answers, so the moves of a round share one commit
  * (the server's group commit) instead of one fsync per move. */
-static void play_all(tconn *w, tconn *b, const char *variant, cJSON **recs, int n,
-                     long long *gids)
+static void play_all(tconn *w, tconn *b, const char *variant, cJSON **recs, int n, long long *gids)
 {
     bool white[GAMES_PER_FILE];
     for (int i = 0; i < n; i++) {
@@ -152,17 +151,21 @@ static void play_all(tconn *w, tconn *b, const char *variant, cJSON **recs, int 
 }
 
 static const char *const variants[] = {
-    "alquerque",           "alquerque-traditional", "alquerque-brainking",
-    "alquerque-stoep-short", "alquerque-stoep-long", "alquerkonane-8x8",
-    "alquerkonane-6x4",    "alquerkonane-5x5",
+    "alquerque",
+    "alquerque-traditional",
+    "alquerque-brainking",
+    "alquerque-stoep-short",
+    "alquerque-stoep-long",
+    "alquerkonane-8x8",
+    "alquerkonane-6x4",
+    "alquerkonane-5x5",
 };
 
 /* Concatenate the records of an export page, checking it holds gids. */
 static char *export_page(tconn *c, const char *variant, long long after, int n,
                          const long long *gids)
 {
-    cJSON *r = tc_rpc(c, "{\"type\":\"export\",\"variant\":\"%s\",\"after\":%lld}", variant,
-                      after);
+    cJSON *r = tc_rpc(c, "{\"type\":\"export\",\"variant\":\"%s\",\"after\":%lld}", variant, after);
     t_ok(r, "export of a variant");
     const cJSON *recs = t_obj(r, "records"), *it;
     cr_assert_eq(cJSON_GetArraySize(recs), n);
@@ -316,8 +319,8 @@ Test(records, bad_records_are_bad_request_with_record_and_line)
         {"FEN that does not parse", "[Variant \"alquerque\"]\n[FEN \"zzz\"]\n\n*\n", 2},
         {"result that contradicts the moves",
          "[Result \"0-1\"]\n[Termination \"no_moves\"]\n\n1. d2-c3 0-1\n", 1},
-        {"name over 32 bytes",
-         "[White \"Abcdefghijklmnopqrstuvwxyz Abcdefghijk\"]\n\n1. d2-c3 *\n", 1},
+        {"name over 32 bytes", "[White \"Abcdefghijklmnopqrstuvwxyz Abcdefghijk\"]\n\n1. d2-c3 *\n",
+         1},
     };
     tconn *c = tc_open(S.port);
     t_register(c, "al");
@@ -394,8 +397,9 @@ Test(records, export_pages_through_next)
     long long after = 0, seen = 0;
     int pages = 0;
     for (;;) {
-        cJSON *r = after ? tc_rpc(a, "{\"type\":\"export\",\"format\":\"json\",\"limit\":2,"
-                                     "\"after\":%lld}",
+        cJSON *r = after ? tc_rpc(a,
+                                  "{\"type\":\"export\",\"format\":\"json\",\"limit\":2,"
+                                  "\"after\":%lld}",
                                   after)
                          : tc_rpc(a, "{\"type\":\"export\",\"format\":\"json\",\"limit\":2}");
         t_ok(r, "export page");
@@ -426,11 +430,17 @@ Test(records, export_pages_through_next)
     const cJSON *recs = t_obj(r, "records");
     cr_assert_eq(cJSON_GetArraySize(recs), 3); /* games 0, 2, 4: White resigned */
     const char *pdn = cJSON_GetArrayItem(recs, 0)->valuestring;
-    static const char *const tags[] = {
-        "[Event \"Qirkat casual game\"]", "[Site \"Qirkat\"]", "[Date \"2025.11.30\"]",
-        "[Round \"-\"]",  "[White \"al\"]", "[Black \"bo\"]", "[Result \"0-1\"]",
-        "[Variant \"alquerque\"]", "[TimeControl \"-\"]", "[Termination \"resign\"]",
-        "[PlyCount \"0\"]"};
+    static const char *const tags[] = {"[Event \"Qirkat casual game\"]",
+                                       "[Site \"Qirkat\"]",
+                                       "[Date \"2025.11.30\"]",
+                                       "[Round \"-\"]",
+                                       "[White \"al\"]",
+                                       "[Black \"bo\"]",
+                                       "[Result \"0-1\"]",
+                                       "[Variant \"alquerque\"]",
+                                       "[TimeControl \"-\"]",
+                                       "[Termination \"resign\"]",
+                                       "[PlyCount \"0\"]"};
     for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
         cr_assert_not_null(strstr(pdn, tags[i]), "%s in %s", tags[i], pdn);
     cr_assert_null(strstr(pdn, "[FEN"), "no FEN for the variant's start");
