@@ -338,3 +338,27 @@ CREATE TABLE tournament_forbidden (
 ) WITHOUT ROWID;
 ALTER TABLE games ADD COLUMN tournament_id INTEGER REFERENCES tournaments (id);
 ALTER TABLE games ADD COLUMN round INTEGER;
+
+-- migration 9
+-- Records (issue 11): the mover's clock after each move of a live game,
+-- imported games.
+--
+-- moves.clock_ms: ms left to the mover right after the move (increment
+-- included); NULL for moves of other time controls and for moves stored
+-- before this migration (their games export without clock comments).
+--
+-- An imported game (op `import`) is a finished record, never a played
+-- game: imported = 1, white_id = black_id = the importing user (the game
+-- is in that user's archive, so `games`/`export` with `user` find it),
+-- and the players are the record's names as text in imported_white and
+-- imported_black (they need not be users). It is never active, never
+-- rated, and no rating or standing reads it. A record with result `*`
+-- is stored 'aborted' with no result: it can never be played on.
+--
+-- The `tournament` filter of `games`/`export` reads games.tournament_id
+-- (migration 8).
+ALTER TABLE moves ADD COLUMN clock_ms INTEGER;
+ALTER TABLE games ADD COLUMN imported INTEGER NOT NULL DEFAULT 0 CHECK (imported IN (0, 1));
+ALTER TABLE games ADD COLUMN imported_white TEXT;
+ALTER TABLE games ADD COLUMN imported_black TEXT;
+CREATE INDEX games_created ON games (created);

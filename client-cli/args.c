@@ -69,9 +69,13 @@ int args_parse(const opt_spec *const *lists, int nlists, int argc, char **argv, 
             out->pos[out->npos++] = a;
             continue;
         }
-        /* "-h" is the only short option: everything else is spelled out. */
-        const char *name = strcmp(a, "-h") == 0 ? "help" : a + 2;
-        if (a[1] != '-' && strcmp(a, "-h") != 0) {
+        /* "-h" and "-o" (export's --output) are the only short options:
+         * everything else is spelled out. */
+        bool short_ok = strcmp(a, "-h") == 0 || strcmp(a, "-o") == 0;
+        const char *name = strcmp(a, "-h") == 0   ? "help"
+                           : strcmp(a, "-o") == 0 ? "output"
+                                                  : a + 2;
+        if (a[1] != '-' && !short_ok) {
             snprintf(err, errn, "unknown option %s", a);
             return -1;
         }

@@ -339,6 +339,16 @@ static int load_session(cli *c)
     return CLI_EXIT_OK;
 }
 
+int cli_connect_login(cli *c)
+{
+    int rc = load_session(c);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_connect(c);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_login_token(c, true);
+    return rc;
+}
+
 /* Global options before the subcommand; returns the index of the
  * subcommand in argv (argc when there is none) or -1 after a usage error. */
 static int parse_globals(cli *c, int argc, char **argv, bool *help, bool *version,

@@ -75,6 +75,11 @@ int cli_fail(cli *c, int status, const char *fmt, ...) __attribute__((format(pri
  * server refused hello); errors are printed. */
 int cli_connect(cli *c);
 
+/* For a NEED_NOTHING command that finds it needs the server after all
+ * (`replay GAME`): read the session, connect and log in with the stored
+ * token (required). Returns CLI_EXIT_OK or the printed failure's status. */
+int cli_connect_login(cli *c);
+
 /* Log in on the open connection with the stored token. With required, no
  * session (or one for another server) is an error: "unauthenticated: ..."
  * and CLI_EXIT_SERVER. Without, the command goes on logged out, with a

@@ -74,6 +74,10 @@ int cmd_user(cli *c, const cmd_args *a);
 int cmd_leaderboard(cli *c, const cmd_args *a);
 /* cmd_replay.c: a PDN record's boards, offline (the viewer: replay.h). */
 int cmd_replay(cli *c, const cmd_args *a);
+/* cmd_records.c: export, import and search of stored games (records). */
+int cmd_export(cli *c, const cmd_args *a);
+int cmd_import(cli *c, const cmd_args *a);
+int cmd_search(cli *c, const cmd_args *a);
 
 /* Which side an engine score favours, in words, into buf (size n):
  * "favours White", "Black wins with best play" (forced results,

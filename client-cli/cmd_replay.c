@@ -246,7 +246,7 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
 /* The file, whole, into a malloc'd buffer (*len bytes, NUL added); at
  * most QK_PDN_MAX_TEXT + 1 bytes are read, enough for the reader to
  * refuse an over-long file. NULL when it cannot be read. */
-static char *read_file(const char *path, size_t *len)
+char *records_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -276,7 +276,16 @@ int cmd_replay(cli *c, const cmd_args *a)
     if (game < 1)
         return cli_usage_error(c, "--game counts from 1");
     size_t len = 0;
-    char *text = read_file(path, &len);
+    char *text = records_read_file(path, &len);
+    /* A number that is not a file is a game id: its record comes from the
+     * server (`export`), finished or active. */
+    char *end;
+    unsigned long long id = strtoull(path, &end, 10);
+    if (!text && *path >= '0' && *path <= '9' && !*end && id > 0) {
+        int frc = records_fetch(c, id, &text, &len);
+        if (frc != CLI_EXIT_OK)
+            return frc;
+    }
     if (!text)
         return cli_usage_error(c, "cannot read '%s'", path);
     qk_pdn_record *recs;

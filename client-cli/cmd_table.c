@@ -21,6 +21,18 @@
         OPT_FLAG, "flip", NULL, "turn the board around (default: your side at the bottom)"         \
     }
 
+/* The search filters of export and search (docs/protocol.md `games`). */
+#define O_FILTERS                                                                                  \
+    {OPT_STR, "user", "U", "games of U (default: you)"},                                           \
+        {OPT_STR, "opponent", "U", "games against U"},                                             \
+        {OPT_STR, "variant", "V", "games of this variant"},                                        \
+        {OPT_STR, "since", "DATE", "started on or after DATE (YYYY-MM-DD, UTC)"},                  \
+        {OPT_STR, "until", "DATE", "started on or before DATE (YYYY-MM-DD, UTC)"},                 \
+        {OPT_STR, "result", "white|black|draw", "games with this result"},                         \
+    {                                                                                              \
+        OPT_FLAG, "imported", NULL, "only imported games"                                          \
+    }
+
 /* clang-format off */
 const cmd_def cmd_table[] = {
     {"register", cmd_register, NULL, NEED_NOTHING, 1, 1,
@@ -126,8 +138,24 @@ const cmd_def cmd_table[] = {
     {"replay", cmd_replay, NULL, NEED_NOTHING, 1, 1,
      OPTS({OPT_UINT, "game", "K", "the K-th game of the file (default 1)"},
           {OPT_UINT, "to-ply", "N", "print the board after N plies and exit (0: the start)"}),
-     "FILE [--game K] [--to-ply N]",
-     "step through a game of a PDN file: n p f l, g N, q (offline)"},
+     "GAME|FILE [--game K] [--to-ply N]",
+     "step through a stored game (by id) or a game of a PDN file: n p f l, g N, q"},
+    {"export", cmd_export, NULL, NEED_LOGIN, 0, 1,
+     OPTS(O_FILTERS,
+          {OPT_STR, "output", "FILE", "write to FILE instead of stdout (also -o FILE)"}),
+     "[GAME] [--user U] [--opponent U] [--variant V] [--since DATE] [--until DATE] "
+     "[--result R] [--imported] [--json] [-o|--output FILE]",
+     "stored games as PDN records (or game objects with --json), every page"},
+    {"import", cmd_import, NULL, NEED_LOGIN, 1, 1, NULL,
+     "FILE", "store the games of a PDN file (each checked with the rules first)"},
+    {"search", cmd_search, NULL, NEED_LOGIN, 0, 0,
+     OPTS(O_FILTERS,
+          {OPT_STR, "status", "active|finished|aborted", "only games in this state"},
+          {OPT_UINT, "limit", "N", "at most N games (1..200, default 50)"},
+          {OPT_UINT, "after", "ID", "the next page: games older than ID"}),
+     "[--user U] [--opponent U] [--variant V] [--since DATE] [--until DATE] [--result R] "
+     "[--imported] [--status S] [--limit N] [--after ID]",
+     "find stored games: a table, newest first"},
     {"class", cmd_class, NULL, NEED_LOGIN, 1, 3, NULL,
      "create NAME | join CODE | add-students CLASS FILE | reset-password CLASS USER | show [CLASS]",
      "classes: FILE has one student a line, \"username\" or \"username,display name\""},

@@ -226,7 +226,9 @@ static int read_some(net_conn *c)
  * with '?': the client prints server text (messages, names) to a terminal,
  * and a hostile server must not be able to send escape sequences through
  * it. C0 controls, DEL and the two-byte C1 controls (U+0080..U+009F) go;
- * the string keeps its length, so this works in place. */
+ * the string keeps its length, so this works in place. A line feed in a
+ * value stays: `export` sends PDN records, which are lines, and a line
+ * feed starts no escape sequence. */
 static void defang_strings(cJSON *item)
 {
     for (; item; item = item->next) {
@@ -236,7 +238,7 @@ static void defang_strings(cJSON *item)
                     *p = '?';
         if (cJSON_IsString(item) && item->valuestring) {
             for (unsigned char *p = (unsigned char *)item->valuestring; *p; p++) {
-                if (*p < 0x20 || *p == 0x7f) {
+                if ((*p < 0x20 && *p != '\n') || *p == 0x7f) {
                     *p = '?';
                 } else if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
                     p[0] = '?';

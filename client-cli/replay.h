@@ -45,4 +45,14 @@ int replay_show(cli *c, const replay_src *src, size_t ply);
  * of input. Returns CLI_EXIT_OK, or replay_show()'s error. */
 int replay_loop(cli *c, const replay_src *src, size_t start);
 
+/* cmd_replay.c: the whole file at path (at most QK_PDN_MAX_TEXT + 1
+ * bytes, so the reader can tell a text that is too big), NUL-terminated,
+ * malloc'd (caller frees), *len its length; NULL when it cannot be read. */
+char *records_read_file(const char *path, size_t *len);
+
+/* cmd_records.c: connect, log in and fetch game's record as PDN text
+ * (the `export` op): *text malloc'd (caller frees), *len its length.
+ * Returns CLI_EXIT_OK or the printed failure's status. */
+int records_fetch(cli *c, uint64_t game, char **text, size_t *len);
+
 #endif

@@ -76,6 +76,13 @@ void op_tournament_forbid(req *r);
 void op_tournament(req *r);
 void op_tournaments(req *r);
 void op_tournament_standings(req *r);
+/* ops_records.c: export, import (records, docs/protocol.md). */
+void op_export(req *r);
+void op_import(req *r);
+/* The search filters of `games` and `export` (result, since, until,
+ * tournament, imported) from r into f. false when one is bad: r is then
+ * answered bad_request. */
+bool ops_search_filter(req *r, store_game_filter *f);
 
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200

@@ -152,7 +152,7 @@ static int collect_cb(void *arg, const store_game *g)
  * rules, issue 9 item 11). A damaged game is left out, and its id added
  * to damaged when given (login), so one bad game never breaks a list. */
 static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal,
-                      int64_t viewer, cJSON *damaged)
+                      int64_t viewer, cJSON *damaged, int64_t *next)
 {
     row_list l = {NULL, 0, f->limit > 0 && f->limit < OPS_LOGIN_GAMES_MAX ? (size_t)f->limit
                                                                            : OPS_LOGIN_GAMES_MAX};
@@ -160,6 +160,8 @@ static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal
     if (!list || !(l.rows = malloc(l.cap * sizeof *l.rows)))
         return false;
     bool ok = store_games_query(s->svc->store, f, collect_cb, &l) >= 0;
+    if (next) /* a full page may have more after it (records: `next`) */
+        *next = ok && l.n > 0 && (int64_t)l.n == f->limit ? l.rows[l.n - 1].id : 0;
     for (size_t i = 0; ok && i < l.n; i++) {
         const store_game *row = &l.rows[i];
         bool active = strcmp(row->status, "active") == 0;
@@ -196,7 +198,7 @@ bool ops_add_active_games(api *s, cJSON *res, int64_t user_id)
 {
     store_game_filter f = {.user_id = user_id, .status = "active", .limit = OPS_LOGIN_GAMES_MAX};
     cJSON *damaged = cJSON_AddArrayToObject(res, "damaged_games");
-    return damaged && add_games(s, res, &f, true, user_id, damaged);
+    return damaged && add_games(s, res, &f, true, user_id, damaged, NULL);
 }
 
 void op_games(req *r)
@@ -225,6 +227,11 @@ void op_games(req *r)
         return;
     }
     req_uint(r, "before", &before);
+    uint64_t after = 0;
+    if (req_uint(r, "after", &after) && (after < before || !before))
+        before = after; /* `next` of the last page: games older than it */
+    if (!ops_search_filter(r, &f))
+        return;
     const char *opponent = req_str(r, "opponent");
     if ((user && !auth_username_valid(user)) || (opponent && !auth_username_valid(opponent))) {
         req_error(r, QK_ERR_BAD_REQUEST,
@@ -262,7 +269,10 @@ void op_games(req *r)
     f.before = (int64_t)before;
     f.limit = (int64_t)limit;
     cJSON *res = req_ok(r);
-    if (res && !add_games(s, res, &f, false, r->sess->user_id, NULL)) {
+    int64_t next = 0;
+    if (res && (!add_games(s, res, &f, false, r->sess->user_id, NULL, &next) ||
+                !(next > 0 && !turn ? cJSON_AddNumberToObject(res, "next", (double)next)
+                                    : cJSON_AddNullToObject(res, "next")))) {
         cJSON_Delete(res);
         res = NULL;
     }

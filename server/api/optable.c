@@ -48,7 +48,9 @@ static const op_def ops[] = {
      op_games,
      true,
      {OPT("status", FT_STR), OPT("turn", FT_STR), OPT("user", FT_STR), OPT("variant", FT_STR),
-      OPT("limit", FT_UINT), OPT("before", FT_ID), OPT("opponent", FT_STR)}},
+      OPT("limit", FT_UINT), OPT("before", FT_ID), OPT("opponent", FT_STR),
+      OPT("result", FT_STR), OPT("since", FT_UINT), OPT("until", FT_UINT),
+      OPT("tournament", FT_ID), OPT("imported", FT_BOOL), OPT("after", FT_ID)}},
     {"game", op_game, true, {REQ("game", FT_ID)}},
     {"move", op_move, true, {REQ("game", FT_ID), OPT("ply", FT_UINT), REQ("move", FT_MOVE)}},
     {"resign", op_resign, true, {REQ("game", FT_ID)}},
@@ -125,6 +127,15 @@ static const op_def ops[] = {
      op_tournament_standings,
      true,
      {REQ("tournament", FT_ID), OPT("format", FT_STR)}},
+    /* records (ops_records.c) */
+    {"export",
+     op_export,
+     true,
+     {OPT("game", FT_ID), OPT("user", FT_STR), OPT("opponent", FT_STR), OPT("variant", FT_STR),
+      OPT("result", FT_STR), OPT("since", FT_UINT), OPT("until", FT_UINT),
+      OPT("tournament", FT_ID), OPT("imported", FT_BOOL), OPT("format", FT_STR),
+      OPT("limit", FT_UINT), OPT("after", FT_ID)}},
+    {"import", op_import, true, {REQ("pdn", FT_STR)}},
 };
 
 const op_def *optable_op(size_t i)

@@ -39,7 +39,7 @@ typedef struct field_spec {
     bool required;
 } field_spec;
 
-#define OP_MAX_FIELDS 12 /* with the NULL row that ends the list */
+#define OP_MAX_FIELDS 16 /* with the NULL row that ends the list */
 
 typedef struct req req;
 

@@ -192,6 +192,7 @@ static int from_rows(game *g, const store_game *r, const store_game_x *x)
     g->result = (qk_result)res;
     g->reason = (qk_reason)why;
     g->rated = r->rated;
+    g->imported = r->imported;
     g->deadline = r->deadline;
     g->clock_ms[QK_WHITE] = r->white_ms;
     g->clock_ms[QK_BLACK] = r->black_ms;
@@ -597,6 +598,11 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
         *clock = (left > 0 ? left : 0) + (int64_t)g->tc.increment_s * 1000;
         g->turn_mono = svc_mono(s);
     }
+    /* The mover's time left, kept per move for the records' clock
+     * comments (game/records.h). */
+    if (g->tc.kind == TC_LIVE &&
+        store_move_clock_set(s->store, g->id, g->ply, g->clock_ms[g->pos.side]) != STORE_OK)
+        goto fail;
     qk_undo u;
     qk_pos_make(&g->v, &g->pos, m, &u);
     if (push_move(g, text))
@@ -860,6 +866,7 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         !cJSON_AddBoolToObject(o, "black_bot", g->black.bot) ||
         !cJSON_AddBoolToObject(o, "rated", g->rated) ||
         !add_int_or_null(o, "challenge", g->challenge_id > 0 ? g->challenge_id : -1) ||
+        !cJSON_AddBoolToObject(o, "imported", g->imported) ||
         !cJSON_AddStringToObject(o, "start", g->start) ||
         !(moves = cJSON_AddArrayToObject(o, "moves")))
         goto fail;

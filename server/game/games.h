@@ -100,6 +100,7 @@ typedef struct game {
     qk_move last_move;
     int64_t challenge_id; /* the challenge that made the game (games.challenge_id); 0 = none */
     int64_t tournament_id, round; /* 0, 0 outside tournaments (tourney.h) */
+    bool imported; /* an imported record (game/records.h): never played, never active */
 } game;
 
 /* What a new game is made of (games_start). */

@@ -202,8 +202,9 @@ void notify_game_over(gsvc *s, const game *g)
     /* Every end of a game passes here, in the batch that stored it: the
      * one place where a rated game's end updates the ratings. A failure
      * poisons the batch, so the end is lost with it, never stored alone. */
-    ratings_game rg = {g->id, g->v.name, g->white.id, g->black.id, g->rated,
-                       g->status == GAME_FINISHED, g->result};
+    /* An imported record never counts (PROTOCOL.md "Records"). */
+    ratings_game rg = {g->id, g->v.name, g->white.id, g->black.id, g->rated && !g->imported,
+                       g->status == GAME_FINISHED && !g->imported, g->result};
     cJSON *change = NULL;
     ratings_game_over(s, &rg, &change);
     if (!change)

@@ -146,12 +146,10 @@ int ratings_game_over(gsvc *s, const ratings_game *g, cJSON **change)
 {
     if (change)
         *change = NULL;
-    /* Aborted games never count, unrated ones neither (PROTOCOL.md).
-     * TODO(records): imported games must not count either. The records
-     * branch (not on main yet) adds game.imported and stores imported
-     * games finished, unrated and outside the games cache, so they never
-     * reach notify_game_over(); when it lands, also pass
-     * `finished && !g->imported` from notify.c, so no path can count one. */
+    /* Aborted games never count, unrated ones neither (PROTOCOL.md);
+     * nor imported records: they are stored unrated and never pass
+     * notify_game_over(), and notify.c passes them as unrated and
+     * unfinished besides, so no path can count one. */
     if (!g->rated || !g->finished)
         return STORE_OK;
     char family[RATINGS_FAMILY_MAX];

@@ -14,10 +14,9 @@
  * rating period (PROTOCOL.md): both players are updated from their values
  * at the end, first grown by the inactivity step (rating.h
  * rating_inactivity(): one period per whole day since the player's last
- * rated game in the family, RD capped at 350). Imported games (records
- * branch) must not count: they are stored unrated and never pass
- * notify_game_over(); TODO when game.imported reaches main, notify.c
- * passes finished = false for them too (see ratings_game_over()).
+ * rated game in the family, RD capped at 350). Imported games never
+ * count: they are stored unrated and never pass notify_game_over(), and
+ * notify.c passes them as unrated and unfinished (ratings_game_over()).
  *
  * What is shown. A stored row keeps RD as of the player's last rated
  * game; what the wire shows (user objects, leaderboard, seeks' ranges) is

@@ -535,6 +535,9 @@ static const store_ops sq_ops = {
     .challenge_range_put = sq_challenge_range_put,
     .challenge_range_get = sq_challenge_range_get,
     SQ_TOURNEY_OPS_INIT,
+    .move_clock_set = sq_move_clock_set,
+    .move_clocks_each = sq_move_clocks_each,
+    .game_mark_imported = sq_game_mark_imported,
 };
 
 int store_sqlite_open(const char *path, store **out)

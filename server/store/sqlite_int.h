@@ -68,7 +68,8 @@
     SQ_BOTS_STATEMENTS(X)                                                                     \
     SQ_BOUND_STATEMENTS(X)                                                                    \
     SQ_RATING_STATEMENTS(X)                                                                    \
-    SQ_TOURNEY_STATEMENTS(X)
+    SQ_TOURNEY_STATEMENTS(X)                                                                  \
+    SQ_RECORDS_STATEMENTS(X)
 
 #define CHALLENGE_SELECT                                                                      \
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), " \
@@ -78,10 +79,13 @@
     "FROM challenges c JOIN users f ON f.id = c.from_user LEFT JOIN users t ON t.id = c.to_user "
 
 #define GAME_SELECT                                                                           \
-    "SELECT g.id, g.variant, g.white_id, g.black_id, w.username, b.username, g.start, "      \
+    "SELECT g.id, g.variant, g.white_id, g.black_id, "                                       \
+    "CASE WHEN g.imported THEN coalesce(g.imported_white, '?') ELSE w.username END, "        \
+    "CASE WHEN g.imported THEN coalesce(g.imported_black, '?') ELSE b.username END, g.start, " \
     "g.position, g.ply, g.turn, g.status, coalesce(g.result, ''), coalesce(g.reason, ''), "  \
     "g.time_control, coalesce(g.deadline, -1), coalesce(g.white_ms, -1), "                   \
-    "coalesce(g.black_ms, -1), g.created, g.updated, w.bot, b.bot, g.rated FROM games g "    \
+    "coalesce(g.black_ms, -1), g.created, g.updated, w.bot AND NOT g.imported, "             \
+    "b.bot AND NOT g.imported, g.rated, g.imported, coalesce(g.tournament_id, 0) FROM games g " \
     "JOIN users w ON w.id = g.white_id JOIN users b ON b.id = g.black_id "
 
 /* The statements of sqlite_bots.c (migration 5: the challenge of a game,
@@ -270,6 +274,28 @@
     X(GAME_T_GET,                                                                             \
       "SELECT coalesce(tournament_id, 0), coalesce(round, 0) FROM games WHERE id = ?")
 
+/* The statements of sqlite_records.c (issue 11: search, clocks, imports).
+ * GAMES_SEARCH binds ?1 user, ?2 status, ?3 variant, ?4 opponent, ?5
+ * before, ?6 limit, ?7 result, ?8 since, ?9 until, ?10 tournament, ?11
+ * imported (0/1), ?12 after, ?13 turn user; NULL does not filter. */
+#define SQ_SEARCH_WHERE                                                                       \
+    "WHERE (?1 IS NULL OR g.white_id = ?1 OR g.black_id = ?1) "                               \
+    "AND (?2 IS NULL OR g.status = ?2) AND (?3 IS NULL OR g.variant = ?3) "                   \
+    "AND (?4 IS NULL OR g.white_id = ?4 OR g.black_id = ?4) AND (?5 IS NULL OR g.id < ?5) "   \
+    "AND (?7 IS NULL OR g.result = ?7) AND (?8 IS NULL OR g.created >= ?8) "                  \
+    "AND (?9 IS NULL OR g.created <= ?9) AND (?10 IS NULL OR g.tournament_id = ?10) "            \
+    "AND (?11 IS NULL OR g.imported = ?11) AND (?12 IS NULL OR g.id > ?12) "                  \
+    "AND (?13 IS NULL OR (g.status = 'active' AND ((g.turn = 'white' AND g.white_id = ?13) "  \
+    "OR (g.turn = 'black' AND g.black_id = ?13)))) "
+#define SQ_RECORDS_STATEMENTS(X)                                                              \
+    X(GAMES_SEARCH, GAME_SELECT SQ_SEARCH_WHERE "ORDER BY g.id DESC LIMIT ?6")                \
+    X(GAMES_SEARCH_ASC, GAME_SELECT SQ_SEARCH_WHERE "ORDER BY g.id LIMIT ?6")                 \
+    X(MOVE_CLOCK_SET, "UPDATE moves SET clock_ms = ?3 WHERE game_id = ?1 AND ply = ?2")      \
+    X(MOVE_CLOCKS_OF,                                                                         \
+      "SELECT ply, coalesce(clock_ms, -1) FROM moves WHERE game_id = ? ORDER BY ply")         \
+    X(GAME_MARK_IMPORTED,                                                                     \
+      "UPDATE games SET imported = 1, imported_white = ?2, imported_black = ?3 WHERE id = ?1")
+
 typedef enum {
 #define SQ_X_ENUM(name, sql) ST_##name,
     SQ_STATEMENTS(SQ_X_ENUM)
@@ -325,6 +351,8 @@ void sq_col_text(sqlite3_stmt *st, int i, char *buf, size_t n);
 /* ---- the operations (store_ops entries; contracts in store.h) -------- */
 
 /* sqlite_rows.c */
+/* A GAME_SELECT row of st into *g. */
+void sq_read_game(sqlite3_stmt *st, store_game *g);
 int sq_user_by_name(store *s, const char *name, store_user *out);
 int sq_user_by_id(store *s, int64_t id, store_user *out);
 int sq_user_insert(store *s, const char *name, bool bot, const char *pwhash, int64_t now,
@@ -437,5 +465,12 @@ int sq_forbid_add(store *, int64_t, int64_t, int64_t);
 int sq_forbids_each(store *, int64_t, int (*)(void *, int64_t, int64_t), void *);
 int sq_game_tourney_set(store *, int64_t, int64_t, int64_t);
 int sq_game_tourney_get(store *, int64_t, int64_t *, int64_t *);
+
+/* sqlite_records.c */
+bool sq_search_wanted(const store_game_filter *f);
+int sq_games_search(store *s, const store_game_filter *f, store_game_cb cb, void *arg);
+int sq_move_clock_set(store *s, int64_t game_id, int64_t ply, int64_t clock_ms);
+int sq_move_clocks_each(store *s, int64_t game_id, store_clock_cb cb, void *arg);
+int sq_game_mark_imported(store *s, int64_t id, const char *white, const char *black);
 
 #endif

@@ -201,7 +201,7 @@ int sq_challenges_open_from(store *base, int64_t user_id, int64_t *n)
 
 /* ---- games and moves ------------------------------------------------- */
 
-static void read_game(sqlite3_stmt *st, store_game *g)
+void sq_read_game(sqlite3_stmt *st, store_game *g)
 {
     g->id = sqlite3_column_int64(st, 0);
     sq_col_text(st, 1, g->variant, sizeof g->variant);
@@ -225,6 +225,8 @@ static void read_game(sqlite3_stmt *st, store_game *g)
     g->white_bot = sqlite3_column_int(st, 19) != 0;
     g->black_bot = sqlite3_column_int(st, 20) != 0;
     g->rated = sqlite3_column_int(st, 21) != 0;
+    g->imported = sqlite3_column_int(st, 22) != 0;
+    g->tournament = sqlite3_column_int64(st, 23);
 }
 
 int sq_game_insert(store *base, store_game *g)
@@ -246,7 +248,7 @@ int sq_game_get(store *base, int64_t id, store_game *out)
     int rc = sq_bind(s, ST_GAME_GET, "i", id);
     if (rc || (rc = sq_one_row(s, ST_GAME_GET)))
         return rc;
-    read_game(s->st[ST_GAME_GET], out);
+    sq_read_game(s->st[ST_GAME_GET], out);
     (void)sqlite3_reset(s->st[ST_GAME_GET]);
     return STORE_OK;
 }
@@ -295,6 +297,8 @@ int sq_games_query(store *base, const store_game_filter *f,
                    int (*cb)(void *arg, const store_game *g), void *arg)
 {
     sq_store *s = sq_of(base);
+    if (sq_search_wanted(f))
+        return sq_games_search(base, f, cb, arg);
     /* Your turn (sorted by deadline) and an opponent each have their own
      * statement, so SQLite can use the (player, status, turn, deadline)
      * indexes instead of scanning every game. */
@@ -319,7 +323,7 @@ int sq_games_query(store *base, const store_game_filter *f,
     sqlite3_stmt *st = s->st[which];
     store_game g;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        read_game(st, &g);
+        sq_read_game(st, &g);
         int stop = cb(arg, &g);
         if (stop) {
             (void)sqlite3_reset(st);

@@ -328,3 +328,18 @@ int store_challenge_range_get(store *s, int64_t id, int64_t *min, int64_t *max)
 {
     return s->ops->challenge_range_get(s, id, min, max);
 }
+
+int store_move_clock_set(store *s, int64_t game_id, int64_t ply, int64_t clock_ms)
+{
+    return s->ops->move_clock_set(s, game_id, ply, clock_ms);
+}
+
+int store_move_clocks_each(store *s, int64_t game_id, store_clock_cb cb, void *arg)
+{
+    return s->ops->move_clocks_each(s, game_id, cb, arg);
+}
+
+int store_game_mark_imported(store *s, int64_t id, const char *white, const char *black)
+{
+    return s->ops->game_mark_imported(s, id, white, black);
+}

@@ -144,6 +144,10 @@ typedef struct store_game {
     int64_t created, updated;
     bool white_bot, black_bot; /* the players' users.bot (read, never written) */
     bool rated;                /* rated game: the engine's hint is refused */
+    /* Records (migration 9): an imported game's white/black above are the
+     * record's names (imported_white/black), its ids the importer's. */
+    bool imported;
+    int64_t tournament; /* 0 = none */
 } store_game;
 
 /* Game listing filter; zero/NULL fields do not filter. */
@@ -155,6 +159,13 @@ typedef struct store_game_filter {
     int64_t opponent_id;  /* games where this user plays too */
     int64_t before;       /* ids below this (paging) */
     int64_t limit;        /* rows; must be > 0 */
+    /* Search filters (records, migration 9); zero does not filter. */
+    const char *result; /* white, black, draw */
+    int64_t since, until; /* created within [since, until] (UTC ms; until 0 = none) */
+    int64_t tournament;   /* games of this tournament */
+    int imported;         /* 1: only imported games; -1: only played ones; 0: both */
+    int64_t after;        /* ids above this (paging) */
+    bool ascending;       /* oldest (lowest id) first instead of newest */
 } store_game_filter;
 
 /* The correspondence fields of a game (SQLite: migration 2's columns). */
@@ -226,6 +237,7 @@ typedef int (*store_move_cb)(void *arg, int64_t ply, const char *move, int64_t u
 typedef int (*store_extension_cb)(void *arg, const char *kind, int64_t ms, int64_t created);
 typedef int (*store_note_cb)(void *arg, const store_note *n);
 typedef int (*store_rating_cb)(void *arg, const store_rating *r);
+typedef int (*store_clock_cb)(void *arg, int64_t ply, int64_t clock_ms);
 
 /* A backend's operations: each entry has the contract of the public
  * function of the same name below (store_x -> x), with one difference:
@@ -321,6 +333,10 @@ typedef struct store_ops {
     int (*challenge_range_get)(store *s, int64_t id, int64_t *min, int64_t *max);
     /* classes and tournaments (store_tourney.h) */
     STORE_TOURNEY_OPS
+    /* records (sqlite_records.c) */
+    int (*move_clock_set)(store *s, int64_t game_id, int64_t ply, int64_t clock_ms);
+    int (*move_clocks_each)(store *s, int64_t game_id, store_clock_cb cb, void *arg);
+    int (*game_mark_imported)(store *s, int64_t id, const char *white, const char *black);
 } store_ops;
 
 /* The base of every backend's object, embedded as its first member (so a
@@ -573,5 +589,20 @@ int store_game_rating_put(store *s, const store_game_rating *gr);
  * id is not an error (nothing changes); get: STORE_NOTFOUND when absent. */
 int store_challenge_range_put(store *s, int64_t id, int64_t min, int64_t max);
 int store_challenge_range_get(store *s, int64_t id, int64_t *min, int64_t *max);
+
+/* ---- records (issue 11; SQLite: migration 9) ------------------------- */
+
+/* Set the clock of the move at (game_id, ply): clock_ms is what the mover
+ * has left right after it (ms, increment included). STORE_NOTFOUND when
+ * there is no such move. */
+int store_move_clock_set(store *s, int64_t game_id, int64_t ply, int64_t clock_ms);
+/* cb(arg, ply, clock_ms) for each move of game_id in ply order, clock_ms
+ * -1 when the move has none (not a live game, or stored before migration
+ * 6). Same return and re-entrancy rules as store_extensions_each(). */
+int store_move_clocks_each(store *s, int64_t game_id, store_clock_cb cb, void *arg);
+/* Mark game id (just inserted) as imported, with the record's player
+ * names white and black (copied; NULL = unknown, shown as "?"). From then
+ * on its store_game rows carry imported = true and these names. */
+int store_game_mark_imported(store *s, int64_t id, const char *white, const char *black);
 
 #endif

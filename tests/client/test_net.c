@@ -185,3 +185,16 @@ Test(net, control_characters_from_the_server_are_defanged)
     cJSON_Delete(resp);
     cJSON_Delete(req);
 }
+
+/* A line feed in a string value stays (export's PDN records are lines);
+ * the carriage return and the escape next to it do not. */
+Test(net, line_feeds_in_values_are_kept)
+{
+    peer_says("{\"type\":\"ok\",\"id\":1,\"records\":[\"[Result \\\"*\\\"]\\n\\n*\\r\\u001b\\n\"]}\n");
+    cJSON *req = ping(), *resp;
+    cr_assert_eq(net_request(&c, req, 1000, &resp), NET_OK);
+    const cJSON *recs = cJSON_GetObjectItem(resp, "records");
+    cr_assert_str_eq(cJSON_GetArrayItem(recs, 0)->valuestring, "[Result \"*\"]\n\n*??\n");
+    cJSON_Delete(resp);
+    cJSON_Delete(req);
+}
