@@ -68,7 +68,7 @@ Test(tourney, class_round_robin_played_by_bots)
     char pw[N][32];
     for (int i = 0; i < N; i++) {
         const cJSON *x = cJSON_GetArrayItem(st, i);
-        char want[8];
+        char want[16];
         snprintf(want, sizeof want, "kid%d", i + 1);
         cr_assert_str_eq(hj_str(x, "username"), want);
         snprintf(pw[i], sizeof pw[i], "%s", hj_str(x, "password"));
@@ -87,7 +87,7 @@ Test(tourney, class_round_robin_played_by_bots)
      * by code and the tournament, then a bot plays for them. */
     char dirs[N][H_PATH];
     for (int i = 0; i < N; i++) {
-        char user[8], in[48], log[H_PATH + 16];
+        char user[16], in[48], log[H_PATH + 32];
         snprintf(user, sizeof user, "kid%d", i + 1);
         snprintf(in, sizeof in, "%.31s\n", pw[i]);
         hsrv_userdir(&s, user, dirs[i]);
