@@ -590,7 +590,9 @@ static void on_event(client *c, const cJSON *m)
     if (!strcmp(ev, "challenge")) {
         const cJSON *ch = cJSON_GetObjectItemCaseSensitive(m, "challenge");
         const char *to = jstr(ch, "to");
-        if (to && !strcmp(to, c->name) && playing)
+        const char *st = jstr(ch, "status");
+        /* the challenge event comes again when it is accepted */
+        if (to && !strcmp(to, c->name) && playing && (!st || !strcmp(st, "open")))
             sendf(c->fd, "{\"type\":\"accept\",\"id\":\"a\",\"challenge\":%lld}\n",
                   (long long)jnum(ch, "id"));
     } else if (!strcmp(ev, "game_start")) {
@@ -952,7 +954,15 @@ int main(void)
     }
     make_tmpdir();
 
-    const char *only = getenv("BENCH_ONLY"); /* moves, ping or idle: one part */
+    /* BENCH_ONLY=moves, ping or idle: one part; qk50: qirkatd at 50 games
+     * alone (for a profile: QK_BIN names a wrapper running valgrind) */
+    const char *only = getenv("BENCH_ONLY");
+    if (only && !strcmp(only, "qk50")) {
+        qpid = start_qirkatd(&qport);
+        move_load(qport, 50, false, seconds);
+        stop(qpid, "qirkatd");
+        goto done;
+    }
     pid_t bpid, qpid, epid;
     int bport, qport;
     if (only && strcmp(only, "moves"))
