@@ -957,14 +957,14 @@ int main(void)
     /* BENCH_ONLY=moves, ping or idle: one part; qk50: qirkatd at 50 games
      * alone (for a profile: QK_BIN names a wrapper running valgrind) */
     const char *only = getenv("BENCH_ONLY");
+    pid_t bpid, qpid, epid;
+    int bport, qport;
     if (only && !strcmp(only, "qk50")) {
         qpid = start_qirkatd(&qport);
         move_load(qport, 50, false, seconds);
         stop(qpid, "qirkatd");
         goto done;
     }
-    pid_t bpid, qpid, epid;
-    int bport, qport;
     if (only && strcmp(only, "moves"))
         goto ping;
     bport = spawn(baseline_main, &bpid);
