@@ -22,7 +22,7 @@
  *
  * The echo server (forked child): libuv, writes back what it reads.
  * The ping load: BENCH_PING_CONNS connections (default 8), one `ping` in
- * flight on each.
+ * flight on each, in four rounds alternating echo and qirkatd.
  *
  * qirkatd is started like bench-server (fresh database, --pwhash min), with
  * QK_RATE_LIMIT=off, QK_MAX_CONNS and QK_MAX_CONNS_PER_ADDRESS raised for
@@ -175,8 +175,7 @@ static void stop(pid_t pid, const char *what)
     int st = 0;
     kill(pid, SIGTERM);
     waitpid(pid, &st, 0);
-    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0) &&
-        !(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM))
+    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0) && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM))
         fprintf(stderr, "bench-ratios: %s exited with status %#x\n", what, st), errors++;
 }
 
@@ -451,9 +450,13 @@ static void on_conn(uv_stream_t *srv, int status)
     c->opp = w;
     w->game = c->game = next_game++;
     char out[128];
-    int k = snprintf(out, sizeof out, "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"white\"}\n", w->game);
+    int k = snprintf(out, sizeof out,
+                     "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"white\"}\n",
+                     w->game);
     write_copy(w, out, (size_t)k);
-    k = snprintf(out, sizeof out, "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"black\"}\n", c->game);
+    k = snprintf(out, sizeof out,
+                 "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"black\"}\n",
+                 c->game);
     write_copy(c, out, (size_t)k);
 }
 
@@ -790,14 +793,18 @@ static moves_result move_load(int port, int games, bool baseline, double seconds
         die("no move was played");
     qsort(rtt, nrtt, sizeof *rtt, cmp_double);
     moves_result r = {moves_done / elapsed, rtt[nrtt / 2], rtt[(size_t)(nrtt * 0.99)]};
-    fprintf(stderr, "bench-ratios: %s %d games: %.0f moves/s, round trip median %.3f ms p99 %.3f ms\n",
+    fprintf(stderr,
+            "bench-ratios: %s %d games: %.0f moves/s, round trip median %.3f ms p99 %.3f ms\n",
             baseline ? "baseline" : "qirkatd", games, r.per_s, r.rtt_median, r.rtt_p99);
     return r;
 }
 
 /* ---- ping ------------------------------------------------------------- */
 
-static double ping_p99(int port, bool qk, double seconds, const char *what)
+/* One round of the ping load: the round trips (ms) are appended to
+ * *t (realloc'd; *cnt of *cap used). */
+static void ping_round(int port, bool qk, double seconds, const char *what, double **t_,
+                       size_t *cnt_, size_t *cap_)
 {
     int n = 8;
     const char *e = getenv("BENCH_PING_CONNS");
@@ -805,8 +812,10 @@ static double ping_p99(int port, bool qk, double seconds, const char *what)
         n = atoi(e);
     struct pollfd pf[64];
     double sent[64];
-    size_t cap = 1 << 16, cnt = 0;
-    double *t = malloc(cap * sizeof *t);
+    size_t cap = *cap_, cnt = *cnt_;
+    double *t = *t_;
+    if (!t)
+        t = malloc((cap = 1 << 16) * sizeof *t);
     static const char ping[] = "{\"type\":\"ping\",\"id\":\"p\"}\n";
     char buf[4096];
     for (int i = 0; i < n; i++) {
@@ -845,13 +854,21 @@ static double ping_p99(int port, bool qk, double seconds, const char *what)
     }
     for (int i = 0; i < n; i++)
         close(pf[i].fd);
+    if (cnt == *cnt_)
+        die("%s answered no ping", what);
+    *t_ = t;
+    *cnt_ = cnt;
+    *cap_ = cap;
+}
+
+/* The p99 (ms) of n samples, logged under what; frees t. */
+static double p99_of(double *t, size_t cnt, const char *what)
+{
     qsort(t, cnt, sizeof *t, cmp_double);
-    double p99 = cnt ? t[(size_t)(cnt * 0.99)] : 0;
+    double p99 = t[(size_t)(cnt * 0.99)];
     fprintf(stderr, "bench-ratios: %s ping: %zu round trips, median %.3f ms p99 %.3f ms\n", what,
-            cnt, cnt ? t[cnt / 2] : 0, p99);
+            cnt, t[cnt / 2], p99);
     free(t);
-    if (!cnt)
-        die("no ping answered");
     return p99;
 }
 
@@ -985,8 +1002,14 @@ ping:
         goto idle;
     int eport = spawn(echo_main, &epid);
     qpid = start_qirkatd(&qport);
-    double pe = ping_p99(eport, false, seconds * 0.75, "echo");
-    double pq = ping_p99(qport, true, seconds * 0.75, "qirkatd");
+    /* Interleaved rounds, so a neighbour's burst of load lands on both. */
+    double *te = NULL, *tq = NULL;
+    size_t ne = 0, ce = 0, nq = 0, cq = 0;
+    for (int round = 0; round < 4; round++) {
+        ping_round(eport, false, seconds / 5, "echo", &te, &ne, &ce);
+        ping_round(qport, true, seconds / 5, "qirkatd", &tq, &nq, &cq);
+    }
+    double pe = p99_of(te, ne, "echo"), pq = p99_of(tq, nq, "qirkatd");
     printf("ratio ping_p99 %.3f\n", pq / pe);
     fflush(stdout);
     stop(epid, "echo");
