@@ -10,6 +10,7 @@
 #   make check-layers  the server's include rule (docs/design.md "Server layers")
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
+#   make bench-ratios  qirkatd / minimal servers in one run (bench/ratios.c)
 #   make test-web   the web client: replay applier (node) + browser tests
 #                   (Debian chromium driven by playwright-core, tests/web/)
 #   make fuzz       libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS each
@@ -57,7 +58,7 @@ QIRKAT    := $(BUILD)/qirkat
 TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/test-$(a)))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
-.PHONY: all deps run test tests asan bench fuzz fuzz-build install clean format check-layers
+.PHONY: all deps run test tests asan bench bench-ratios fuzz fuzz-build install clean format check-layers
 all: $(QIRKATD) $(QIRKAT)
 
 $(BUILD)/%.o: %.c
@@ -143,6 +144,11 @@ asan:
 
 bench: all $(BENCHES)
 	@set -e; for b in $(BENCHES); do QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $$b; done
+
+# Only the ratios of issue 16 (bench/ratios.c): qirkatd against a minimal
+# group-commit server, a raw echo and 10,000 idle connections, same run.
+bench-ratios: all $(BUILD)/bench-ratios
+	@QK_BIN=$(BUILD) $(BUILD)/bench-ratios
 
 # Fuzzing (tests/fuzz/, not a Criterion area): one libFuzzer binary per
 # tests/fuzz/fuzz_NAME.c, built with Debian's clang under ASan + UBSan in

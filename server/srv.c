@@ -132,6 +132,8 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     net_hooks hooks = {session_open_cb, dispatch_line_cb, session_close_cb, session_free_cb};
     net_init(&s->net, loop, &hooks, cfg->line_limit, cfg->out_limit);
     s->net.txn_epoch = batch_epoch(&s->batch);
+    if (cfg->max_conns > 0)
+        s->net.max_conns = (size_t)cfg->max_conns;
     if (cfg->max_per_addr > 0)
         s->net.max_per_addr = (size_t)cfg->max_per_addr;
     api_init(&s->api, loop, &s->net, g, cfg->rate, cfg->max_per_account);

@@ -105,6 +105,7 @@ typedef struct srv_config {
     rate_cfg rate;        /* per-connection request limit; all zero = the defaults */
     int max_hash_jobs;    /* password hashes at once; 0 = SRV_MAX_HASH_JOBS */
     int hash_delay_ms;    /* tests only: each hash job sleeps this long first */
+    int max_conns;        /* connections in all; 0 = NET_DEFAULT_MAX_CONNS (4096) */
     int max_per_addr;     /* connections from one address; 0 = NET_DEFAULT_MAX_PER_ADDR */
     int max_per_account;  /* connections logged in as one user; 0 = API_MAX_CONNS_PER_ACCOUNT */
     int fsync_delay_ms;   /* tests and benchmarks: every fsync stalls this long (store.h) */

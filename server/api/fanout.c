@@ -63,9 +63,18 @@ static void deliver(void *ctx, const char *name, const cJSON *ev, const events_t
     outbuf_unref(ob);
 }
 
+static bool online(void *ctx, int64_t user_id)
+{
+    api *a = ctx;
+    for (reg_node *n = reg_first(&a->users, user_id); n; n = reg_next(n))
+        if (!((conn *)n->val)->closing)
+            return true;
+    return false;
+}
+
 event_sink fanout_sink(api *a)
 {
-    return (event_sink){deliver, a};
+    return (event_sink){deliver, a, online};
 }
 
 

@@ -547,7 +547,7 @@ void op_move(req *r)
     if (g->status != GAME_ACTIVE)
         notify_game_over(s->svc, g);
     else
-        notify_your_turn(s->svc, g);
+        notify_turn_after_move(s->svc, g);
     reply_game(r, g, false);
 }
 

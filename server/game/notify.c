@@ -128,6 +128,14 @@ int notify_your_turn(gsvc *s, const game *g)
     return notify_push(s, to, "your_turn", g->id, d);
 }
 
+int notify_turn_after_move(gsvc *s, const game *g)
+{
+    if (g->tc.kind != TC_CORRESPONDENCE && s->sink.online &&
+        s->sink.online(s->sink.ctx, games_turn_user(g)))
+        return 0;
+    return notify_your_turn(s, g);
+}
+
 int notify_game_end(gsvc *s, const game *g)
 {
     int64_t players[2] = {g->white.id, g->black.id};

@@ -52,10 +52,13 @@ typedef struct events_to {
 
 /* Where events go. deliver(ctx, name, ev, to): ev is borrowed (valid
  * during the call); name is its type, for logs. Best effort: a sink that
- * cannot deliver (out of memory) logs and drops. */
+ * cannot deliver (out of memory) logs and drops. online(ctx, user_id):
+ * whether a connection is logged in as user_id now, so it will see the
+ * events sent to that user (NULL: nobody is ever online). */
 typedef struct event_sink {
     void (*deliver)(void *ctx, const char *name, const cJSON *ev, const events_to *to);
     void *ctx;
+    bool (*online)(void *ctx, int64_t user_id);
 } event_sink;
 
 /* Password hashing (auth.h): Argon2id limits and the cap on jobs. */
