@@ -187,7 +187,17 @@ Test(bounded, a_your_turn_notice_per_game_not_per_move, .timeout = 60)
     tconn *a = tc_open(S.port), *b = tc_open(S.port);
     t_register(a, "alice");
     t_register(b, "bob");
-    long long gid = t_new_game(a, b, "bob", "alquerque");
+    /* A correspondence game: it keeps a your_turn notice per move for a
+     * player who is online (other games send the move event only). */
+    cJSON *ch = tc_rpc(a, "{\"type\":\"challenge\",\"to\":\"bob\",\"color\":\"white\","
+                          "\"time_control\":{\"kind\":\"correspondence\",\"days_per_move\":3}}");
+    t_ok(ch, "challenge");
+    long long cid = t_int(t_obj(ch, "challenge"), "id");
+    cJSON_Delete(ch);
+    ch = tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    t_ok(ch, "accept");
+    long long gid = t_int(t_obj(ch, "game"), "id");
+    cJSON_Delete(ch);
     /* Twelve moves: bob gets six your_turn notices, alice seven (the
      * start's), none read. */
     for (int i = 0; i < 12; i++) {
