@@ -10,6 +10,12 @@ void api_reply(api *a, conn *c, const cJSON *id, const cJSON *msg)
     conn_send_json(c, msg, CONN_MSG_REPLY | (batch_open(a->svc->batch) ? CONN_MSG_TXN : 0), id);
 }
 
+void api_reply_now(api *a, conn *c, const cJSON *id, const cJSON *msg)
+{
+    (void)a;
+    conn_send_json(c, msg, CONN_MSG_REPLY, id);
+}
+
 void api_init(api *a, uv_loop_t *loop, net *n, gsvc *svc, rate_cfg rate, int max_per_account)
 {
     memset(a, 0, sizeof *a);

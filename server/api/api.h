@@ -62,5 +62,8 @@ void api_free(api *a);
 /* Send a response (msg borrowed; its "id" must be id) to c; it depends on
  * the batch when one is open. */
 void api_reply(api *a, conn *c, const cJSON *id, const cJSON *msg);
+/* The same for an answer that reveals nothing of the open batch (hello,
+ * ping): it waits for no fsync, only for what is queued before it on c. */
+void api_reply_now(api *a, conn *c, const cJSON *id, const cJSON *msg);
 
 #endif

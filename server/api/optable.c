@@ -18,8 +18,8 @@
     }
 
 static const op_def ops[] = {
-    {"hello", op_hello, false, {OPT("version", FT_UINT), OPT("client", FT_STR)}},
-    {"ping", op_ping, false, {OPT("ts", FT_ANY)}},
+    {"hello", op_hello, false, {OPT("version", FT_UINT), OPT("client", FT_STR)}, NULL, true},
+    {"ping", op_ping, false, {OPT("ts", FT_ANY)}, NULL, true},
     {"register",
      op_register,
      false,

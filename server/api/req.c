@@ -125,7 +125,10 @@ void req_reply(req *r, cJSON *res)
             return;
         }
     }
-    api_reply(r->api, r->conn, r->id, res);
+    if (r->op && r->op->stateless)
+        api_reply_now(r->api, r->conn, r->id, res);
+    else
+        api_reply(r->api, r->conn, r->id, res);
     cJSON_Delete(res);
 }
 

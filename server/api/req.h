@@ -50,6 +50,10 @@ typedef struct op_def {
     field_spec fields[OP_MAX_FIELDS];
     /* Hashes a password when this field is given (auth.h cap), or NULL. */
     const char *pwhash_field;
+    /* Reads and writes no state (hello, ping): its answer depends on no
+     * batch, so it never waits for another request's fsync (net/conn.h
+     * "Durability epochs"), even when it lands in the same loop turn. */
+    bool stateless;
 } op_def;
 
 /* One request being handled (stack-allocated by the dispatcher). */
