@@ -58,17 +58,7 @@ static void game_json(char *buf, size_t n, int ply)
 
 static void login_alice(void)
 {
-    session s = {0};
-    strcpy(s.username, "alice");
-    strcpy(s.token, "tok");
-    strcpy(s.server, srv.addr);
-    cr_assert_eq(session_save(&s), SESSION_OK);
-}
-
-static void expect(crun *r, int code)
-{
-    cr_assert_eq(r->code, code, "exit %d, expected %d\nstdout: %s\nstderr: %s", r->code, code,
-                 r->out, r->err);
+    save_login("alice", srv.addr);
 }
 
 /* ---- register / login ------------------------------------------------- */
@@ -93,7 +83,7 @@ Test(flow, register_saves_a_0600_session_for_this_server)
     crun r;
     crun_do(&r, "s3cret pass\n", "--server", srv.addr, "register", "alice", "--password-stdin",
             "--bot", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     char want[128];
     snprintf(want, sizeof want, "Registered and logged in as Alice on %s\n", srv.addr);
     cr_assert_str_eq(r.out, want);
@@ -129,7 +119,7 @@ Test(flow, login_json_prints_the_response_object)
     crun r;
     crun_do(&r, "pw\r\n", "--json", "--server", srv.addr, "login", "alice", "--password-stdin",
             NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cJSON *j = cJSON_Parse(r.out);
     cr_assert_not_null(j, "%s", r.out);
     cr_assert_str_eq(cJSON_GetObjectItem(j, "type")->valuestring, "ok");
@@ -162,7 +152,7 @@ Test(flow, refused_token_is_a_server_error)
     login_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "challenges", NULL);
-    expect(&r, 1);
+    crun_expect(&r, 1);
     cr_assert(strncmp(r.err, "Not logged in, or the login was refused: bad token\n", 51) == 0, "%s",
               r.err);
     crun_free(&r);
@@ -207,7 +197,7 @@ Test(flow, move_without_ply_fetches_the_game_first)
     login_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "move", "5", "b2-c3", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "Game 5  alquerque  ply 1\n"), "%s", r.out);
     cr_assert(strstr(r.out, "Black to move (bob)\n"), "%s", r.out);
     crun_free(&r);
@@ -230,7 +220,7 @@ Test(flow, move_with_ply_sends_it_without_fetching)
     login_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "--json", "move", "5", "b2-c3", "--ply", "0", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cJSON *j = cJSON_Parse(r.out);
     cr_assert_not_null(j, "%s", r.out);
     cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "game"), "ply")->valueint, 1);
@@ -247,7 +237,7 @@ Test(flow, duplicate_move_says_it_was_already_played)
     login_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "move", "5", "b2-c3", "--ply", "0", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "b2-c3 was already played at ply 0; nothing changed\n");
     crun_free(&r);
 }
@@ -265,7 +255,7 @@ Test(flow, illegal_move_lists_the_legal_ones)
     login_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "move", "5", "a1-a2", NULL);
-    expect(&r, 1);
+    crun_expect(&r, 1);
     cr_assert_str_eq(r.err, "That move is not legal: a1-a2 is not legal\n"
                             "Legal moves (4): b2-c3 b3-c3 c2-c3 d2-c3\n");
     cr_assert_str_eq(r.out, "");
@@ -279,7 +269,7 @@ Test(flow, stale_ply_is_reported_with_the_current_ply)
     login_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "--json", "move", "5", "b2-c3", "--ply", "0", NULL);
-    expect(&r, 1);
+    crun_expect(&r, 1);
     /* --json: the error object on stdout as well. */
     cJSON *j = cJSON_Parse(r.out);
     cr_assert_not_null(j, "%s", r.out);
@@ -341,7 +331,7 @@ Test(flow, challenge_sends_the_options)
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "challenge", "bob", "--variant", "alquerkonane-6x4",
             "--color", "black", "--time", "corr:2", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "Challenge 3: alice -> bob, alquerkonane-6x4, challenger plays "
                             "black, corr:2, unrated\n");
     crun_free(&r);
@@ -357,7 +347,7 @@ Test(flow, challenge_sends_the_options)
 
     /* An open seek: no "to"; live times in seconds. */
     crun_do(&r, NULL, "--server", srv.addr, "challenge", "--time", "live:300+5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     crun_free(&r);
     req = fake_request(&srv, "challenge", 1);
     cr_assert_null(cJSON_GetObjectItem(req, "to"));
@@ -373,7 +363,7 @@ Test(flow, challenges_table)
     login_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "challenges", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out,
                      "ID  FROM   TO      VARIANT              FROM PLAYS  TIME        RATED\n"
                      "3   alice  bob     alquerque            random      unlimited   -\n"
@@ -389,7 +379,7 @@ Test(flow, games_mine_table)
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "games", "--mine", "--status", "active", "--limit", "3",
             NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out,
                      "GAME  OPPONENT  COLOR  VARIANT           TIME  TURN   STATUS      PLY  "
                      "YOU LEFT  OPP LEFT\n"
@@ -412,12 +402,12 @@ Test(flow, games_without_login_lists_all)
     fake_start(&srv, list_script, NULL);
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "games", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strncmp(r.out, "GAME  WHITE  BLACK  VARIANT", 27) == 0, "%s", r.out);
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "login"), 0);
     crun_do(&r, NULL, "--server", srv.addr, "games", "--mine", NULL);
-    expect(&r, 1);
+    crun_expect(&r, 1);
     cr_assert(strstr(r.err, "Not logged in: --mine and --my-turn need a login"), "%s", r.err);
     crun_free(&r);
 }
@@ -428,7 +418,7 @@ Test(flow, accept_unknown_is_not_found)
     login_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "accept", "4242", NULL);
-    expect(&r, 1);
+    crun_expect(&r, 1);
     cr_assert_str_eq(r.err, "Not found: no such challenge\n");
     crun_free(&r);
     cJSON *req = fake_request(&srv, "accept", 0);
@@ -489,7 +479,7 @@ Test(flow, play_prompts_sends_the_move_and_redraws)
     login_alice();
     crun r;
     crun_do(&r, "help\nb2-c3\n", "--server", srv.addr, "play", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "White to move (alice, you)\n"), "%s", r.out);
     cr_assert(strstr(r.out, "your move: "), "%s", r.out);
     cr_assert(strstr(r.out, "Commands:\n"), "%s", r.out);
@@ -510,7 +500,7 @@ Test(flow, play_refuses_moves_out_of_turn_locally)
     login_alice();
     crun r;
     crun_do(&r, "d2-c3\n", "--server", srv.addr, "play", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "Waiting for bob (black)...\n"), "%s", r.out);
     cr_assert(strstr(r.out, "Not your turn\n"), "%s", r.out);
     crun_free(&r);
@@ -532,7 +522,7 @@ Test(flow, play_resends_a_move_lost_with_the_connection)
     crun r;
     crun_in(&r, in, "--server", srv.addr, "play", "5", NULL);
     fclose(in);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.err, "Connection to 127.0.0.1:"), "%s", r.err);
     cr_assert(strstr(r.out, "Reconnected to "), "%s", r.out);
     cr_assert(strstr(r.out, "b2-c3 had already been played at ply 0\n"), "%s", r.out);
@@ -565,7 +555,7 @@ Test(flow, play_waits_out_a_busy_server)
     crun r;
     crun_in(&r, in, "--server", srv.addr, "play", "5", NULL);
     fclose(in);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.err, "The server is busy; try again in a moment: starting\n"), "%s", r.err);
     cr_assert(strstr(r.out, "b2-c3 had already been played at ply 0\n"), "%s", r.out);
     crun_free(&r);
@@ -627,7 +617,7 @@ Test(flow, play_redraws_on_the_opponents_move_event)
     crun r;
     crun_in(&r, in, "--server", srv.addr, "play", "5", NULL);
     fclose(in);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     const char *before = strstr(r.out, "White to move (alice)\n");
     cr_assert_not_null(before, "%s", r.out);
     const char *after = strstr(r.out, "Last move: b2-c3\nBlack to move (bob, you)\n");

@@ -44,34 +44,6 @@ static void teardown(void)
 
 TestSuite(live, .init = setup, .fini = teardown, .timeout = 30);
 
-static void expect(crun *r, int code)
-{
-    cr_assert_eq(r->code, code, "exit %d, expected %d\nstdout: %s\nstderr: %s", r->code, code,
-                 r->out, r->err);
-}
-
-static void save_session(const char *user, const char *server)
-{
-    session s = {0};
-    strcpy(s.username, user);
-    strcpy(s.token, "tok");
-    snprintf(s.server, sizeof s.server, "%s", server);
-    cr_assert_eq(session_save(&s), SESSION_OK);
-}
-
-static char *game_flags_text(const char *json, const char *me, unsigned flags)
-{
-    cJSON *g = cJSON_Parse(json);
-    cr_assert_not_null(g, "bad test JSON: %s", json);
-    char *buf;
-    size_t n;
-    FILE *f = open_memstream(&buf, &n);
-    render_game(f, g, me, flags);
-    fclose(f);
-    cJSON_Delete(g);
-    return buf;
-}
-
 /* ---- the board from Black's side ------------------------------------- */
 
 Test(live, kawu_start_flipped)
@@ -377,10 +349,10 @@ Test(live, resign_at_the_prompt_asks_first)
 {
     script s = {0};
     fake_start(&srv, script_fn, &s);
-    save_session("alice", srv.addr);
+    save_login("alice", srv.addr);
     crun r;
     crun_do(&r, "resign\nn\nresign\n\nresign\nyes\n", "--server", srv.addr, "play", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     /* No, then Enter alone (the default is no), then yes. (The lines come
      * in one read from the pipe, so "your move: " is not asked between.) */
     cr_assert(strstr(r.out, "your move: Resign game 5 against bob? [y/N] Not resigned\n"
@@ -396,10 +368,10 @@ Test(live, abort_at_the_prompt_asks_first)
 {
     script s = {0};
     fake_start(&srv, script_fn, &s);
-    save_session("alice", srv.addr);
+    save_login("alice", srv.addr);
     crun r;
     crun_do(&r, "abort\nno\nabort\nY\n", "--server", srv.addr, "play", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "Abort game 5 against bob? [y/N] Not aborted\n"), "%s", r.out);
     cr_assert(strstr(r.out, "Game aborted\n"), "%s", r.out);
     crun_free(&r);
@@ -410,20 +382,20 @@ Test(live, shell_abort_asks_at_a_terminal_only)
 {
     script s = {0};
     fake_start(&srv, script_fn, &s);
-    save_session("alice", srv.addr);
+    save_login("alice", srv.addr);
     int master, slave;
     cr_assert_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
     cr_assert_eq(write(master, "n\n", 2), 2);
     FILE *in = fdopen(slave, "r");
     crun r;
     crun_in(&r, in, "--server", srv.addr, "abort", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.err, "Abort game 5? [y/N] ");
     cr_assert_str_eq(r.out, "Not aborted\n");
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "abort"), 0);
     crun_in(&r, in, "--server", srv.addr, "abort", "5", "--yes", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "Game 5: aborted\n");
     crun_free(&r);
     fclose(in);
@@ -437,14 +409,14 @@ Test(live, server_errors_in_words_and_codes_under_json)
 {
     script s = {.error = "game_over"};
     fake_start(&srv, script_fn, &s);
-    save_session("alice", srv.addr);
+    save_login("alice", srv.addr);
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "resign", "5", NULL);
-    expect(&r, 1);
+    crun_expect(&r, 1);
     cr_assert_str_eq(r.err, "The game is over: game 5 is finished\n");
     crun_free(&r);
     crun_do(&r, NULL, "--server", srv.addr, "--json", "resign", "5", NULL);
-    expect(&r, 1);
+    crun_expect(&r, 1);
     cr_assert_str_eq(r.err, "game_over: game 5 is finished\n");
     cr_assert(strstr(r.out, "\"code\":\"game_over\""), "%s", r.out);
     crun_free(&r);
@@ -500,10 +472,10 @@ Test(live, inbox_newest_first_one_line_per_game_read_ones_apart)
 {
     script s = {.notes = NOTES};
     fake_start(&srv, script_fn, &s);
-    save_session("alice", srv.addr);
+    save_login("alice", srv.addr);
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "inbox", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out,
                      "New (4):\n"
                      "  2025-12-01 12:06 UTC  game 7: carol declined your draw offer\n"
@@ -575,10 +547,10 @@ Test(live, games_mine_time_control_and_both_times)
 {
     script s = {.games = MY_GAMES};
     fake_start(&srv, script_fn, &s);
-    save_session("alice", srv.addr);
+    save_login("alice", srv.addr);
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "games", "--mine", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "GAME  OPPONENT  COLOR  VARIANT    TIME        TURN   STATUS  PLY  "
                             "YOU LEFT  OPP LEFT\n"
                             "9     bob       black  alquerque  corr:3      you    active  3    "
@@ -601,7 +573,7 @@ Test(live, eval_verdict_names_the_side)
     cr_assert_str_eq(cmd_eval_verdict(-29978, false, buf, sizeof buf), "White wins with best play");
     crun r;
     crun_do(&r, NULL, "analyse", "alquerque", "--depth", "2", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, " (White to move): favours White\n") ||
                   strstr(r.out, " (White to move): favours Black\n") ||
                   strstr(r.out, " (White to move): even\n"),
@@ -617,7 +589,7 @@ Test(live, register_refuses_short_passwords_before_connecting)
     /* Nothing listens on port 1: a connection attempt would be exit 3. */
     crun_do(&r, "seven77\n", "--server", "127.0.0.1:1", "register", "bob", "--password-stdin",
             NULL);
-    expect(&r, 2);
+    crun_expect(&r, 2);
     cr_assert(strncmp(r.err,
                       "qirkat register: the password is too short: 7 characters, at least 8 "
                       "needed\n",
@@ -628,12 +600,12 @@ Test(live, register_refuses_short_passwords_before_connecting)
     /* Characters, not bytes: seven two-byte letters are still seven. */
     crun_do(&r, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n", "--server",
             "127.0.0.1:1", "register", "bob", "--password-stdin", NULL);
-    expect(&r, 2);
+    crun_expect(&r, 2);
     cr_assert(strstr(r.err, "7 characters"), "%s", r.err);
     crun_free(&r);
     crun_do(&r, "eight888\n", "--server", "127.0.0.1:1", "register", "bob", "--password-stdin",
             NULL);
-    expect(&r, 3);
+    crun_expect(&r, 3);
     crun_free(&r);
 }
 
@@ -641,10 +613,10 @@ Test(live, register_over_another_users_session_asks_or_needs_yes)
 {
     script s = {0};
     fake_start(&srv, script_fn, &s);
-    save_session("alice", srv.addr);
+    save_login("alice", srv.addr);
     crun r;
     crun_do(&r, "long enough\n", "--server", srv.addr, "register", "bob", "--password-stdin", NULL);
-    expect(&r, 2);
+    crun_expect(&r, 2);
     cr_assert(strstr(r.err, "holds the session of alice on 127.0.0.1:"), "%s", r.err);
     cr_assert(strstr(r.err, "registering bob would replace it: add --yes"), "%s", r.err);
     crun_free(&r);
@@ -661,7 +633,7 @@ Test(live, register_over_another_users_session_asks_or_needs_yes)
     crun_in(&r, in, "--server", srv.addr, "register", "bob", NULL);
     fclose(in);
     close(master);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.err, "holds the session of alice on 127.0.0.1:"), "%s", r.err);
     cr_assert(strstr(r.err, ". Register bob and replace it? [y/N] "), "%s", r.err);
     cr_assert_str_eq(r.out, "Not registered; the stored session is kept\n");
@@ -670,13 +642,13 @@ Test(live, register_over_another_users_session_asks_or_needs_yes)
 
     crun_do(&r, "long enough\n", "--server", srv.addr, "register", "bob", "--password-stdin",
             "--yes", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     crun_free(&r);
     cr_assert_eq(session_load(&kept), SESSION_OK);
     cr_assert_str_eq(kept.username, "bob");
     /* The same name again: nothing to ask. */
     crun_do(&r, "long enough\n", "--server", srv.addr, "register", "Bob", "--password-stdin", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "register"), 2);
 }
@@ -685,7 +657,7 @@ Test(live, version)
 {
     crun r;
     crun_do(&r, NULL, "--version", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "qirkat " CLI_VERSION " (protocol 1)\n");
     cr_assert_str_eq(r.err, "");
     crun_free(&r);

@@ -36,21 +36,6 @@ static void teardown(void)
 
 TestSuite(usability, .init = setup, .fini = teardown, .timeout = 30);
 
-static void expect(crun *r, int code)
-{
-    cr_assert_eq(r->code, code, "exit %d, expected %d\nstdout: %s\nstderr: %s", r->code, code,
-                 r->out, r->err);
-}
-
-static void save_session(const char *user, const char *server)
-{
-    session s = {0};
-    strcpy(s.username, user);
-    strcpy(s.token, "tok");
-    snprintf(s.server, sizeof s.server, "%s", server);
-    cr_assert_eq(session_save(&s), SESSION_OK);
-}
-
 /* ---- 1. the session's server ------------------------------------------ */
 
 static bool register_script(fake *f, int conn, const cJSON *req, char *buf, size_t n)
@@ -75,11 +60,11 @@ Test(usability, later_commands_go_to_the_server_you_registered_on)
     crun r;
     crun_do(&r, "pw-carol-1\n", "--server", srv.addr, "register", "carol", "--password-stdin",
             NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     crun_free(&r);
     /* No --server, no QIRKAT_SERVER: the session's server, logged in. */
     crun_do(&r, NULL, "challenges", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "No open challenges\n");
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "login"), 1);
@@ -88,11 +73,11 @@ Test(usability, later_commands_go_to_the_server_you_registered_on)
 
 Test(usability, another_server_from_the_environment_is_named)
 {
-    save_session("carol", "127.0.0.1:7431");
+    save_login("carol", "127.0.0.1:7431");
     setenv("QIRKAT_SERVER", "127.0.0.1:7420", 1);
     crun r;
     crun_do(&r, NULL, "challenges", NULL);
-    expect(&r, 1);
+    crun_expect(&r, 1);
     cr_assert_str_eq(r.err,
                      "Not logged in here: you are logged in on 127.0.0.1:7431 (as carol), not on "
                      "127.0.0.1:7420 (from QIRKAT_SERVER); log in there (qirkat --server "
@@ -234,7 +219,7 @@ static void prompt_idle(fake *f, int conn, char *buf, size_t n)
 
 static void save_alice(void)
 {
-    save_session("alice", srv.addr);
+    save_login("alice", srv.addr);
 }
 
 Test(usability, play_prompt_words)
@@ -245,7 +230,7 @@ Test(usability, play_prompt_words)
     crun r;
     crun_do(&r, "help\nfoo\nquitter\ndraw\nhint\n  B2-C3 \n", "--server", srv.addr, "play", "5",
             NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "  draw accept   accept your opponent's draw offer\n"), "%s", r.out);
     cr_assert(strstr(r.out, "  hint          the engine's move (unrated games)\n"), "%s", r.out);
     cr_assert(strstr(r.out, "  abort         abort the game"), "%s", r.out);
@@ -276,7 +261,7 @@ Test(usability, play_draw_answers_and_abort)
     crun r;
     /* abort asks first (issue 10): "y" sends it. */
     crun_do(&r, "Draw Accept\ndraw decline\nabort\ny\n", "--server", srv.addr, "play", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "Abort game 5 against bob? [y/N] "), "%s", r.out);
     crun_free(&r);
     cJSON *d0 = fake_request(&srv, "draw", 0), *d1 = fake_request(&srv, "draw", 1);
@@ -324,7 +309,7 @@ Test(usability, opponents_draw_offer_starts_a_fresh_line_and_asks_again)
     crun r;
     crun_in(&r, in, "--server", srv.addr, "play", "5", NULL);
     fclose(in);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "your move: \nYour opponent offers a draw: type `draw accept` or "
                             "`draw decline`\nyour move: "),
               "%s", r.out);
@@ -338,7 +323,7 @@ Test(usability, final_board_is_drawn_once)
     save_alice();
     crun r;
     crun_do(&r, "c2xc4\n", "--server", srv.addr, "play", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     int n = 0;
     for (const char *q = r.out; (q = strstr(q, "White wins")); q++)
         n++;
@@ -369,7 +354,7 @@ Test(usability, move_text_is_trimmed_and_lowercased)
     save_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "move", "5", " B2-C3 ", "--ply", "0", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     crun_free(&r);
     cJSON *mv = fake_request(&srv, "move", 0);
     cr_assert_str_eq(cJSON_GetObjectItem(mv, "move")->valuestring, "b2-c3");
@@ -393,13 +378,13 @@ Test(usability, redraw_on_a_terminal_discards_the_half_typed_line)
                     .type_after = "xb2\nquit\n"};
     fake_start(&srv, prompt_script, &p);
     fake_set_idle(&srv, prompt_idle);
-    save_session("bob", srv.addr);
+    save_login("bob", srv.addr);
     FILE *in = fdopen(slave, "r");
     crun r;
     crun_in(&r, in, "--server", srv.addr, "play", "5", NULL);
     fclose(in);
     close(master);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "Black to move (bob, you)\n"), "%s", r.out);
     cr_assert(strstr(r.out, "unknown command; type help\n"), "%s", r.out);
     crun_free(&r);
@@ -408,19 +393,6 @@ Test(usability, redraw_on_a_terminal_discards_the_half_typed_line)
 }
 
 /* ---- 4, 5, 9, 12. the game header, legend and result ------------------- */
-
-static char *render_flags_text(const char *json, const char *me, unsigned flags)
-{
-    cJSON *g = cJSON_Parse(json);
-    cr_assert_not_null(g, "bad test JSON: %s", json);
-    char *buf;
-    size_t n;
-    FILE *f = open_memstream(&buf, &n);
-    render_game(f, g, me, flags);
-    fclose(f);
-    cJSON_Delete(g);
-    return buf;
-}
 
 Test(usability, live_clocks_and_bots_in_the_header)
 {
@@ -454,23 +426,23 @@ Test(usability, legend_only_with_the_flag_and_for_the_variant)
 {
     char game[4096];
     game_json(game, sizeof game, 1, "");
-    char *s = render_flags_text(game, "alice", RENDER_LEGEND);
+    char *s = game_flags_text(game, "alice", RENDER_LEGEND);
     cr_assert(strstr(s, "   a   b   c   d   e\nKey: [ ] last move, x captured\nLast move"), "%s",
               s);
     free(s);
-    s = render_flags_text(game, "alice", 0);
+    s = game_flags_text(game, "alice", 0);
     cr_assert_null(strstr(s, "Key:"), "%s", s);
     free(s);
-    s = render_flags_text("{\"id\":2,\"variant\":\"alquerque-stoep-short\",\"white\":\"a\","
-                          "\"black\":\"b\",\"ply\":0,\"status\":\"active\",\"turn\":\"white\","
-                          "\"position\":\"bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -\"}",
-                          NULL, RENDER_LEGEND);
+    s = game_flags_text("{\"id\":2,\"variant\":\"alquerque-stoep-short\",\"white\":\"a\","
+                        "\"black\":\"b\",\"ply\":0,\"status\":\"active\",\"turn\":\"white\","
+                        "\"position\":\"bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -\"}",
+                        NULL, RENDER_LEGEND);
     cr_assert(strstr(s, "\nKey: [ ] last move, x captured, W B Sultans\n"), "%s", s);
     free(s);
-    s = render_flags_text("{\"id\":3,\"variant\":\"alquerkonane-6x4\",\"white\":\"a\","
-                          "\"black\":\"b\",\"ply\":0,\"status\":\"active\",\"turn\":\"black\","
-                          "\"position\":\"bwbw/wbwb/bwbw/wbwb/bwbw/wbwb b 0 -\"}",
-                          NULL, RENDER_LEGEND);
+    s = game_flags_text("{\"id\":3,\"variant\":\"alquerkonane-6x4\",\"white\":\"a\","
+                        "\"black\":\"b\",\"ply\":0,\"status\":\"active\",\"turn\":\"black\","
+                        "\"position\":\"bwbw/wbwb/bwbw/wbwb/bwbw/wbwb b 0 -\"}",
+                        NULL, RENDER_LEGEND);
     cr_assert(strstr(s, "\nKey: [ ] last move, x captured, ::: dark squares\n"), "%s", s);
     free(s);
 }
@@ -530,7 +502,7 @@ Test(usability, challenge_to_a_computer_reports_the_game)
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "challenge", "computer-1", "--color", "white",
             "--rated", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "Challenge 8: alice -> computer-1, alquerque, challenger plays white, "
                             "unlimited, rated\n"
                             "computer-1 accepted: game 21 (qirkat play 21)\n");
@@ -546,12 +518,12 @@ Test(usability, bots_marked_in_game_lists)
     save_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "games", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "GAME  WHITE  BLACK             VARIANT    TURN   STATUS  PLY\n"
                             "21    alice  computer-1 (bot)  alquerque  white  active  0\n");
     crun_free(&r);
     crun_do(&r, NULL, "--server", srv.addr, "games", "--mine", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "21    computer-1 (bot)  white  alquerque  -     you "), "%s", r.out);
     crun_free(&r);
 }
@@ -562,26 +534,26 @@ Test(usability, rules_without_a_variant_lists_them)
 {
     crun r;
     crun_do(&r, NULL, "rules", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strncmp(r.out, "variants: alquerque alquerque-traditional ", 42) == 0, "%s", r.out);
     cr_assert(strstr(r.out, " alquerkonane-RxC\n"), "%s", r.out);
     crun_free(&r);
     crun_do(&r, NULL, "rules", "--help", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "\nvariants: alquerque "), "%s", r.out);
     crun_free(&r);
     crun_do(&r, NULL, "help", "challenge", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert(strstr(r.out, "\nvariants: alquerque "), "%s", r.out);
     crun_free(&r);
 }
 
 Test(usability, challenge_with_an_unknown_variant_is_refused_before_connecting)
 {
-    save_session("alice", "127.0.0.1:1");
+    save_login("alice", "127.0.0.1:1");
     crun r;
     crun_do(&r, NULL, "--server", "127.0.0.1:1", "challenge", "bob", "--variant", "foo", NULL);
-    expect(&r, 2);
+    crun_expect(&r, 2);
     cr_assert(strncmp(r.err, "qirkat challenge: unknown variant 'foo'\n", 40) == 0, "%s", r.err);
     cr_assert(strstr(r.err, "\nvariants: alquerque alquerque-traditional "), "%s", r.err);
     crun_free(&r);
@@ -595,7 +567,7 @@ Test(usability, solve_beyond_exact_says_it_is_searching_first)
               r.err);
     crun_free(&r);
     crun_do(&r, NULL, "solve", "alquerkonane-4x4", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.err, "");
     crun_free(&r);
 }
@@ -632,26 +604,26 @@ Test(usability, resign_asks_at_a_terminal_only)
     FILE *in = fdopen(slave, "r");
     crun r;
     crun_in(&r, in, "--server", srv.addr, "resign", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.err, "Resign game 5 against bob? [y/N] ");
     cr_assert_str_eq(r.out, "Not resigned\n");
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "resign"), 0);
     cr_assert_eq(write(master, "y\n", 2), 2);
     crun_in(&r, in, "--server", srv.addr, "resign", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "resign"), 1);
     /* --yes: no question. */
     crun_in(&r, in, "--server", srv.addr, "resign", "5", "--yes", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.err, "");
     crun_free(&r);
     fclose(in);
     close(master);
     /* Not a terminal: no question either. */
     crun_do(&r, NULL, "--server", srv.addr, "resign", "5", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.err, "");
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "resign"), 3);
@@ -663,7 +635,7 @@ Test(usability, vacation_on_says_when_it_ends)
     save_alice();
     crun r;
     crun_do(&r, NULL, "--server", srv.addr, "vacation", "on", "--hours", "72", NULL);
-    expect(&r, 0);
+    crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "On vacation until 1970-01-04 00:00 UTC; 648 hours of allowance "
                             "left this year\n");
     crun_free(&r);

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "render.h"
+#include "session.h"
 
 static void crun_va(crun *r, FILE *in, va_list ap)
 {
@@ -62,6 +63,21 @@ void crun_free(crun *r)
     memset(r, 0, sizeof *r);
 }
 
+void crun_expect(const crun *r, int code)
+{
+    cr_assert_eq(r->code, code, "exit %d, expected %d\nstdout: %s\nstderr: %s", r->code, code,
+                 r->out, r->err);
+}
+
+void save_login(const char *user, const char *server)
+{
+    session s = {0};
+    snprintf(s.username, sizeof s.username, "%s", user);
+    strcpy(s.token, "tok");
+    snprintf(s.server, sizeof s.server, "%s", server);
+    cr_assert_eq(session_save(&s), SESSION_OK);
+}
+
 void fresh_config(char *dir)
 {
     strcpy(dir, "/tmp/qk-client-test-XXXXXX");
@@ -111,13 +127,18 @@ char *board_text(const char *variant, const char *position, const char *last, un
 
 char *game_text(const char *json, const char *me)
 {
+    return game_flags_text(json, me, 0);
+}
+
+char *game_flags_text(const char *json, const char *me, unsigned flags)
+{
     cJSON *g = cJSON_Parse(json);
     cr_assert_not_null(g, "bad test JSON: %s", json);
     char *buf;
     size_t n;
     FILE *f = open_memstream(&buf, &n);
     cr_assert_not_null(f);
-    render_game(f, g, me, 0);
+    render_game(f, g, me, flags);
     fclose(f);
     cJSON_Delete(g);
     return buf;

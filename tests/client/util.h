@@ -27,6 +27,14 @@ void crun_do(crun *r, const char *stdin_text, ...);
 void crun_in(crun *r, FILE *in, ...);
 void crun_free(crun *r);
 
+/* Fail the test unless r exited with code; the message shows both of r's
+ * streams. */
+void crun_expect(const crun *r, int code);
+
+/* Save a session for user on server (token "tok") in the config directory
+ * of fresh_config(); fails the test if session_save() does. */
+void save_login(const char *user, const char *server);
+
 /* Point XDG_CONFIG_HOME at a fresh temporary directory (written into dir,
  * size >= 64) and clear QIRKAT_SERVER and NO_COLOR. */
 void fresh_config(char *dir);
@@ -38,8 +46,12 @@ void drop_config(const char *dir);
  * string; last: move text to mark (played from position first), or NULL. */
 char *board_text(const char *variant, const char *position, const char *last, unsigned flags);
 
-/* render_game() of a JSON text into a malloc'd string. */
+/* render_game() of a JSON text into a malloc'd string (the caller frees
+ * it); fails the test on JSON that does not parse. */
 char *game_text(const char *json, const char *me);
+
+/* The same with render_game()'s flags (RENDER_*). */
+char *game_flags_text(const char *json, const char *me, unsigned flags);
 
 /* A request the fake server logged: its numeric id (-1 when absent), its
  * type ("" when absent), and whether that type is op. */

@@ -468,6 +468,108 @@ long long t_new_game(tconn *white, tconn *black, const char *black_name, const c
     return gid;
 }
 
+long long t_new_game_tc(tconn *white, tconn *black, const char *black_name, const char *variant,
+                        const char *tc, const char *extra)
+{
+    cJSON *r = tc_rpc(white,
+                      "{\"type\":\"challenge\",\"to\":\"%s\",\"variant\":\"%s\","
+                      "\"color\":\"white\",\"time_control\":%s%s}",
+                      black_name, variant, tc, extra ? extra : "");
+    t_ok(r, "challenge");
+    long long cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    r = tc_rpc(black, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    t_ok(r, "accept");
+    long long gid = t_int(t_obj(r, "game"), "id");
+    cJSON_Delete(r);
+    return gid;
+}
+
+void t_advance(tconn *c, long long ms, bool sweep)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"debug_clock\",\"advance_ms\":%lld%s}", ms,
+                      sweep ? "" : ",\"sweep\":false");
+    t_ok(r, "debug_clock");
+    cJSON_Delete(r);
+}
+
+cJSON *t_game(tconn *c, long long gid)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"game\",\"game\":%lld}", gid);
+    t_ok(r, "game");
+    cJSON *g = cJSON_DetachItemFromObject(r, "game");
+    cJSON_Delete(r);
+    return g;
+}
+
+/* The first legal move of gid sent as c; need_one: fail the test when
+ * there is none (else "a1-a2" goes, to be refused). */
+static cJSON *send_first(tconn *c, long long gid, bool need_one)
+{
+    cJSON *g = t_game(c, gid);
+    const cJSON *legal = t_obj(g, "legal_moves");
+    if (need_one)
+        cr_assert_gt(cJSON_GetArraySize(legal), 0, "no legal move: %s", t_text(g));
+    const char *m = cJSON_GetArraySize(legal) ? cJSON_GetArrayItem(legal, 0)->valuestring : "a1-a2";
+    cJSON *r = tc_rpc(c, "{\"type\":\"move\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"}", gid,
+                      t_int(g, "ply"), m);
+    cJSON_Delete(g);
+    return r;
+}
+
+cJSON *t_try_first(tconn *c, long long gid)
+{
+    return send_first(c, gid, false);
+}
+
+void t_play_first(tconn *c, long long gid)
+{
+    cJSON *r = send_first(c, gid, true);
+    t_ok(r, "move");
+    cJSON_Delete(r);
+}
+
+int t_count_kind(tconn *c, const char *kind)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"notifications\",\"limit\":200}");
+    t_ok(r, "notifications");
+    int n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, t_obj(r, "notifications")) n += strcmp(t_str(it, "kind"), kind) == 0;
+    cJSON_Delete(r);
+    return n;
+}
+
+bool t_flood_until_cut(const tsrv *s, tconn *mouth, int rounds)
+{
+    bool closed = false;
+    long long id = 1;
+    for (int round = 0; round < rounds && !closed; round++) {
+        char batch[64 * 100];
+        size_t k = 0;
+        for (int i = 0; i < 40; i++, id++)
+            k += (size_t)snprintf(batch + k, sizeof batch - k,
+                                  "{\"type\":\"challenge\",\"id\":%lld,\"to\":\"wanda\"}\n"
+                                  "{\"type\":\"cancel\",\"id\":%lld,\"challenge\":%lld}\n",
+                                  id, id, id);
+        cr_assert(tc_send(mouth, batch, k));
+        for (int i = 0; i < 80; i++) {
+            cJSON *r = tc_reply(mouth, T_TIMEOUT_MS);
+            cr_assert_not_null(r);
+            t_ok(r, "challenge or cancel");
+            cJSON_Delete(r);
+        }
+        tc_drop_events(mouth);
+        FILE *f = fopen(s->log, "r");
+        char line[512];
+        while (f && fgets(line, sizeof line, f))
+            closed = closed || strstr(line, "of output pending, disconnecting");
+        if (f)
+            fclose(f);
+    }
+    return closed;
+}
+
 /* ---- the database ----------------------------------------------------- */
 
 static sqlite3 *db_open(const char *db)

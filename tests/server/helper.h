@@ -90,6 +90,42 @@ char *t_text(const cJSON *o); /* static buffer */
 void t_register(tconn *c, const char *user);
 long long t_new_game(tconn *white, tconn *black, const char *black_name, const char *variant);
 
+/* The same with a time control and more fields: white challenges
+ * black_name to variant with time_control tc (JSON text, e.g.
+ * "{\"kind\":\"unlimited\"}") and extra (further members, each starting
+ * with ",", or NULL), white playing white; black accepts. The game id. */
+long long t_new_game_tc(tconn *white, tconn *black, const char *black_name, const char *variant,
+                        const char *tc, const char *extra);
+
+/* Move the server's test clock (qirkatd started with QK_TEST_CLOCK) by ms
+ * milliseconds through c's debug_clock; with sweep false the deadlines
+ * that fall due are left to the next request (a loop that is late). Fails
+ * the test on an error answer. */
+void t_advance(tconn *c, long long ms, bool sweep);
+
+/* The game object of gid as c gets it from `game`; the caller deletes it
+ * (cJSON_Delete). Fails the test on an error answer. */
+cJSON *t_game(tconn *c, long long gid);
+
+/* Send the first legal move of gid as c at the game's ply ("a1-a2" when
+ * there is none, to see it refused); the answer, which the caller
+ * deletes. */
+cJSON *t_try_first(tconn *c, long long gid);
+
+/* Play the first legal move of gid as c; fails the test when there is no
+ * legal move or the move is refused. */
+void t_play_first(tconn *c, long long gid);
+
+/* How many of c's notifications (the latest 200, read or not) are of
+ * kind. */
+int t_count_kind(tconn *c, const char *kind);
+
+/* Flood over mouth: up to rounds rounds of 40 challenges to wanda each
+ * cancelled at once (every one an event to all of the user's connections),
+ * ids from 1, every answer checked, until the server's log (s->log) says
+ * a connection was cut for its pending output. Whether it said so. */
+bool t_flood_until_cut(const tsrv *s, tconn *mouth, int rounds);
+
 /* Every row of every table as text, for "nothing changed" checks;
  * caller frees. */
 char *t_db_dump(const char *db);

@@ -35,13 +35,6 @@ static void teardown(void)
 
 TestSuite(bots2, .init = setup, .fini = teardown, .timeout = 120);
 
-static void advance(tconn *c, long long ms)
-{
-    cJSON *r = tc_rpc(c, "{\"type\":\"debug_clock\",\"advance_ms\":%lld}", ms);
-    t_ok(r, "debug_clock");
-    cJSON_Delete(r);
-}
-
 /* The strings of array a joined by ",". */
 static const char *joined(const cJSON *a)
 {
@@ -179,11 +172,11 @@ Test(bots2, challenges_expire_on_time)
     tc_sync(b);
     tc_sync(c);
     /* 24 h exactly: the seek is still open; one ms later it expires. */
-    advance(a, DAY);
+    t_advance(a, DAY, true);
     cJSON *r = tc_rpc(c, "{\"type\":\"challenges\"}");
     cr_assert_eq(cJSON_GetArraySize(t_obj(r, "challenges")), 1, "%s", t_text(r));
     cJSON_Delete(r);
-    advance(a, 1);
+    t_advance(a, 1, true);
     tconn *who[] = {a, b, c};
     for (int i = 0; i < 3; i++) {
         cJSON *ev = tc_event(who[i], "challenge", T_TIMEOUT_MS);
@@ -197,11 +190,11 @@ Test(bots2, challenges_expire_on_time)
     cr_assert_str_eq(t_str(r, "message"), "the challenge is already expired");
     cJSON_Delete(r);
     /* 7 days: the direct challenge; both sides are told, the third not. */
-    advance(a, 6 * DAY - 1);
+    t_advance(a, 6 * DAY - 1, true);
     r = tc_rpc(b, "{\"type\":\"challenges\"}");
     cr_assert_eq(cJSON_GetArraySize(t_obj(r, "challenges")), 1, "%s", t_text(r));
     cJSON_Delete(r);
-    advance(a, 1);
+    t_advance(a, 1, true);
     for (int i = 0; i < 2; i++) {
         cJSON *ev = tc_event(who[i], "challenge", T_TIMEOUT_MS);
         cr_assert_not_null(ev, "side %d: the direct challenge's expiry", i);

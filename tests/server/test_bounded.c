@@ -142,13 +142,6 @@ Test(bounded, the_wal_shrinks_after_a_long_reader_ends, .timeout = 120)
 #define DAY (86400000LL)
 #define T0 1764547200000LL /* 2025-12-01 00:00 UTC */
 
-static void advance(tconn *c, long long ms)
-{
-    cJSON *r = tc_rpc(c, "{\"type\":\"debug_clock\",\"advance_ms\":%lld}", ms);
-    t_ok(r, "debug_clock");
-    cJSON_Delete(r);
-}
-
 static void start_clocked(const char *extra)
 {
     char env[160];
@@ -181,37 +174,30 @@ static long long wait_count(const char *sql, long long want)
     return n;
 }
 
-Test(bounded, a_your_turn_notice_per_game_not_per_move, .timeout = 60)
+/* Start the server with alice and bob registered, each on a connection
+ * of its own (*a, *b: the caller closes them), in a new alquerque game,
+ * alice white; the game id. */
+static long long start_with_game(tconn **a, tconn **b, const char *tc)
 {
     tsrv_start(&S, NULL);
-    tconn *a = tc_open(S.port), *b = tc_open(S.port);
-    t_register(a, "alice");
-    t_register(b, "bob");
+    *a = tc_open(S.port);
+    *b = tc_open(S.port);
+    t_register(*a, "alice");
+    t_register(*b, "bob");
+    return t_new_game_tc(*a, *b, "bob", "alquerque", tc, NULL);
+}
+
+Test(bounded, a_your_turn_notice_per_game_not_per_move, .timeout = 60)
+{
+    tconn *a, *b;
     /* A correspondence game: it keeps a your_turn notice per move for a
      * player who is online (other games send the move event only). */
-    cJSON *ch = tc_rpc(a, "{\"type\":\"challenge\",\"to\":\"bob\",\"color\":\"white\","
-                          "\"time_control\":{\"kind\":\"correspondence\",\"days_per_move\":3}}");
-    t_ok(ch, "challenge");
-    long long cid = t_int(t_obj(ch, "challenge"), "id");
-    cJSON_Delete(ch);
-    ch = tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
-    t_ok(ch, "accept");
-    long long gid = t_int(t_obj(ch, "game"), "id");
-    cJSON_Delete(ch);
+    long long gid =
+        start_with_game(&a, &b, "{\"kind\":\"correspondence\",\"days_per_move\":3}");
     /* Twelve moves: bob gets six your_turn notices, alice seven (the
      * start's), none read. */
-    for (int i = 0; i < 12; i++) {
-        tconn *mover = i % 2 ? b : a;
-        cJSON *r = tc_rpc(mover, "{\"type\":\"game\",\"game\":%lld}", gid);
-        char mv[32];
-        snprintf(mv, sizeof mv, "%s",
-                 cJSON_GetArrayItem(t_obj(t_obj(r, "game"), "legal_moves"), 0)->valuestring);
-        cJSON_Delete(r);
-        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i,
-                   mv);
-        t_ok(r, "move");
-        cJSON_Delete(r);
-    }
+    for (int i = 0; i < 12; i++)
+        t_play_first(i % 2 ? b : a, gid);
     cr_assert_eq(db_count_where("SELECT count(*) FROM notifications WHERE kind = 'your_turn'"), 2,
                  "one unread your_turn per player and game");
     cJSON *r = tc_rpc(a, "{\"type\":\"notifications\"}");
@@ -228,11 +214,8 @@ Test(bounded, a_your_turn_notice_per_game_not_per_move, .timeout = 60)
 
 Test(bounded, a_draw_offer_loop_writes_no_row_per_cycle, .timeout = 60)
 {
-    tsrv_start(&S, NULL);
-    tconn *a = tc_open(S.port), *b = tc_open(S.port);
-    t_register(a, "alice");
-    t_register(b, "bob");
-    long long gid = t_new_game(a, b, "bob", "alquerque");
+    tconn *a, *b;
+    long long gid = start_with_game(&a, &b, "{\"kind\":\"unlimited\"}");
     cJSON *r = tc_rpc(a, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", gid);
     t_ok(r, "first offer");
     cJSON_Delete(r);
@@ -260,14 +243,7 @@ Test(bounded, a_draw_offer_loop_writes_no_row_per_cycle, .timeout = 60)
     cJSON_Delete(r);
     /* After a move, alice may offer again; the unread draw notices of the
      * game are one per kind and player. */
-    r = tc_rpc(a, "{\"type\":\"game\",\"game\":%lld}", gid);
-    char mv[32];
-    snprintf(mv, sizeof mv, "%s",
-             cJSON_GetArrayItem(t_obj(t_obj(r, "game"), "legal_moves"), 0)->valuestring);
-    cJSON_Delete(r);
-    r = tc_rpc(a, "{\"type\":\"move\",\"game\":%lld,\"ply\":0,\"move\":\"%s\"}", gid, mv);
-    t_ok(r, "move");
-    cJSON_Delete(r);
+    t_play_first(a, gid);
     r = tc_rpc(a, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", gid);
     t_ok(r, "an offer after a move");
     cJSON_Delete(r);
@@ -290,17 +266,17 @@ Test(bounded, tokens_expire_after_30_idle_days, .timeout = 60)
     snprintf(token, sizeof token, "%s", t_str(r, "token"));
     cJSON_Delete(r);
     /* Used on day 29: still valid, and the idle time counts from then. */
-    advance(a, 29 * DAY);
+    t_advance(a, 29 * DAY, true);
     tconn *b = tc_open(S.port);
     r = tc_rpc(b, "{\"type\":\"login\",\"token\":\"%s\"}", token);
     t_ok(r, "a token used within 30 days");
     cJSON_Delete(r);
-    advance(a, 29 * DAY);
+    t_advance(a, 29 * DAY, true);
     tconn *c = tc_open(S.port);
     r = tc_rpc(c, "{\"type\":\"login\",\"token\":\"%s\"}", token);
     t_ok(r, "29 days after its last use");
     cJSON_Delete(r);
-    advance(a, 30 * DAY);
+    t_advance(a, 30 * DAY, true);
     tconn *d = tc_open(S.port);
     r = tc_rpc(d, "{\"type\":\"login\",\"token\":\"%s\"}", token);
     t_err(r, "unauthenticated", "30 idle days");
@@ -377,11 +353,11 @@ Test(bounded, old_read_notifications_and_closed_challenges_are_swept, .timeout =
     cr_assert_eq(t_int(r, "count"), 3);
     cJSON_Delete(r);
     /* bob's four challenge notices stay unread: never swept. */
-    advance(a, 29 * DAY);
+    t_advance(a, 29 * DAY, true);
     usleep(300 * 1000);
     cr_assert_eq(db_count_where("SELECT count(*) FROM notifications"), 7, "swept too early");
     cr_assert_eq(db_count_where("SELECT count(*) FROM challenges"), 4, "swept too early");
-    advance(a, 2 * DAY);
+    t_advance(a, 2 * DAY, true);
     cr_assert_eq(wait_count("SELECT count(*) FROM notifications", 4), 4,
                  "read notifications over 30 days old");
     cr_assert_eq(wait_count("SELECT count(*) FROM challenges", 1), 1,
@@ -489,23 +465,10 @@ Test(bounded, the_lobby_is_paged_and_subscribed, .timeout = 120)
  * is the object `game` gives (replayed), but for legal_moves. */
 Test(bounded, a_listed_finished_game_is_the_game_object, .timeout = 60)
 {
-    tsrv_start(&S, NULL);
-    tconn *a = tc_open(S.port), *b = tc_open(S.port);
-    t_register(a, "alice");
-    t_register(b, "bob");
-    long long gid = t_new_game(a, b, "bob", "alquerque");
-    for (int i = 0; i < 6; i++) {
-        tconn *mover = i % 2 ? b : a;
-        cJSON *r = tc_rpc(mover, "{\"type\":\"game\",\"game\":%lld}", gid);
-        char mv[32];
-        snprintf(mv, sizeof mv, "%s",
-                 cJSON_GetArrayItem(t_obj(t_obj(r, "game"), "legal_moves"), 0)->valuestring);
-        cJSON_Delete(r);
-        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i,
-                   mv);
-        t_ok(r, "move");
-        cJSON_Delete(r);
-    }
+    tconn *a, *b;
+    long long gid = start_with_game(&a, &b, "{\"kind\":\"unlimited\"}");
+    for (int i = 0; i < 6; i++)
+        t_play_first(i % 2 ? b : a, gid);
     cJSON *r = tc_rpc(b, "{\"type\":\"resign\",\"game\":%lld}", gid);
     t_ok(r, "resign");
     cJSON_Delete(r);

@@ -53,84 +53,36 @@ TestSuite(corr, .init = setup, .fini = teardown, .timeout = 60);
 
 static void advance(tconn *c, long long ms)
 {
-    cJSON *r = tc_rpc(c, "{\"type\":\"debug_clock\",\"advance_ms\":%lld}", ms);
-    t_ok(r, "debug_clock");
-    cJSON_Delete(r);
+    t_advance(c, ms, true);
 }
 
 /* alice (white) challenges bob with tc (JSON text) and extra fields; bob
  * accepts; the game id. */
 static long long new_game(const char *variant, const char *tc, const char *extra)
 {
-    cJSON *r = tc_rpc(A,
-                      "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"%s\","
-                      "\"color\":\"white\",\"time_control\":%s%s}",
-                      variant, tc, extra ? extra : "");
-    t_ok(r, "challenge");
-    long long cid = t_int(t_obj(r, "challenge"), "id");
-    cJSON_Delete(r);
-    r = tc_rpc(B, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
-    t_ok(r, "accept");
-    long long gid = t_int(t_obj(r, "game"), "id");
-    cJSON_Delete(r);
-    return gid;
-}
-
-/* The game object (caller deletes). */
-static cJSON *game_of(tconn *c, long long gid)
-{
-    cJSON *r = tc_rpc(c, "{\"type\":\"game\",\"game\":%lld}", gid);
-    t_ok(r, "game");
-    cJSON *g = cJSON_DetachItemFromObject(r, "game");
-    cJSON_Delete(r);
-    return g;
-}
-
-/* Play the first legal move of game gid as c. */
-static void play_first(tconn *c, long long gid)
-{
-    cJSON *g = game_of(c, gid);
-    const cJSON *legal = t_obj(g, "legal_moves");
-    cr_assert_gt(cJSON_GetArraySize(legal), 0);
-    cJSON *r = tc_rpc(c, "{\"type\":\"move\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"}", gid,
-                      t_int(g, "ply"), cJSON_GetArrayItem(legal, 0)->valuestring);
-    t_ok(r, "move");
-    cJSON_Delete(r);
-    cJSON_Delete(g);
-}
-
-/* How many of c's notifications (read or not) are of kind. */
-static int count_kind(tconn *c, const char *kind)
-{
-    cJSON *r = tc_rpc(c, "{\"type\":\"notifications\",\"limit\":200}");
-    t_ok(r, "notifications");
-    int n = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, t_obj(r, "notifications")) n += strcmp(t_str(it, "kind"), kind) == 0;
-    cJSON_Delete(r);
-    return n;
+    return t_new_game_tc(A, B, "bob", variant, tc, extra);
 }
 
 Test(corr, timeout_gives_the_win_to_the_other_side_and_warns_once)
 {
     long long gid = new_game("alquerque", "{\"kind\":\"correspondence\",\"days_per_move\":3}", NULL);
-    play_first(A, gid); /* bob to move, deadline T0 + 3 days */
-    cJSON *g = game_of(B, gid);
+    t_play_first(A, gid); /* bob to move, deadline T0 + 3 days */
+    cJSON *g = t_game(B, gid);
     cr_assert_eq(t_int(g, "deadline"), T0 + 3 * DAY);
     cr_assert_eq(t_int(g, "time_left_ms"), 3 * DAY);
     cJSON_Delete(g);
     advance(A, 2 * DAY - HOUR); /* 25 h left: no warning yet */
-    cr_assert_eq(count_kind(B, "deadline_soon"), 0);
+    cr_assert_eq(t_count_kind(B, "deadline_soon"), 0);
     tc_sync(B);
     advance(A, 2 * HOUR); /* 23 h left */
-    cr_assert_eq(count_kind(B, "deadline_soon"), 1);
+    cr_assert_eq(t_count_kind(B, "deadline_soon"), 1);
     cJSON *ev = tc_event(B, "notification", T_TIMEOUT_MS);
     cr_assert_not_null(ev);
     cr_assert_str_eq(t_str(t_obj(ev, "notification"), "kind"), "deadline_soon");
     cr_assert_eq(t_int(t_obj(ev, "notification"), "deadline"), T0 + 3 * DAY);
     cJSON_Delete(ev);
     advance(A, 10 * HOUR); /* still before the deadline: no second warning */
-    cr_assert_eq(count_kind(B, "deadline_soon"), 1);
+    cr_assert_eq(t_count_kind(B, "deadline_soon"), 1);
     tc_sync(A);
     advance(A, 13 * HOUR); /* exactly the deadline */
     ev = tc_event(A, "game_end", T_TIMEOUT_MS);
@@ -138,27 +90,27 @@ Test(corr, timeout_gives_the_win_to_the_other_side_and_warns_once)
     cr_assert_str_eq(t_str(ev, "reason"), "timeout");
     cr_assert_str_eq(t_str(ev, "result"), "white");
     cJSON_Delete(ev);
-    g = game_of(A, gid);
+    g = t_game(A, gid);
     cr_assert_str_eq(t_str(g, "status"), "finished");
     cr_assert_str_eq(t_str(g, "result"), "white");
     cJSON_Delete(g);
-    cr_assert_eq(count_kind(B, "game_end"), 1);
-    cr_assert_eq(count_kind(B, "deadline_soon"), 1);
+    cr_assert_eq(t_count_kind(B, "game_end"), 1);
+    cr_assert_eq(t_count_kind(B, "deadline_soon"), 1);
 }
 
 Test(corr, live_clock_runs_out_for_white)
 {
     long long gid =
         new_game("alquerque", "{\"kind\":\"live\",\"initial_s\":60,\"increment_s\":2}", NULL);
-    play_first(A, gid); /* the first move of each side is free, and earns 2 s */
-    play_first(B, gid);
+    t_play_first(A, gid); /* the first move of each side is free, and earns 2 s */
+    t_play_first(B, gid);
     advance(B, 30000);
-    cJSON *g = game_of(A, gid);
+    cJSON *g = t_game(A, gid);
     cr_assert_eq(t_int(t_obj(g, "clock"), "white"), 32000);
     cr_assert_eq(t_int(t_obj(g, "clock"), "black"), 62000);
     cJSON_Delete(g);
     advance(B, 32000);
-    g = game_of(A, gid);
+    g = t_game(A, gid);
     cr_assert_str_eq(t_str(g, "reason"), "timeout");
     cr_assert_str_eq(t_str(g, "result"), "black");
     cr_assert_eq(t_int(t_obj(g, "clock"), "white"), 0);
@@ -170,7 +122,7 @@ Test(corr, restart_after_a_long_stop_extends_deadlines_and_records_it)
 {
     long long gid = new_game("alquerque", "{\"kind\":\"correspondence\",\"days_per_move\":2}", NULL);
     long long live = new_game("alquerque", "{\"kind\":\"unlimited\"}", NULL);
-    play_first(A, gid);
+    t_play_first(A, gid);
     tc_close(A);
     tc_close(B);
     A = B = NULL;
@@ -181,7 +133,7 @@ Test(corr, restart_after_a_long_stop_extends_deadlines_and_records_it)
     cJSON *r = tc_rpc(A, "{\"type\":\"login\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
     t_ok(r, "login");
     cJSON_Delete(r);
-    cJSON *g = game_of(A, gid);
+    cJSON *g = t_game(A, gid);
     cr_assert_eq(t_int(g, "deadline"), T0 + 2 * DAY + 5 * HOUR);
     cr_assert_eq(t_int(g, "extended_ms"), 5 * HOUR);
     const cJSON *ext = t_obj(g, "extensions");
@@ -189,7 +141,7 @@ Test(corr, restart_after_a_long_stop_extends_deadlines_and_records_it)
     cr_assert_str_eq(t_str(cJSON_GetArrayItem(ext, 0), "kind"), "downtime");
     cr_assert_eq(t_int(cJSON_GetArrayItem(ext, 0), "ms"), 5 * HOUR);
     cJSON_Delete(g);
-    g = game_of(A, live); /* no deadline: nothing to extend */
+    g = t_game(A, live); /* no deadline: nothing to extend */
     cr_assert_eq(t_int(g, "extended_ms"), 0);
     cJSON_Delete(g);
     /* A short stop (30 min) extends nothing. */
@@ -202,12 +154,12 @@ Test(corr, restart_after_a_long_stop_extends_deadlines_and_records_it)
     r = tc_rpc(A, "{\"type\":\"login\",\"username\":\"alice\",\"password\":\"" T_PW "\"}");
     t_ok(r, "login");
     cJSON_Delete(r);
-    g = game_of(A, gid);
+    g = t_game(A, gid);
     cr_assert_eq(t_int(g, "deadline"), T0 + 2 * DAY + 5 * HOUR);
     cJSON_Delete(g);
     /* And the deadline still ends the game, from the reloaded timer. */
     advance(A, 2 * DAY);
-    g = game_of(A, gid);
+    g = t_game(A, gid);
     cr_assert_str_eq(t_str(g, "reason"), "timeout");
     cJSON_Delete(g);
 }
@@ -226,17 +178,17 @@ Test(corr, vacation_moves_the_deadline_and_spends_the_allowance)
     cr_assert(cJSON_IsTrue(t_obj(t_obj(r, "vacation"), "on")));
     cr_assert_eq(t_int(t_obj(r, "vacation"), "until"), T0 + 48 * HOUR);
     cJSON_Delete(r);
-    play_first(A, gid);
-    play_first(A, strict);
+    t_play_first(A, gid);
+    t_play_first(A, strict);
     advance(A, DAY + 1);
-    cJSON *g = game_of(A, gid);
+    cJSON *g = t_game(A, gid);
     cr_assert_str_eq(t_str(g, "status"), "active");
     /* The day that was left when the vacation began, from its end. */
     cr_assert_eq(t_int(g, "deadline"), T0 + 48 * HOUR + DAY);
     cr_assert_eq(t_int(g, "extended_ms"), 48 * HOUR);
     cr_assert_str_eq(t_str(cJSON_GetArrayItem(t_obj(g, "extensions"), 0), "kind"), "vacation");
     cJSON_Delete(g);
-    g = game_of(A, strict); /* vacation: false in the challenge */
+    g = t_game(A, strict); /* vacation: false in the challenge */
     cr_assert_str_eq(t_str(g, "reason"), "timeout");
     cJSON_Delete(g);
     r = tc_rpc(B, "{\"type\":\"vacation\",\"action\":\"off\"}");
@@ -256,10 +208,10 @@ Test(corr, offline_user_gets_every_notification_at_login_once_and_read_marks_sur
     t_ok(r, "read all");
     cr_assert_eq(t_int(r, "unread"), 0);
     cJSON_Delete(r);
-    play_first(A, gid);
+    t_play_first(A, gid);
     tc_close(A); /* alice goes offline for the rest of the game */
     A = NULL;
-    play_first(B, gid);
+    t_play_first(B, gid);
     r = tc_rpc(B, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", gid);
     t_ok(r, "draw offer");
     cJSON_Delete(r);
@@ -347,7 +299,7 @@ Test(corr, notifications_are_pushed_to_every_connection_and_listed_unread_first)
 Test(corr, resent_move_after_a_dropped_connection_is_a_duplicate_applied_once)
 {
     long long gid = new_game("alquerque", "{\"kind\":\"correspondence\",\"days_per_move\":2}", NULL);
-    cJSON *g = game_of(A, gid);
+    cJSON *g = t_game(A, gid);
     const char *mv = cJSON_GetArrayItem(t_obj(g, "legal_moves"), 0)->valuestring;
     char move[32];
     snprintf(move, sizeof move, "%s", mv);
@@ -382,7 +334,7 @@ Test(corr, games_of_my_turn_sorted_by_deadline_with_time_left_and_filters)
         new_game("alquerque", "{\"kind\":\"live\",\"initial_s\":600,\"increment_s\":0}", NULL);
     long long gc = t_new_game(A, c, "carol", "alquerque");
     long long gb = new_game("alquerque", "{\"kind\":\"unlimited\"}", NULL);
-    play_first(A, gb); /* bob's turn there */
+    t_play_first(A, gb); /* bob's turn there */
     advance(A, 1000);
     cJSON *r = tc_rpc(A, "{\"type\":\"games\",\"turn\":\"mine\"}");
     t_ok(r, "games mine");
@@ -433,7 +385,7 @@ Test(corr, draw_by_agreement_and_abort)
     cr_assert_str_eq(t_str(t_obj(r, "game"), "reason"), "agreement");
     cJSON_Delete(r);
     long long g2 = new_game("alquerque", "{\"kind\":\"unlimited\"}", NULL);
-    play_first(A, g2);
+    t_play_first(A, g2);
     r = tc_rpc(B, "{\"type\":\"abort\",\"game\":%lld}", g2);
     t_ok(r, "abort before both moved");
     cr_assert_str_eq(t_str(t_obj(r, "game"), "status"), "aborted");
@@ -449,8 +401,8 @@ Test(corr, bad_input_is_refused_and_changes_nothing)
     long long priv = new_game("alquerque", "{\"kind\":\"unlimited\"}", ",\"private\":true");
     long long bk = new_game("alquerque-brainking", "{\"kind\":\"unlimited\"}", NULL);
     long long kon = new_game("alquerkonane-6x4", "{\"kind\":\"unlimited\"}", NULL);
-    play_first(A, pub);
-    play_first(B, pub);
+    t_play_first(A, pub);
+    t_play_first(B, pub);
     cJSON *r = tc_rpc(B, "{\"type\":\"notifications\"}");
     long long bobs = t_int(cJSON_GetArrayItem(t_obj(r, "notifications"), 0), "id");
     cJSON_Delete(r);

@@ -50,72 +50,19 @@ TestSuite(live, .init = setup, .fini = teardown, .timeout = 60);
  * to the next request (a loop that is late). */
 static void advance(long long ms, bool sweep)
 {
-    cJSON *r = tc_rpc(A, "{\"type\":\"debug_clock\",\"advance_ms\":%lld%s}", ms,
-                      sweep ? "" : ",\"sweep\":false");
-    t_ok(r, "debug_clock");
-    cJSON_Delete(r);
+    t_advance(A, ms, sweep);
 }
 
 /* alice (white) challenges bob with tc (JSON text) and extra fields; bob
  * accepts; the game id. */
 static long long new_game(const char *tc, const char *extra)
 {
-    cJSON *r = tc_rpc(A,
-                      "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\","
-                      "\"color\":\"white\",\"time_control\":%s%s}",
-                      tc, extra ? extra : "");
-    t_ok(r, "challenge");
-    long long cid = t_int(t_obj(r, "challenge"), "id");
-    cJSON_Delete(r);
-    r = tc_rpc(B, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
-    t_ok(r, "accept");
-    long long gid = t_int(t_obj(r, "game"), "id");
-    cJSON_Delete(r);
-    return gid;
-}
-
-static cJSON *game_of(tconn *c, long long gid)
-{
-    cJSON *r = tc_rpc(c, "{\"type\":\"game\",\"game\":%lld}", gid);
-    t_ok(r, "game");
-    cJSON *g = cJSON_DetachItemFromObject(r, "game");
-    cJSON_Delete(r);
-    return g;
-}
-
-/* Send the first legal move of gid as c; the answer (caller deletes). */
-static cJSON *try_first(tconn *c, long long gid)
-{
-    cJSON *g = game_of(c, gid);
-    const cJSON *legal = t_obj(g, "legal_moves");
-    const char *m = cJSON_GetArraySize(legal) ? cJSON_GetArrayItem(legal, 0)->valuestring : "a1-a2";
-    cJSON *r = tc_rpc(c, "{\"type\":\"move\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"}", gid,
-                      t_int(g, "ply"), m);
-    cJSON_Delete(g);
-    return r;
-}
-
-static void play_first(tconn *c, long long gid)
-{
-    cJSON *r = try_first(c, gid);
-    t_ok(r, "move");
-    cJSON_Delete(r);
+    return t_new_game_tc(A, B, "bob", "alquerque", tc, extra);
 }
 
 static long long clock_of(const cJSON *o, const char *side)
 {
     return t_int(t_obj(o, "clock"), side);
-}
-
-static int count_kind(tconn *c, const char *kind)
-{
-    cJSON *r = tc_rpc(c, "{\"type\":\"notifications\",\"limit\":200}");
-    t_ok(r, "notifications");
-    int n = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, t_obj(r, "notifications")) n += strcmp(t_str(it, "kind"), kind) == 0;
-    cJSON_Delete(r);
-    return n;
 }
 
 static void assert_game_over_timeout(const cJSON *r, const char *winner)
@@ -131,12 +78,12 @@ static void assert_game_over_timeout(const cJSON *r, const char *winner)
 static cJSON *late_move(bool timer_first, long long *gid_out)
 {
     long long gid = new_game("{\"kind\":\"live\",\"initial_s\":60}", NULL);
-    play_first(A, gid);
-    play_first(B, gid);
+    t_play_first(A, gid);
+    t_play_first(B, gid);
     tc_sync(A);
     tc_sync(B);
     advance(60001, timer_first);
-    cJSON *r = try_first(A, gid);
+    cJSON *r = t_try_first(A, gid);
     assert_game_over_timeout(r, "black");
     cJSON_Delete(r);
     cJSON *ev = tc_event(B, "game_end", T_TIMEOUT_MS);
@@ -146,7 +93,7 @@ static cJSON *late_move(bool timer_first, long long *gid_out)
     cJSON_Delete(ev);
     cr_assert_null(tc_event(B, "move", 200), "the late move was played");
     *gid_out = gid;
-    return game_of(B, gid);
+    return t_game(B, gid);
 }
 
 static void assert_same_end(const cJSON *g)
@@ -158,8 +105,8 @@ static void assert_same_end(const cJSON *g)
     cr_assert_eq(clock_of(g, "white"), 0, "the loser on time shows 0");
     cr_assert_eq(clock_of(g, "black"), 60000);
     cr_assert(cJSON_IsNull(t_obj(g, "deadline")));
-    cr_assert_eq(count_kind(A, "game_end"), 1);
-    cr_assert_eq(count_kind(B, "game_end"), 1);
+    cr_assert_eq(t_count_kind(A, "game_end"), 1);
+    cr_assert_eq(t_count_kind(B, "game_end"), 1);
 }
 
 Test(live, late_move_after_the_timer_is_game_over_timeout)
@@ -178,17 +125,17 @@ Test(live, late_move_before_the_timer_is_game_over_timeout)
     cJSON_Delete(g);
     /* The sweep that comes after finds nothing more to do. */
     advance(1000, true);
-    cr_assert_eq(count_kind(B, "game_end"), 1);
+    cr_assert_eq(t_count_kind(B, "game_end"), 1);
 }
 
 Test(live, a_move_just_in_time_is_played)
 {
     long long gid = new_game("{\"kind\":\"live\",\"initial_s\":60}", NULL);
-    play_first(A, gid);
-    play_first(B, gid);
+    t_play_first(A, gid);
+    t_play_first(B, gid);
     advance(59999, false);
-    play_first(A, gid);
-    cJSON *g = game_of(A, gid);
+    t_play_first(A, gid);
+    cJSON *g = t_game(A, gid);
     cr_assert_str_eq(t_str(g, "status"), "active");
     cr_assert_eq(clock_of(g, "white"), 1);
     cJSON_Delete(g);
@@ -203,14 +150,14 @@ Test(live, resign_draw_and_abort_after_the_deadline_are_game_over_timeout)
     };
     for (int i = 0; i < 3; i++) {
         long long gid = new_game("{\"kind\":\"live\",\"initial_s\":60}", NULL);
-        play_first(A, gid);
-        play_first(B, gid);
+        t_play_first(A, gid);
+        t_play_first(B, gid);
         advance(60000, false); /* exactly out of time */
         /* bob, who is not to move, asks: white lost on time all the same. */
         cJSON *r = tc_rpc(B, ops[i], gid);
         assert_game_over_timeout(r, "black");
         cJSON_Delete(r);
-        cJSON *g = game_of(A, gid);
+        cJSON *g = t_game(A, gid);
         cr_assert_str_eq(t_str(g, "reason"), "timeout", "op %d", i);
         cr_assert_eq(clock_of(g, "white"), 0);
         cJSON_Delete(g);
@@ -221,21 +168,21 @@ Test(live, no_clock_runs_before_each_sides_first_move)
 {
     long long gid = new_game("{\"kind\":\"live\",\"initial_s\":60,\"increment_s\":0}", NULL);
     advance(20000, true);
-    cJSON *g = game_of(A, gid);
+    cJSON *g = t_game(A, gid);
     cr_assert_eq(clock_of(g, "white"), 60000);
     cr_assert_eq(clock_of(g, "black"), 60000);
     cr_assert_eq(t_int(g, "time_left_ms"), 10000, "the 30 s first-move window");
     cr_assert_eq(t_int(g, "deadline"), T0 + 30000);
     cr_assert_null(cJSON_GetObjectItem(g, "clocks"), "the old field is gone");
     cJSON_Delete(g);
-    play_first(A, gid);
+    t_play_first(A, gid);
     advance(25000, true);
-    g = game_of(B, gid);
+    g = t_game(B, gid);
     cr_assert_eq(clock_of(g, "white"), 60000);
     cr_assert_eq(clock_of(g, "black"), 60000);
     cJSON_Delete(g);
     tc_sync(A);
-    play_first(B, gid);
+    t_play_first(B, gid);
     cJSON *ev = tc_event(A, "move", T_TIMEOUT_MS);
     cr_assert_not_null(ev);
     cr_assert_eq(clock_of(ev, "white"), 60000);
@@ -244,20 +191,20 @@ Test(live, no_clock_runs_before_each_sides_first_move)
     cJSON_Delete(ev);
     /* Now white's clock runs. */
     advance(7000, true);
-    g = game_of(B, gid);
+    g = t_game(B, gid);
     cr_assert_eq(clock_of(g, "white"), 53000);
     cr_assert_eq(clock_of(g, "black"), 60000);
     cr_assert_eq(t_int(g, "time_left_ms"), 53000);
     cJSON_Delete(g);
     tc_sync(B);
-    play_first(A, gid);
+    t_play_first(A, gid);
     ev = tc_event(B, "move", T_TIMEOUT_MS);
     cr_assert_not_null(ev);
     cr_assert_eq(clock_of(ev, "white"), 53000);
     cr_assert_eq(clock_of(ev, "black"), 60000);
     cJSON_Delete(ev);
     advance(1500, true);
-    g = game_of(A, gid);
+    g = t_game(A, gid);
     cr_assert_eq(clock_of(g, "white"), 53000);
     cr_assert_eq(clock_of(g, "black"), 58500);
     cJSON_Delete(g);
@@ -272,19 +219,19 @@ Test(live, the_first_move_window_passing_aborts_the_game)
     cr_assert_str_eq(t_str(ev, "reason"), "aborted");
     cr_assert(cJSON_IsNull(t_obj(ev, "result")));
     cJSON_Delete(ev);
-    cJSON *g = game_of(A, gid);
+    cJSON *g = t_game(A, gid);
     cr_assert_str_eq(t_str(g, "status"), "aborted");
     cJSON_Delete(g);
 
     /* The same for black's first move, the request coming first. */
     gid = new_game("{\"kind\":\"live\",\"initial_s\":60}", NULL);
-    play_first(A, gid);
+    t_play_first(A, gid);
     advance(31000, false);
-    cJSON *r = try_first(B, gid);
+    cJSON *r = t_try_first(B, gid);
     t_err(r, "game_over", "black's late first move");
     cr_assert_str_eq(t_str(r, "reason"), "aborted");
     cJSON_Delete(r);
-    g = game_of(A, gid);
+    g = t_game(A, gid);
     cr_assert_str_eq(t_str(g, "status"), "aborted");
     cr_assert_eq(t_int(g, "ply"), 1);
     cJSON_Delete(g);
@@ -293,24 +240,24 @@ Test(live, the_first_move_window_passing_aborts_the_game)
 Test(live, zero_plus_five_plays)
 {
     long long gid = new_game("{\"kind\":\"live\",\"initial_s\":0,\"increment_s\":5}", NULL);
-    cJSON *g = game_of(A, gid);
+    cJSON *g = t_game(A, gid);
     cr_assert_eq(clock_of(g, "white"), 0);
     cr_assert_str_eq(t_str(g, "status"), "active");
     cJSON_Delete(g);
     advance(2000, true);
-    play_first(A, gid); /* free, +5 s */
+    t_play_first(A, gid); /* free, +5 s */
     advance(2000, true);
-    play_first(B, gid); /* free, +5 s */
+    t_play_first(B, gid); /* free, +5 s */
     long long want_w = 5000, want_b = 5000;
     for (int i = 0; i < 6; i++) {
         tconn *c = i % 2 == 0 ? A : B;
         advance(1000, true);
-        play_first(c, gid);
+        t_play_first(c, gid);
         if (i % 2 == 0)
             want_w += 4000;
         else
             want_b += 4000;
-        g = game_of(A, gid);
+        g = t_game(A, gid);
         cr_assert_str_eq(t_str(g, "status"), "active", "move %d: %s", i, t_text(g));
         cr_assert_eq(clock_of(g, "white"), want_w, "move %d", i);
         cr_assert_eq(clock_of(g, "black"), want_b, "move %d", i);
@@ -319,7 +266,7 @@ Test(live, zero_plus_five_plays)
     cr_assert_eq(want_w, 17000);
     /* White now has 17 s; it runs out. */
     advance(17000, true);
-    g = game_of(B, gid);
+    g = t_game(B, gid);
     cr_assert_str_eq(t_str(g, "reason"), "timeout");
     cr_assert_eq(clock_of(g, "white"), 0);
     cr_assert_eq(clock_of(g, "black"), want_b);
@@ -329,7 +276,7 @@ Test(live, zero_plus_five_plays)
 Test(live, draw_offer_and_vacation_are_in_the_game_object)
 {
     long long gid = new_game("{\"kind\":\"correspondence\",\"days_per_move\":3}", NULL);
-    cJSON *g = game_of(A, gid);
+    cJSON *g = t_game(A, gid);
     cr_assert(cJSON_IsNull(t_obj(g, "draw_offer")));
     cr_assert(cJSON_IsTrue(t_obj(g, "vacation_allowed")));
     cr_assert(cJSON_IsFalse(t_obj(t_obj(g, "vacation"), "white")));
@@ -342,19 +289,19 @@ Test(live, draw_offer_and_vacation_are_in_the_game_object)
     r = tc_rpc(B, "{\"type\":\"vacation\",\"action\":\"on\",\"hours\":24}");
     t_ok(r, "vacation on");
     cJSON_Delete(r);
-    g = game_of(B, gid);
+    g = t_game(B, gid);
     cr_assert_str_eq(t_str(g, "draw_offer"), "white");
     cr_assert(cJSON_IsFalse(t_obj(t_obj(g, "vacation"), "white")));
     cr_assert(cJSON_IsTrue(t_obj(t_obj(g, "vacation"), "black")));
     cJSON_Delete(g);
     advance(25 * HOUR, true); /* the vacation is over */
-    g = game_of(A, gid);
+    g = t_game(A, gid);
     cr_assert(cJSON_IsFalse(t_obj(t_obj(g, "vacation"), "black")));
     cJSON_Delete(g);
 
     long long g2 =
         new_game("{\"kind\":\"correspondence\",\"days_per_move\":3}", ",\"vacation\":false");
-    g = game_of(A, g2);
+    g = t_game(A, g2);
     cr_assert(cJSON_IsFalse(t_obj(g, "vacation_allowed")));
     cr_assert(cJSON_IsObject(t_obj(g, "vacation")));
     cJSON_Delete(g);
