@@ -119,6 +119,22 @@ int sq_one_row(sq_store *s, sq_stmt which)
     return rc == SQLITE_DONE ? STORE_NOTFOUND : sq_fail(s, which, rc);
 }
 
+bool sq_next_row(sq_store *s, sq_stmt which, int *rc)
+{
+    int step = sqlite3_step(s->st[which]);
+    if (step == SQLITE_ROW)
+        return true;
+    (void)sqlite3_reset(s->st[which]);
+    *rc = step == SQLITE_DONE ? STORE_OK : sq_fail(s, which, step);
+    return false;
+}
+
+int sq_stop(sq_store *s, sq_stmt which, int stop)
+{
+    (void)sqlite3_reset(s->st[which]);
+    return stop;
+}
+
 void sq_col_text(sqlite3_stmt *st, int i, char *buf, size_t n)
 {
     const unsigned char *t = sqlite3_column_text(st, i);

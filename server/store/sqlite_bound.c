@@ -80,16 +80,13 @@ int sq_seeks_page(store *base, int64_t user_id, int64_t after, int64_t limit, st
         return rc;
     sqlite3_stmt *st = s->st[ST_SEEKS_PAGE];
     store_challenge c;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, ST_SEEKS_PAGE, &rc)) {
         sq_read_challenge(st, &c);
         int stop = cb(arg, &c);
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, ST_SEEKS_PAGE, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, ST_SEEKS_PAGE, rc);
+    return rc;
 }
 
 int sq_draw_ply_get(store *base, int64_t game_id, const char *side, int64_t *ply)

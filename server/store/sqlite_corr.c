@@ -94,16 +94,13 @@ int sq_extensions_each(store *base, int64_t game,
         return rc;
     sqlite3_stmt *st = s->st[ST_EXT_OF];
     char kind[16];
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, ST_EXT_OF, &rc)) {
         sq_col_text(st, 0, kind, sizeof kind);
         int stop = cb(arg, kind, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2));
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, ST_EXT_OF, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, ST_EXT_OF, rc);
+    return rc;
 }
 
 int sq_state_get(store *base, const char *key, int64_t *value)
@@ -186,7 +183,7 @@ static int notes_run(sq_store *s, sq_stmt which, int64_t user_id, int64_t limit,
         return rc;
     sqlite3_stmt *st = s->st[which];
     store_note n;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, which, &rc)) {
         n.id = sqlite3_column_int64(st, 0);
         n.user_id = sqlite3_column_int64(st, 1);
         sq_col_text(st, 2, n.kind, sizeof n.kind);
@@ -196,13 +193,10 @@ static int notes_run(sq_store *s, sq_stmt which, int64_t user_id, int64_t limit,
         n.created = sqlite3_column_int64(st, 6);
         (*rows)++;
         int stop = cb(arg, &n);
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, which, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, which, rc);
+    return rc;
 }
 
 int sq_notes_list(store *base, int64_t user_id, bool unread_only, int64_t limit, int64_t offset,

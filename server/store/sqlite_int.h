@@ -345,6 +345,14 @@ int sq_run(sq_store *s, sq_stmt which);
  * row current (the caller reads it, then resets), STORE_NOTFOUND or
  * STORE_EIO (logged), both after a reset. */
 int sq_one_row(sq_store *s, sq_stmt which);
+/* Walking the rows of a statement (bound already), shared by every
+ * listing: sq_next_row() steps to the next row and returns true with it
+ * current; at the end or on a failure it resets the statement, sets *rc
+ * to STORE_OK or STORE_EIO (logged) and returns false. A callback that
+ * stops the walk early returns through sq_stop(), which resets the
+ * statement and returns stop (the listing's non-zero result). */
+bool sq_next_row(sq_store *s, sq_stmt which, int *rc);
+int sq_stop(sq_store *s, sq_stmt which, int stop);
 /* Copy text column i of st into buf (size n), truncating; NULL -> "". */
 void sq_col_text(sqlite3_stmt *st, int i, char *buf, size_t n);
 

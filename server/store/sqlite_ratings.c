@@ -66,21 +66,19 @@ int sq_rating_put(store *base, const store_rating *r)
 static int each_rating(sq_store *s, sq_stmt which, bool with_user, store_rating_cb cb, void *arg)
 {
     sqlite3_stmt *st = s->st[which];
-    int rc, stop = 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int rc;
+    while (sq_next_row(s, which, &rc)) {
         store_rating r;
         read_rating(st, &r);
         if (with_user) {
             sq_col_text(st, 7, r.username, sizeof r.username);
             r.bot = sqlite3_column_int(st, 8) != 0;
         }
-        if ((stop = cb(arg, &r)) != 0)
-            break;
+        int stop = cb(arg, &r);
+        if (stop)
+            return sq_stop(s, which, stop);
     }
-    (void)sqlite3_reset(st);
-    if (stop)
-        return stop;
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, which, rc);
+    return rc;
 }
 
 int sq_ratings_of(store *base, int64_t user_id, store_rating_cb cb, void *arg)

@@ -33,16 +33,13 @@ int sq_games_search(store *base, const store_game_filter *f, store_game_cb cb, v
         return rc;
     sqlite3_stmt *st = s->st[which];
     store_game g;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, which, &rc)) {
         sq_read_game(st, &g);
         int stop = cb(arg, &g);
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, which, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, which, rc);
+    return rc;
 }
 
 int sq_move_clock_set(store *base, int64_t game_id, int64_t ply, int64_t clock_ms)
@@ -61,15 +58,12 @@ int sq_move_clocks_each(store *base, int64_t game_id, store_clock_cb cb, void *a
     if (rc)
         return rc;
     sqlite3_stmt *st = s->st[ST_MOVE_CLOCKS_OF];
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, ST_MOVE_CLOCKS_OF, &rc)) {
         int stop = cb(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, ST_MOVE_CLOCKS_OF, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, ST_MOVE_CLOCKS_OF, rc);
+    return rc;
 }
 
 int sq_game_mark_imported(store *base, int64_t id, const char *white, const char *black)

@@ -63,16 +63,13 @@ int sq_users_list(store *base, int bot, const char *after, int64_t limit,
         return rc;
     sqlite3_stmt *st = s->st[ST_USERS_LIST];
     store_user u;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, ST_USERS_LIST, &rc)) {
         read_user(st, &u);
         int stop = cb(arg, &u);
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, ST_USERS_LIST, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, ST_USERS_LIST, rc);
+    return rc;
 }
 
 int sq_token_insert(store *base, const uint8_t hash[STORE_TOKEN_HASH], int64_t user_id, int64_t now)
@@ -170,16 +167,13 @@ int sq_challenges_for(store *base, int64_t user_id, int (*cb)(void *arg, const s
         return rc;
     sqlite3_stmt *st = s->st[ST_CHALLENGES_FOR];
     store_challenge c;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, ST_CHALLENGES_FOR, &rc)) {
         sq_read_challenge(st, &c);
         int stop = cb(arg, &c);
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, ST_CHALLENGES_FOR, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, ST_CHALLENGES_FOR, rc);
+    return rc;
 }
 
 int sq_challenges_open_from(store *base, int64_t user_id, int64_t *n)
@@ -280,17 +274,14 @@ int sq_moves_each(store *base, int64_t game_id,
     if (rc)
         return rc;
     sqlite3_stmt *st = s->st[ST_MOVES_OF];
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, ST_MOVES_OF, &rc)) {
         const unsigned char *m = sqlite3_column_text(st, 1);
         int stop = cb(arg, sqlite3_column_int64(st, 0), m ? (const char *)m : "",
                       sqlite3_column_int64(st, 2));
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, ST_MOVES_OF, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, ST_MOVES_OF, rc);
+    return rc;
 }
 
 int sq_games_query(store *base, const store_game_filter *f,
@@ -322,14 +313,11 @@ int sq_games_query(store *base, const store_game_filter *f,
         return rc;
     sqlite3_stmt *st = s->st[which];
     store_game g;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, which, &rc)) {
         sq_read_game(st, &g);
         int stop = cb(arg, &g);
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, which, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, which, rc);
+    return rc;
 }

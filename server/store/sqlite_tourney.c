@@ -18,16 +18,13 @@ static int each_row(sq_store *s, sq_stmt which, row_reader read, void *row, row_
 {
     sqlite3_stmt *st = s->st[which];
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, which, &rc)) {
         read(st, row);
         int stop = cb(arg, row);
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, which, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, which, rc);
+    return rc;
 }
 
 /* One row of a bound statement into row: STORE_OK, STORE_NOTFOUND, STORE_EIO. */
@@ -305,15 +302,12 @@ int sq_forbids_each(store *base, int64_t tid, int (*cb)(void *arg, int64_t a, in
     if (rc)
         return rc;
     sqlite3_stmt *st = s->st[ST_FORBIDS_OF];
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while (sq_next_row(s, ST_FORBIDS_OF, &rc)) {
         int stop = cb(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
-        if (stop) {
-            (void)sqlite3_reset(st);
-            return stop;
-        }
+        if (stop)
+            return sq_stop(s, ST_FORBIDS_OF, stop);
     }
-    (void)sqlite3_reset(st);
-    return rc == SQLITE_DONE ? STORE_OK : sq_fail(s, ST_FORBIDS_OF, rc);
+    return rc;
 }
 
 int sq_game_tourney_set(store *base, int64_t game_id, int64_t tid, int64_t round)
