@@ -10,6 +10,11 @@
  *   ratio ping_p99 X            qirkatd `ping` p99 / raw libuv echo p99
  *   ratio idle_conn_bytes N     qirkatd VmRSS delta / connections, 10,000 after `hello`
  *
+ * Each load also prints its absolute figures on stderr (moves/s, round
+ * trip median and p99). This generator replaced bench-server's, which
+ * drove the same games of qirkatd alone: one load generator, so qirkatd
+ * and the baseline are always measured the same way.
+ *
  * The baseline (run in a forked child): libuv + SQLite, one INSERT per move,
  * synchronous=FULL (WAL), one transaction per loop turn committed in the
  * turn's uv_check (on the loop thread), answers written only after that
