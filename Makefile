@@ -125,8 +125,9 @@ test: all tests check-layers
 	@if [ "$(WEB)" = 1 ] && [ "$(T)" = "$(TEST_AREAS)" ]; then $(MAKE) --no-print-directory test-web; fi
 
 # The web client's tests (tests/web/): the replay move applier against the
-# recorded games, then the browser tests against a real `qirkatd --http`. Screenshots go to
-# $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
+# recorded games, then the browser tests against a real `qirkatd --http`
+# (run.mjs: play, watch, replay, reconnect; school.mjs: classes and
+# tournaments). Screenshots go to $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
 # checkout without them gets them here (npm ci, from the lock file).
 .PHONY: test-web
 test-web: all
@@ -134,6 +135,7 @@ test-web: all
 	@echo "== test-web"
 	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/rules.test.mjs
 	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/run.mjs
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/school.mjs
 
 asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1

@@ -1,16 +1,17 @@
-// Qirkat web client: the screens (log in, lobby, game, watch, replay, and a
-// stub for classes and tournaments) over one WebSocket to qirkatd.
+// Qirkat web client: the screens (log in, lobby, game, watch, replay; the
+// classes and tournaments screens are in school.js) over one WebSocket to qirkatd.
 //
 // Plain ES modules, no framework and no build step: the page must work from
 // the files qirkatd serves, offline. State lives in `app`; each screen is a
 // function that draws into <main> from it, and the server's events update
 // `app` and redraw the screen showing what changed. The URL hash names the
-// screen (#/lobby, #/game/7, #/replay/7, #/classes), so a reload or a
-// reconnect comes back to the same place.
+// screen (#/lobby, #/game/7, #/replay/7, #/classes, #/class/3, #/tournaments,
+// #/tournament/2), so a reload or a reconnect comes back to the same place.
 
 import { Connection } from './net.js';
 import { BoardView } from './board.js';
 import { isKonane, hasDraws, replayPositions, positionString, parsePosition } from './rules.js';
+import { setupSchool, showClasses, showClass, showTournaments, showTournament, schoolEvent, schoolRoute } from './school.js';
 
 // ---------------------------------------------------------------- helpers
 
@@ -47,6 +48,23 @@ function fmtMs(ms) {
   if (d > 0) return `${d}d ${hh}h`;
   if (hh > 0) return `${hh}h ${String(mm).padStart(2, '0')}m`;
   return `${mm}:${String(ss).padStart(2, '0')}`;
+}
+
+/** The clocks a challenge or a tournament may have: <option>s, and the time control of one. */
+const TIME_OPTIONS = [
+  ['unlimited', 'No clock'], ['live:300+5', 'Live 5 min + 5 s'], ['live:900+10', 'Live 15 min + 10 s'],
+  ['corr:1', '1 day per move'], ['corr:3', '3 days per move'], ['corr:7', '7 days per move'],
+];
+function timeOptionsHtml() {
+  return TIME_OPTIONS.map(([v, text]) => `<option value="${v}">${text}</option>`).join('');
+}
+function timeControlOf(t) {
+  if (t.startsWith('corr:')) return { kind: 'correspondence', days_per_move: Number(t.slice(5)) };
+  if (t.startsWith('live:')) {
+    const [i, inc] = t.slice(5).split('+').map(Number);
+    return { kind: 'live', initial_s: i, increment_s: inc };
+  }
+  return { kind: 'unlimited' };
 }
 
 function fmtTc(tc) {
@@ -208,11 +226,13 @@ function onEvent(ev) {
       if (g.challenge != null) app.challenges.delete(g.challenge);
       for (const [id, c] of app.challenges) if (c.game === g.id) app.challenges.delete(id);
       // A challenge of mine was accepted while I wait in the lobby: go and play.
-      if (app.screen?.name === 'lobby' && myColour(g)) {
+      // A tournament round pairs everyone at once: its notice (school.js)
+      // says the game is ready instead of taking the screen away.
+      if (app.screen?.name === 'lobby' && myColour(g) && g.tournament == null) {
         location.hash = `#/game/${g.id}`;
         return;
       }
-      toast(`Game ${g.id} started: ${g.white} vs ${g.black}`, `#/game/${g.id}`);
+      if (g.tournament == null) toast(`Game ${g.id} started: ${g.white} vs ${g.black}`, `#/game/${g.id}`);
       break;
     }
     case 'move': {
@@ -236,6 +256,7 @@ function onEvent(ev) {
     }
     case 'game_end':
     case 'draw_offer':
+      if (ev.event === 'game_end') schoolEvent(ev);
       if (app.games.has(ev.game)) refreshGame(ev.game);
       if (ev.event === 'draw_offer' && ev.by !== myColour(app.games.get(ev.game))) {
         // Only what the other side did is news; name them as people know them.
@@ -243,6 +264,10 @@ function onEvent(ev) {
         toast(ev.action === 'offer' ? `${who} offers a draw` : `${who} declined the draw`);
       }
       break;
+    case 'tournament_round':
+    case 'tournament_end':
+      schoolEvent(ev); // redraws the tournament screens itself
+      return;
     case 'server_stopping':
       toast('The server is restarting; reconnecting by itself…');
       break;
@@ -297,8 +322,12 @@ function route() {
   $('#who').textContent = app.me.username;
   if (name === 'game' && id) showGame(id);
   else if (name === 'replay' && id) showReplay(id);
-  else if (name === 'classes') drawClasses();
+  else if (name === 'classes') showClasses();
+  else if (name === 'class' && id) showClass(id);
+  else if (name === 'tournaments') showTournaments();
+  else if (name === 'tournament' && id) showTournament(id);
   else { app.screen = { name: 'lobby' }; drawLobby(); loadChallenges(); loadFinished(); }
+  schoolRoute();
 }
 
 // ---------------------------------------------------------------- log in
@@ -374,7 +403,7 @@ function gameRow(g) {
   return `<li class="game-row ${myTurn ? 'my-turn' : ''}">
       <a href="#/game/${g.id}" class="big-link" data-game-link="${g.id}">
         <span class="opp">vs ${esc(opp)}</span>
-        <span class="muted">${esc(variantName(g.variant))} · ${esc(fmtTc(g.time_control))}</span>
+        <span class="muted">${esc(variantName(g.variant))} · ${esc(fmtTc(g.time_control))}${g.tournament ? ` · tournament, round ${Number(g.round)}` : ''}</span>
         <span class="turn">${myTurn ? 'Your turn' : `${esc(opp)}’s turn`} ${clock}</span>
       </a></li>`;
 }
@@ -434,14 +463,7 @@ function drawLobby() {
             <select name="color"><option value="random">Random</option><option value="white">White</option><option value="black">Black</option></select>
           </label>
           <label>Clock
-            <select name="time">
-              <option value="unlimited">No clock</option>
-              <option value="live:300+5">Live 5 min + 5 s</option>
-              <option value="live:900+10">Live 15 min + 10 s</option>
-              <option value="corr:1">1 day per move</option>
-              <option value="corr:3">3 days per move</option>
-              <option value="corr:7">7 days per move</option>
-            </select>
+            <select name="time">${timeOptionsHtml()}</select>
           </label>
           <label class="check"><input type="checkbox" name="rated"> Rated (no hints)</label>
           <p class="error" id="challenge-error" role="alert"></p>
@@ -461,7 +483,7 @@ function drawLobby() {
       </section>
       <section class="card">
         <h2>Classes and tournaments</h2>
-        <p><a href="#/classes">Classes and tournaments</a> <span class="muted">(coming soon)</span></p>
+        <div class="row"><a class="button" href="#/classes" id="to-classes">My classes</a><a class="button" href="#/tournaments" id="to-tournaments">Tournaments</a></div>
       </section>
     </div>`;
 
@@ -482,12 +504,7 @@ function drawLobby() {
     const req = { color: f.color.value, rated: f.rated.checked };
     if (f.to.value.trim()) req.to = f.to.value.trim();
     req.variant = f.variant.value === 'alquerkonane-RxC' ? `alquerkonane-${f.rows.value}x${f.cols.value}` : f.variant.value;
-    const t = f.time.value;
-    if (t.startsWith('corr:')) req.time_control = { kind: 'correspondence', days_per_move: Number(t.slice(5)) };
-    else if (t.startsWith('live:')) {
-      const [i, inc] = t.slice(5).split('+').map(Number);
-      req.time_control = { kind: 'live', initial_s: i, increment_s: inc };
-    } else req.time_control = { kind: 'unlimited' };
+    req.time_control = timeControlOf(f.time.value);
     try {
       const r = await app.conn.request('challenge', req);
       app.challenges.set(r.challenge.id, r.challenge);
@@ -543,6 +560,7 @@ async function showGame(id) {
       <div class="game-head">
         <a href="#/lobby" class="back">← Lobby</a>
         <h2 id="game-title"></h2>
+        ${app.games.get(id)?.tournament ? `<a href="#/tournament/${Number(app.games.get(id).tournament)}" class="back" id="game-tournament">Tournament, round ${Number(app.games.get(id).round)}</a>` : ''}
       </div>
       <div class="game-main">
         <div class="board-col">
@@ -804,23 +822,6 @@ async function showReplay(id) {
   show();
 }
 
-// ---------------------------------------------------------------- classes (stub)
-
-function drawClasses() {
-  app.screen = { name: 'classes' };
-  // The class_* and tournament_* ops of PROTOCOL.md are not in qirkatd yet
-  // (docs/protocol.md). When they are, this screen lists `classes` and
-  // `tournaments` and shows each tournament's rounds and `standings`.
-  $('#main').innerHTML = `
-    <section class="card narrow" id="classes">
-      <a href="#/lobby" class="back">← Lobby</a>
-      <h2>Classes and tournaments</h2>
-      <p>Coming soon. Teachers will make a class, add their pupils and run round-robin or Swiss
-      tournaments here, with the pairings of each round and the standings.</p>
-      <p class="muted">The server does not offer classes and tournaments yet.</p>
-    </section>`;
-}
-
 // ---------------------------------------------------------------- clocks, toasts, dialogs
 
 /**
@@ -872,6 +873,7 @@ function confirmBox(text, yes = 'Yes') {
 
 // ---------------------------------------------------------------- start
 
+setupSchool({ app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf });
 app.conn = new Connection(wsUrl(), { onOpen, onEvent, onStatus });
 window.addEventListener('hashchange', route);
 $('#logout').addEventListener('click', logout);

@@ -1,0 +1,1012 @@
+// Qirkat web client: classes and tournaments (issue 13; docs/protocol.md
+// "Classes and tournaments"). The screens #/classes, #/class/ID,
+// #/tournaments and #/tournament/ID, and the "your game is ready" notice.
+//
+// Who uses these pages: a teacher at the front of a classroom (the join code
+// is written on the board, the passwords of new pupils are printed and cut
+// into strips, results are set by hand when a game is played on a real
+// board) and children on tablets (big buttons, plain words, no hover-only
+// control). Like app.js, each screen asks the server, then draws <main> from
+// the answer; events and a slow poll redraw it, keeping what was typed in
+// its forms (paint()).
+//
+// app.js hands over its helpers once (setupSchool) instead of this module
+// importing app.js back: the dependency goes one way.
+
+let ui = null; // {app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf}
+
+export function setupSchool(deps) {
+  ui = deps;
+  // Results of games the organiser does not play send it no event: look
+  // again now and then while a running tournament is on screen.
+  setInterval(() => {
+    const s = ui.app.screen;
+    if (s?.name === 'tournament' && school.tourney?.id === s.id && school.tourney.status === 'running'
+      && document.visibilityState === 'visible' && !document.querySelector('dialog[open]')) {
+      showTournament(s.id);
+    }
+  }, 30000);
+}
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const esc = (s) => ui.esc(s);
+
+const school = {
+  classes: null, // my classes (`classes`): taught or joined
+  cls: null, // the class on screen (with `students` for its teacher)
+  sheet: null, // {classId, title, rows: [{username, name, password}]}: passwords, shown until dismissed
+  tourneys: null, // the list of `tournaments`
+  tourney: null, // the tournament on screen
+  tClass: null, // its class, when I teach it (display names, "add every pupil")
+  changing: new Set(), // pairings (game ids) whose result the organiser is changing
+  ready: null, // {tournament, round, game, opponent, colour}: the notice of a new round
+  presetClass: null, // the class the create form starts with ("make a tournament for this class")
+};
+
+// ---------------------------------------------------------------- helpers
+
+function me() {
+  return ui.app.me ? ui.app.me.username.toLowerCase() : '';
+}
+const isMe = (u) => !!u && u.toLowerCase() === me();
+const on = (name, id = null) => ui.app.screen?.name === name && (id === null || ui.app.screen.id === id);
+const req = (op, fields) => ui.app.conn.request(op, fields);
+
+/** A server error in plain words; `words` overrides by code (a string or a function of the error). */
+function plain(e, words = {}) {
+  if (!e) return '';
+  const w = words[e.code];
+  if (w) return typeof w === 'function' ? w(e) : w;
+  switch (e.code) {
+    case 'offline': return 'Not connected to the server. Wait until it says “online”, then try again.';
+    case 'server_busy':
+    case 'rate_limited': return 'The server is busy. Try again in a few seconds.';
+    case 'server_shutdown': return 'The server is restarting. Try again in a moment.';
+    case 'internal': return 'Something went wrong on the server. Nothing was changed: try again.';
+    default: return sentence(e.message || e.code || 'error');
+  }
+}
+
+function sentence(m) {
+  m = String(m);
+  return m.charAt(0).toUpperCase() + m.slice(1) + (/[.!?]$/.test(m) ? '' : '.');
+}
+
+const bytes = (s) => new TextEncoder().encode(s).length;
+
+/** 1, 1½, ½, 2.25: points and tie-break values as people write them. */
+function fmtPoints(x) {
+  if (typeof x !== 'number') return esc(x);
+  const whole = Math.floor(x), frac = x - whole;
+  if (frac === 0) return String(x);
+  if (frac === 0.5) return whole ? `${whole}½` : '½';
+  return String(Math.round(x * 100) / 100);
+}
+
+/**
+ * Draw `html` into <main>, keeping what was typed in its forms, the shown
+ * errors and the focus: events and the poll redraw a screen while someone
+ * fills in a form. `wire` attaches the handlers (before the values are put
+ * back, so the forms' own `input` handlers see them).
+ */
+function paint(html, wire) {
+  const main = $('#main');
+  const forms = new Map();
+  main.querySelectorAll('form[id]').forEach((f) => {
+    const vals = [];
+    for (const el of f.elements) {
+      if (!el.name) continue;
+      vals.push([el.name, el.type === 'radio' ? el.value : null,
+        el.type === 'checkbox' || el.type === 'radio' ? el.checked : el.value]);
+    }
+    forms.set(f.id, vals);
+  });
+  const errors = new Map();
+  main.querySelectorAll('[role="alert"][id]').forEach((p) => { if (p.textContent) errors.set(p.id, p.textContent); });
+  const act = document.activeElement;
+  const focus = act && main.contains(act) ? (act.form?.id && act.name ? { form: act.form.id, name: act.name, value: act.type === 'radio' ? act.value : null } : act.id ? { id: act.id } : null) : null;
+
+  main.innerHTML = html;
+  wire();
+
+  for (const [id, vals] of forms) {
+    const f = document.getElementById(id);
+    if (!f || f.tagName !== 'FORM') continue;
+    for (const [name, radioValue, v] of vals) {
+      const el = [...f.elements].find((x) => x.name === name && (radioValue === null || x.value === radioValue));
+      if (!el) continue;
+      if (el.type === 'checkbox' || el.type === 'radio') el.checked = v;
+      else el.value = v;
+    }
+    f.dispatchEvent(new Event('input', { bubbles: true }));
+  }
+  for (const [id, text] of errors) {
+    const p = document.getElementById(id);
+    if (p && !p.textContent) p.textContent = text;
+  }
+  if (focus) {
+    let el = null;
+    if (focus.id) el = document.getElementById(focus.id);
+    else {
+      const f = document.getElementById(focus.form);
+      el = f && [...f.elements].find((x) => x.name === focus.name && (focus.value === null || x.value === focus.value));
+    }
+    if (el) el.focus({ preventScroll: true });
+  }
+}
+
+function loading(text) {
+  $('#main').innerHTML = `<p class="center muted">${esc(text)}</p>`;
+}
+
+function failed(what, e, back = '#/classes', backText = 'Back to the classes') {
+  $('#main').innerHTML = `<div class="center"><p class="error" role="alert">${esc(what)}: ${esc(plain(e))}</p>
+    <p><a href="${back}">${esc(backText)}</a></p></div>`;
+}
+
+/** Busy while a request runs: the button is disabled so a double tap sends once. */
+async function busy(button, fn) {
+  if (button) button.disabled = true;
+  try {
+    return await fn();
+  } finally {
+    if (button && button.isConnected) button.disabled = false;
+  }
+}
+
+function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+const slug = (s) => String(s).toLowerCase().normalize('NFD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'tournament';
+
+// ---------------------------------------------------------------- classes
+
+export async function showClasses() {
+  ui.app.screen = { name: 'classes' };
+  if (!$('#classes-screen')) loading('Loading your classes…');
+  let r;
+  try {
+    r = await req('classes');
+  } catch (e) {
+    if (on('classes')) failed('Cannot load your classes', e, '#/lobby', 'Back to the lobby');
+    return;
+  }
+  if (!on('classes')) return;
+  school.classes = r.classes;
+  drawClasses();
+}
+
+function classRow(c) {
+  const teach = isMe(c.teacher);
+  return `<li><a class="big-link" href="#/class/${Number(c.id)}" data-class-link="${Number(c.id)}">
+      <span class="opp">${esc(c.name)}</span>
+      <span class="muted">${teach ? `You teach this class · code ${esc(c.code)}` : `Teacher: ${esc(c.teacher)}`}</span></a></li>`;
+}
+
+function drawClasses() {
+  const classes = school.classes || [];
+  paint(`
+    <section id="classes-screen" class="school">
+      <div class="game-head"><a href="#/lobby" class="back">← Lobby</a><h2>Classes</h2></div>
+      <div class="school-grid">
+        <section class="card">
+          <h3>My classes</h3>
+          ${classes.length ? `<ul class="list" id="class-list">${classes.map(classRow).join('')}</ul>`
+    : '<p class="muted" id="class-list">You are in no class yet.</p>'}
+        </section>
+        <section class="card">
+          <h3>Join a class</h3>
+          <form id="join-form" autocomplete="off">
+            <label>Class code
+              <input name="code" class="code-input" required maxlength="24" autocapitalize="characters" spellcheck="false" placeholder="ABCD 2345">
+            </label>
+            <p class="muted small">Your teacher writes the code on the board. Capital or small letters both work.</p>
+            <p class="error" id="join-error" role="alert"></p>
+            <button type="submit" class="primary" id="btn-join">Join the class</button>
+          </form>
+        </section>
+        <section class="card">
+          <h3>Make a class</h3>
+          <p class="muted small">For teachers: you get a code for your pupils, and you can make their accounts.</p>
+          <form id="class-form">
+            <label>Name of the class <input name="name" required maxlength="64" placeholder="for example 5B"></label>
+            <p class="error" id="class-error" role="alert"></p>
+            <button type="submit" class="primary" id="btn-make-class">Make the class</button>
+          </form>
+        </section>
+        <section class="card">
+          <h3>Tournaments</h3>
+          <p><a class="button" href="#/tournaments" id="to-tournaments">See the tournaments</a></p>
+        </section>
+      </div>
+    </section>`, wireClasses);
+}
+
+function wireClasses() {
+  const jf = $('#join-form');
+  jf.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const err = $('#join-error');
+    err.textContent = '';
+    const code = jf.code.value.trim();
+    await busy($('#btn-join'), async () => {
+      try {
+        const r = await req('class_join', { code });
+        jf.code.value = '';
+        ui.toast(`You joined ${r.class.name}`);
+        location.hash = `#/class/${Number(r.class.id)}`;
+      } catch (ex) {
+        err.textContent = plain(ex, {
+          not_found: 'No class has that code. Check each letter and try again: a code has 8 letters and digits.',
+          conflict: (x) => (/teacher/.test(x.message || '') ? 'You are the teacher of this class: you are in it already.'
+            : 'You are already in this class.'),
+        });
+      }
+    });
+  });
+  const cf = $('#class-form');
+  cf.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const err = $('#class-error');
+    err.textContent = '';
+    const name = cf.name.value.trim();
+    if (!name || bytes(name) > 64) {
+      err.textContent = 'A class name is 1 to 64 letters long.';
+      return;
+    }
+    await busy($('#btn-make-class'), async () => {
+      try {
+        const r = await req('class_create', { name });
+        cf.name.value = '';
+        location.hash = `#/class/${Number(r.class.id)}`;
+      } catch (ex) {
+        err.textContent = plain(ex);
+      }
+    });
+  });
+}
+
+/** "Amira Haddad" -> "amirah": first name and the last name's initial, Latin letters and digits. */
+function makeUsername(name) {
+  const words = name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').split(/\s+/)
+    .map((w) => w.replace(/[^A-Za-z0-9]/g, '')).filter(Boolean);
+  if (!words.length) return 'pupil';
+  let u = words[0].toLowerCase();
+  if (words.length > 1) u += words[words.length - 1][0].toLowerCase();
+  return u.slice(0, 30);
+}
+
+/**
+ * The pasted list: one pupil a line, a name ("Amira Haddad") or a chosen
+ * username, a comma and the name ("amira5b, Amira Haddad"). Made usernames
+ * that repeat get a number (amirah, amirah2).
+ */
+function parseStudents(text) {
+  const students = [], problems = [], seen = new Set();
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.replace(/\t/g, ' ').trim();
+    if (!line) return;
+    const m = /^([A-Za-z0-9_-]{1,32})\s*,\s*(.*)$/.exec(line);
+    let username, name;
+    if (m) {
+      username = m[1];
+      name = m[2].trim();
+      if (seen.has(username.toLowerCase())) problems.push(`Line ${i + 1}: the username “${username}” is in the list twice.`);
+    } else {
+      name = line;
+      const base = makeUsername(line);
+      username = base;
+      for (let k = 2; seen.has(username.toLowerCase()); k++) username = base + k;
+    }
+    seen.add(username.toLowerCase());
+    if (bytes(name) > 64) problems.push(`Line ${i + 1}: the name is too long (64 letters at most).`);
+    students.push({ line: i + 1, username, name });
+  });
+  if (students.length > 100) problems.push(`That is ${students.length} pupils: add at most 100 at a time.`);
+  return { students, problems };
+}
+
+export async function showClass(id) {
+  ui.app.screen = { name: 'class', id };
+  if (!$(`#class-screen[data-class-id="${id}"]`)) loading('Loading the class…');
+  let cls, tourneys;
+  try {
+    [cls, tourneys] = await Promise.all([req('class', { class: id }).then((r) => r.class),
+      req('tournaments').then((r) => r.tournaments).catch(() => [])]);
+  } catch (e) {
+    if (on('class', id)) failed('Cannot open this class', e);
+    return;
+  }
+  if (!on('class', id)) return;
+  let games = [];
+  if (cls.students) {
+    // The class's games: those between its members (pupils and teacher),
+    // from each pupil's recent games.
+    const members = new Set([cls.teacher, ...cls.students.map((s) => s.username)].map((u) => u.toLowerCase()));
+    const lists = await Promise.all(cls.students.map((s) => req('games', { user: s.username, limit: 30 })
+      .then((r) => r.games).catch(() => [])));
+    const byId = new Map();
+    for (const g of lists.flat()) {
+      if (members.has(g.white.toLowerCase()) && members.has(g.black.toLowerCase())) byId.set(g.id, g);
+    }
+    games = [...byId.values()].sort((a, b) => b.id - a.id).slice(0, 50);
+    if (!on('class', id)) return;
+  }
+  school.cls = cls;
+  drawClass(cls, tourneys.filter((t) => t.class === cls.id), games);
+}
+
+function sheetHtml() {
+  const s = school.sheet;
+  return `
+    <section class="card sheet" id="pw-sheet" aria-labelledby="sheet-title">
+      <h3 id="sheet-title">${esc(s.title)}</h3>
+      <p class="warn" role="alert"><strong>Write these passwords down now.</strong> This is the only time they are
+        shown: Qirkat keeps no copy. Print the page or copy each line, then give every pupil their own line.</p>
+      <div class="table-wrap"><table class="data pw-table" id="pw-table">
+        <thead><tr><th scope="col">Name</th><th scope="col">Username</th><th scope="col">Password</th></tr></thead>
+        <tbody>${s.rows.map((r) => `<tr data-username="${esc(r.username)}">
+          <td>${esc(r.name || r.username)}</td><td class="u">${esc(r.username)}</td><td><code class="pw">${esc(r.password)}</code></td></tr>`).join('')}</tbody>
+      </table></div>
+      <div class="row no-print">
+        <button type="button" class="primary" id="btn-print">Print the passwords</button>
+        <button type="button" id="btn-sheet-done">I have written them down</button>
+      </div>
+    </section>`;
+}
+
+function gameListRow(g) {
+  const state = g.status === 'active' ? 'playing' : g.status === 'aborted' ? 'aborted'
+    : g.result === 'draw' ? 'draw' : `${g.result === 'white' ? g.white : g.black} won`;
+  return `<li><a class="big-link" href="#/game/${Number(g.id)}" data-class-game="${Number(g.id)}">
+      <span>${esc(g.white)} – ${esc(g.black)}</span>
+      <span class="muted">${esc(ui.variantName(g.variant))} · ${esc(state)}${g.tournament ? ` · tournament, round ${Number(g.round)}` : ''}</span></a></li>`;
+}
+
+function tourneyRow(t) {
+  const cls = t.class && school.classes ? school.classes.find((c) => c.id === t.class) : null;
+  const mine = (t.players || []).some(isMe) && !(t.withdrawn || []).some(isMe);
+  const where = t.status === 'open' ? 'not started' : t.status === 'running' ? `round ${Number(t.current_round)} of ${Number(t.rounds_total)}` : 'finished';
+  return `<li><a class="big-link" href="#/tournament/${Number(t.id)}" data-tournament-link="${Number(t.id)}">
+      <span class="opp">${esc(t.name)}${mine ? ' <span class="tag">you play</span>' : ''}</span>
+      <span class="muted">${t.system === 'swiss' ? 'Swiss' : 'Round robin'} · ${esc(ui.variantName(t.variant))} · ${esc(ui.fmtTc(t.time_control))}
+        · ${(t.players || []).length} player${(t.players || []).length === 1 ? '' : 's'}${cls ? ` · class ${esc(cls.name)}` : t.class ? ' · one class only' : ''} · ${where}</span></a></li>`;
+}
+
+function drawClass(cls, tourneys, games) {
+  const teacher = !!cls.students;
+  const sheet = school.sheet && school.sheet.classId === cls.id ? sheetHtml() : '';
+  const code = String(cls.code || '');
+  const students = cls.students || [];
+  paint(`
+    <section id="class-screen" class="school" data-class-id="${Number(cls.id)}">
+      <div class="game-head"><a href="#/classes" class="back">← Classes</a><h2 id="class-name">${esc(cls.name)}</h2></div>
+      ${sheet}
+      <div class="school-grid">
+        ${teacher ? `
+        <section class="card code-card">
+          <h3>Join code</h3>
+          <p class="join-code" id="join-code" data-code="${esc(code)}" aria-label="Join code: ${esc(code.split('').join(' '))}">${esc(code.slice(0, 4))}<span class="gap"> </span>${esc(code.slice(4))}</p>
+          <p>Write it on the board. Pupils who have an account type it under <b>Classes → Join a class</b>.</p>
+        </section>` : `
+        <section class="card">
+          <p>Teacher: <b>${esc(cls.teacher)}</b></p>
+          <p class="muted">You are in this class. Class code: ${esc(code)}</p>
+        </section>`}
+        ${teacher ? `
+        <section class="card">
+          <h3>Pupils (${students.length})</h3>
+          ${students.length ? `<div class="table-wrap"><table class="data" id="students">
+            <thead><tr><th scope="col">Username</th><th scope="col">Name</th><th scope="col"><span class="sr-only">Password</span></th></tr></thead>
+            <tbody>${students.map((s) => `<tr data-username="${esc(s.username)}"><td class="u">${esc(s.username)}${s.bot ? ' <span class="tag">computer</span>' : ''}</td>
+              <td>${esc(s.name)}</td><td><button type="button" class="small-btn" data-reset="${esc(s.username)}" aria-label="New password for ${esc(s.name)}">New password</button></td></tr>`).join('')}</tbody>
+          </table></div>` : '<p class="muted">No pupil yet. Add them below, or give them the join code.</p>'}
+        </section>
+        <section class="card">
+          <h3>Add pupils</h3>
+          <form id="students-form">
+            <label>Names, one pupil on each line
+              <textarea name="names" rows="7" spellcheck="false" placeholder="Amira Haddad&#10;Ben Okafor"></textarea>
+            </label>
+            <p class="muted small">Each pupil gets an account: a username made from the name (“Amira Haddad” becomes
+              <b>amirah</b>) and a password. To choose a username yourself, write it first, then a comma:
+              “amira5b, Amira Haddad”.</p>
+            <div id="students-preview"></div>
+            <p class="error" id="students-error" role="alert"></p>
+            <button type="submit" class="primary" id="btn-add-students">Make the accounts</button>
+          </form>
+        </section>` : ''}
+        <section class="card">
+          <h3>Tournaments of this class</h3>
+          ${tourneys.length ? `<ul class="list">${tourneys.map(tourneyRow).join('')}</ul>` : '<p class="muted">None yet.</p>'}
+          ${teacher ? '<p><button type="button" id="btn-class-tournament">Make a tournament for this class</button></p>' : ''}
+        </section>
+        ${teacher ? `
+        <section class="card">
+          <h3>Games of the class</h3>
+          ${games.length ? `<ul class="list" id="class-games">${games.map(gameListRow).join('')}</ul>` : '<p class="muted" id="class-games">No game between pupils of this class yet.</p>'}
+        </section>` : ''}
+      </div>
+    </section>`, () => wireClass(cls));
+}
+
+function wireClass(cls) {
+  const id = cls.id;
+  if (school.sheet && school.sheet.classId === id) {
+    $('#btn-print').addEventListener('click', () => {
+      document.body.classList.add('print-sheet');
+      window.print();
+      setTimeout(() => document.body.classList.remove('print-sheet'), 1000);
+    });
+    $('#btn-sheet-done').addEventListener('click', async () => {
+      if (await ui.confirmBox('Hide the passwords? They cannot be shown again (a new password can be made).', 'Hide them')) {
+        school.sheet = null;
+        $('#pw-sheet')?.remove();
+      }
+    });
+  }
+  $('#btn-class-tournament')?.addEventListener('click', () => {
+    school.presetClass = id;
+    location.hash = '#/tournaments';
+  });
+  $('#main').querySelectorAll('[data-reset]').forEach((b) => b.addEventListener('click', async () => {
+    const username = b.dataset.reset;
+    const st = (cls.students || []).find((s) => s.username === username);
+    const name = st ? st.name : username;
+    if (!await ui.confirmBox(`Give ${name} a new password? The old one stops working at once.`, 'New password')) return;
+    try {
+      const r = await req('class_reset_password', { class: id, username });
+      addToSheet(cls, [{ username, name, password: r.password }]);
+      showClass(id);
+    } catch (e) {
+      ui.toast(plain(e, { not_found: `${username} is not a pupil of this class any more.` }));
+    }
+  }));
+  const f = $('#students-form');
+  if (!f) return;
+  const preview = () => {
+    const { students, problems } = parseStudents(f.names.value);
+    const btn = $('#btn-add-students');
+    btn.textContent = students.length ? `Make ${students.length} account${students.length === 1 ? '' : 's'}` : 'Make the accounts';
+    $('#students-preview').innerHTML = students.length ? `
+      <p class="small"><b>These accounts will be made:</b></p>
+      <div class="table-wrap"><table class="data small" id="students-preview-table">
+        <thead><tr><th scope="col">Username</th><th scope="col">Name</th></tr></thead>
+        <tbody>${students.slice(0, 100).map((s) => `<tr><td class="u">${esc(s.username)}</td><td>${esc(s.name || s.username)}</td></tr>`).join('')}</tbody>
+      </table></div>
+      ${problems.length ? `<ul class="error small">${problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>` : ''}` : '';
+  };
+  f.addEventListener('input', preview);
+  f.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const err = $('#students-error');
+    err.textContent = '';
+    const { students, problems } = parseStudents(f.names.value);
+    if (!students.length) {
+      err.textContent = 'Write the names first, one pupil on each line.';
+      return;
+    }
+    if (problems.length) {
+      err.textContent = problems[0];
+      return;
+    }
+    await busy($('#btn-add-students'), async () => {
+      try {
+        const r = await req('class_add_students', {
+          class: id, students: students.map((s) => ({ username: s.username, name: s.name })),
+        });
+        addToSheet(cls, r.students.map((s) => ({ username: s.username, name: s.name, password: s.password })));
+        f.names.value = ''; // made: the list is done with (and the passwords are above)
+        preview();
+        await showClass(id);
+        $('#pw-sheet')?.scrollIntoView({ block: 'start' });
+      } catch (ex) {
+        // "students[3]: that username is taken": name the line the teacher typed.
+        const m = /^students\[(\d+)\]: (.*)$/.exec(ex.message || '');
+        const s = m ? students[Number(m[1])] : null;
+        if (s && ex.code === 'conflict') {
+          err.textContent = `Line ${s.line}: the username “${s.username}” is taken already. Choose another one: write it first, then a comma, like “${s.username}2, ${s.name || s.username}”. No account was made.`;
+        } else if (s) {
+          err.textContent = `Line ${s.line}: ${plain({ message: m[2] })} No account was made.`;
+        } else {
+          err.textContent = plain(ex, { conflict: 'A username was taken meanwhile. Nothing was made: try again.' });
+        }
+      }
+    });
+  });
+}
+
+/** Passwords just made join the sheet on screen (a class's only: another class's sheet is replaced). */
+function addToSheet(cls, rows) {
+  if (!school.sheet || school.sheet.classId !== cls.id) school.sheet = { classId: cls.id, title: `New passwords for ${cls.name}`, rows: [] };
+  for (const r of rows) {
+    const i = school.sheet.rows.findIndex((x) => x.username.toLowerCase() === r.username.toLowerCase());
+    if (i >= 0) school.sheet.rows[i] = r;
+    else school.sheet.rows.push(r);
+  }
+}
+
+// ---------------------------------------------------------------- tournaments
+
+export async function showTournaments() {
+  ui.app.screen = { name: 'tournaments' };
+  if (!$('#tournaments-screen')) loading('Loading the tournaments…');
+  let list, classes;
+  try {
+    [list, classes] = await Promise.all([req('tournaments').then((r) => r.tournaments),
+      req('classes').then((r) => r.classes).catch(() => school.classes || [])]);
+  } catch (e) {
+    if (on('tournaments')) failed('Cannot load the tournaments', e, '#/lobby', 'Back to the lobby');
+    return;
+  }
+  if (!on('tournaments')) return;
+  school.tourneys = list;
+  school.classes = classes;
+  drawTournaments();
+}
+
+function drawTournaments() {
+  const list = school.tourneys || [];
+  const group = (st) => list.filter((t) => t.status === st);
+  const section = (title, st, empty) => {
+    const ts = group(st);
+    return `<section class="card" data-status="${st}"><h3>${title}</h3>
+      ${ts.length ? `<ul class="list">${ts.map(tourneyRow).join('')}</ul>` : `<p class="muted">${empty}</p>`}</section>`;
+  };
+  const taught = (school.classes || []).filter((c) => isMe(c.teacher));
+  const variants = (ui.app.variants.length ? ui.app.variants : ['alquerque']).filter((v) => !/RxC/.test(v));
+  paint(`
+    <section id="tournaments-screen" class="school">
+      <div class="game-head"><a href="#/lobby" class="back">← Lobby</a><h2>Tournaments</h2>
+        <a href="#/classes" class="back">Classes</a></div>
+      <div class="school-grid">
+        ${section('Open: join now', 'open', 'No tournament is waiting for players.')}
+        ${section('Playing now', 'running', 'No tournament is being played.')}
+        ${section('Finished', 'finished', 'No tournament has finished yet.')}
+        <section class="card" id="new-tournament">
+          <h3>Make a tournament</h3>
+          <form id="tournament-form">
+            <label>Name <input name="name" required maxlength="64" placeholder="for example Spring cup"></label>
+            <fieldset>
+              <legend>How players meet</legend>
+              <label class="check"><input type="radio" name="system" value="round_robin" checked> Round robin: everyone plays everyone</label>
+              <label class="check"><input type="radio" name="system" value="swiss"> Swiss: a set number of rounds; players with the same score meet</label>
+            </fieldset>
+            <label class="swiss-only">Number of rounds <input name="rounds" type="number" min="1" max="64" value="5"></label>
+            <label class="check rr-only"><input type="checkbox" name="double"> Play everyone twice (once with each colour)</label>
+            <label>Game
+              <select name="variant">${variants.map((v) => `<option value="${esc(v)}">${esc(ui.variantName(v))}</option>`).join('')}</select>
+            </label>
+            <label>Clock <select name="time">${ui.timeOptionsHtml()}</select></label>
+            <label>Who may join
+              <select name="class"><option value="">Anyone</option>${taught.map((c) => `<option value="${Number(c.id)}">Only pupils of ${esc(c.name)}</option>`).join('')}</select>
+            </label>
+            <label>The rounds start
+              <select name="start_mode">
+                <option value="organiser">when I press “Start the next round”</option>
+                <option value="auto">by themselves, when the last game of a round ends</option>
+              </select>
+            </label>
+            <label class="check"><input type="checkbox" name="rated"> Rated (the games count for the ratings)</label>
+            <label class="check"><input type="checkbox" name="bots"> Computer players may join</label>
+            <p class="error" id="tournament-error" role="alert"></p>
+            <button type="submit" class="primary" id="btn-make-tournament">Make the tournament</button>
+          </form>
+        </section>
+      </div>
+    </section>`, wireTournaments);
+  if (school.presetClass != null) {
+    const f = $('#tournament-form');
+    if ([...f.class.options].some((o) => o.value === String(school.presetClass))) f.class.value = String(school.presetClass);
+    school.presetClass = null;
+    f.name.focus();
+  }
+}
+
+function wireTournaments() {
+  const f = $('#tournament-form');
+  const sync = () => {
+    const swiss = f.system.value === 'swiss';
+    f.querySelector('.swiss-only').hidden = !swiss;
+    f.querySelector('.rr-only').hidden = swiss;
+  };
+  f.addEventListener('input', sync);
+  f.addEventListener('change', sync);
+  sync();
+  f.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const err = $('#tournament-error');
+    err.textContent = '';
+    const name = f.name.value.trim();
+    if (!name || bytes(name) > 64) {
+      err.textContent = 'A tournament name is 1 to 64 letters long.';
+      return;
+    }
+    const swiss = f.system.value === 'swiss';
+    const fields = {
+      name, system: f.system.value, variant: f.variant.value, time_control: ui.timeControlOf(f.time.value),
+      rated: f.rated.checked, bots: f.bots.checked, start_mode: f.start_mode.value,
+    };
+    if (swiss) {
+      const n = Number(f.rounds.value);
+      if (!Number.isInteger(n) || n < 1 || n > 64) {
+        err.textContent = 'A Swiss tournament has 1 to 64 rounds.';
+        return;
+      }
+      fields.rounds = n;
+    } else fields.double = f.double.checked;
+    if (f.class.value) fields.class = Number(f.class.value);
+    await busy($('#btn-make-tournament'), async () => {
+      try {
+        const r = await req('tournament_create', fields);
+        f.name.value = '';
+        location.hash = `#/tournament/${Number(r.tournament.id)}`;
+      } catch (ex) {
+        err.textContent = plain(ex, { not_found: 'That class is not one of yours any more.' });
+      }
+    });
+  });
+}
+
+const TIEBREAKS = {
+  SB: ['Sonneborn-Berger', 'the points of every player you beat, plus half the points of every player you drew with'],
+  BH: ['Buchholz', 'your opponents’ points added up'],
+  DE: ['Direct encounter', 'the points between the tied players'],
+  WIN: ['Wins', 'the number of games won (a bye or a forfeit win counts)'],
+};
+
+function resultWords(p) {
+  const score = { white: '1–0', black: '0–1', draw: '½–½' }[p.result];
+  if (p.kind === 'forfeit') return p.result ? `${score} forfeit` : '0–0 forfeit';
+  if (!p.result) return 'playing';
+  return score + (p.by_hand || p.kind === 'by_hand' ? ' (set by hand)' : '');
+}
+
+/** The pairing of mine in the tournament's current round that waits to be played. */
+function myGame(t) {
+  if (t.status !== 'running') return null;
+  const r = (t.rounds || []).find((x) => x.round === t.current_round);
+  const p = r && r.pairings.find((x) => x.kind === 'game' && x.game && !x.result && (isMe(x.white) || isMe(x.black)));
+  return p ? { round: r.round, game: p.game, colour: isMe(p.white) ? 'White' : 'Black', opponent: isMe(p.white) ? p.black : p.white } : null;
+}
+
+export async function showTournament(id) {
+  ui.app.screen = { name: 'tournament', id };
+  if (!$(`#tournament-screen[data-tournament-id="${id}"]`)) loading('Loading the tournament…');
+  let t;
+  try {
+    t = (await req('tournament', { tournament: id })).tournament;
+  } catch (e) {
+    if (on('tournament', id)) failed('Cannot open this tournament', e, '#/tournaments', 'Back to the tournaments');
+    return;
+  }
+  // Its class: the teacher sees the pupils' names and may add them all.
+  let cls = null;
+  if (t.class && isMe(t.organiser)) {
+    cls = await req('class', { class: t.class }).then((r) => r.class).catch(() => null);
+  }
+  if (!on('tournament', id)) return;
+  school.tourney = t;
+  school.tClass = cls;
+  drawTournament();
+}
+
+function drawTournament() {
+  const t = school.tourney, cls = school.tClass;
+  const org = isMe(t.organiser);
+  const names = new Map((cls?.students || []).map((s) => [s.username.toLowerCase(), s.name]));
+  const who = (u) => {
+    if (!u) return '';
+    const n = names.get(u.toLowerCase());
+    return `<span class="u">${esc(u)}</span>${n && n !== u ? `<span class="dname">${esc(n)}</span>` : ''}${isMe(u) ? ' <span class="tag">you</span>' : ''}`;
+  };
+  const withdrawn = new Set((t.withdrawn || []).map((u) => u.toLowerCase()));
+  const playing = (t.players || []).some((u) => isMe(u)) && !withdrawn.has(me());
+  const status = { open: 'Open: waiting for players', running: `Playing: round ${Number(t.current_round)} of ${Number(t.rounds_total)}`, finished: 'Finished' }[t.status] || t.status;
+  const mine = myGame(t);
+  const cur = (t.rounds || []).find((r) => r.round === t.current_round);
+  const roundDone = !!cur && cur.pairings.every((p) => p.result || p.kind === 'forfeit');
+  const canJoin = !playing && t.status !== 'finished' && !(t.status === 'running' && t.system === 'round_robin')
+    && !withdrawn.has(me()) && !(t.players || []).some(isMe);
+
+  // Controls: only what the server would allow now.
+  const mineCtl = [];
+  if (canJoin) mineCtl.push('<button type="button" class="primary" id="btn-t-join">Join this tournament</button>');
+  const orgCtl = [];
+  if (org && t.status === 'open') orgCtl.push(`<button type="button" class="primary" id="btn-t-start" ${(t.players || []).length < 2 ? 'disabled' : ''}>Start the tournament</button>`);
+  if (org && t.status === 'running' && roundDone && t.current_round < t.rounds_total) {
+    orgCtl.push(`<button type="button" class="primary" id="btn-t-pair">Start round ${Number(t.current_round) + 1}</button>`);
+  }
+  const missing = cls && t.status !== 'finished' && !(t.status === 'running' && t.system === 'round_robin')
+    ? cls.students.filter((s) => !(t.players || []).some((u) => u.toLowerCase() === s.username.toLowerCase()) && !s.bot) : [];
+  if (org && missing.length) orgCtl.push(`<button type="button" id="btn-t-addall">Add every pupil of ${esc(cls.name)} (${missing.length})</button>`);
+
+  const tbNames = Object.keys(t.standings?.[0]?.tiebreaks || {});
+  const standings = (t.standings || []).length ? `
+      <div class="table-wrap" tabindex="0" role="region" aria-label="Standings">
+      <table class="data standings" id="standings">
+        <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Points</th>
+          ${tbNames.map((n) => `<th scope="col" data-tb="${esc(n)}"><abbr title="${esc(TIEBREAKS[n]?.[0] || n)}">${esc(n)}</abbr></th>`).join('')}</tr></thead>
+        <tbody>${t.standings.map((s) => `<tr data-username="${esc(s.username)}" class="${isMe(s.username) ? 'me' : ''}">
+          <td class="num">${Number(s.rank)}</td><td>${who(s.username)}${s.withdrawn ? ' <span class="tag">withdrew</span>' : ''}</td>
+          <td class="num pts" data-points="${Number(s.points)}">${fmtPoints(s.points)}</td>
+          ${tbNames.map((n) => `<td class="num" data-tb="${esc(n)}" data-value="${Number(s.tiebreaks[n])}">${fmtPoints(s.tiebreaks[n])}</td>`).join('')}</tr>`).join('')}</tbody>
+      </table></div>
+      ${tbNames.length ? `<p class="muted small" id="tb-legend">Equal points are split by, in this order:
+        ${tbNames.map((n) => `<b>${esc(n)}</b> ${esc(TIEBREAKS[n] ? `${TIEBREAKS[n][0]}: ${TIEBREAKS[n][1]}` : '')}`).join('; ')}.</p>` : ''}`
+    : '<p class="muted">No player yet.</p>';
+
+  const resultButtons = (p) => `<span class="row result-set" role="group" aria-label="Set the result of ${esc(p.white)} against ${esc(p.black)}">
+      <button type="button" class="small-btn" data-result="white" data-game="${Number(p.game)}" aria-label="${esc(p.white)} (White) won">1–0</button>
+      <button type="button" class="small-btn" data-result="draw" data-game="${Number(p.game)}" aria-label="Draw">½–½</button>
+      <button type="button" class="small-btn" data-result="black" data-game="${Number(p.game)}" aria-label="${esc(p.black)} (Black) won">0–1</button></span>`;
+  // A pairing: White's stone and name, the result, Black's; on a phone the
+  // two names side by side above the result (style.css, .pairing).
+  const pairRow = (p) => {
+    const g = p.game ? Number(p.game) : null;
+    const mineRow = isMe(p.white) || isMe(p.black);
+    const link = g ? `<a class="button small-btn" href="#/game/${g}" data-pairing-game="${g}">${!p.result && mineRow ? 'Play' : p.result ? 'See the game' : 'Watch'}</a>` : '';
+    let set = '';
+    if (org && t.status === 'running' && g) {
+      if (!p.result || school.changing.has(g)) set = resultButtons(p);
+      else set = `<button type="button" class="small-btn link-btn" data-change="${g}">Change the result</button>`;
+    }
+    return `<li class="pairing${mineRow ? ' me' : ''}" data-game="${g ?? ''}" data-white="${esc(p.white)}" data-black="${esc(p.black)}" data-result="${esc(p.result || '')}">
+      <span class="side w"><span class="stone white" aria-hidden="true"></span><span class="sr-only">White:</span><span>${who(p.white)}</span></span>
+      <span class="res">${esc(resultWords(p))}</span>
+      <span class="side b"><span class="stone black" aria-hidden="true"></span><span class="sr-only">Black:</span><span>${who(p.black)}</span></span>
+      <span class="go">${link}</span>
+      ${set ? `<span class="set">${set}</span>` : ''}</li>`;
+  };
+  const rounds = [...(t.rounds || [])].reverse().map((r) => `
+      <section class="round" data-round="${Number(r.round)}">
+        <h4>Round ${Number(r.round)}</h4>
+        <ol class="pairings">${r.pairings.map(pairRow).join('')}</ol>
+        ${r.bye ? `<p class="bye" data-bye="${esc(r.bye)}">Bye (a free point): ${who(r.bye)}</p>` : ''}
+      </section>`).join('');
+
+  const winners = t.status === 'finished' ? (t.standings || []).filter((s) => s.rank === 1).map((s) => s.username) : [];
+  const players = t.players || [];
+  paint(`
+    <section id="tournament-screen" class="school" data-tournament-id="${Number(t.id)}" data-status="${esc(t.status)}" data-round="${Number(t.current_round)}">
+      <div class="game-head"><a href="#/tournaments" class="back">← Tournaments</a><h2 id="t-name">${esc(t.name)}</h2></div>
+      <p class="t-facts"><span class="badge ${esc(t.status)}">${esc(status)}</span>
+        ${t.system === 'swiss' ? `Swiss, ${Number(t.rounds_total)} rounds` : `Round robin${t.double ? ', twice' : ''}`} ·
+        ${esc(ui.variantName(t.variant))} · ${esc(ui.fmtTc(t.time_control))}${t.rated ? ' · rated' : ''}${t.bots ? ' · computers allowed' : ''}
+        · organiser ${esc(t.organiser)}${cls ? ` · class <a href="#/class/${Number(cls.id)}">${esc(cls.name)}</a>` : t.class ? ' · one class only' : ''}</p>
+      ${t.end_reason ? `<p class="warn">The tournament ended early: ${esc(t.end_reason)}</p>` : ''}
+      ${mine ? `<p class="ready"><a class="button primary big" id="play-ready" href="#/game/${Number(mine.game)}">Your game in round ${Number(mine.round)} is ready — play (you are ${mine.colour}, against ${esc(mine.opponent)})</a></p>` : ''}
+      ${winners.length ? `<p class="ready" id="winner">🏆 ${winners.length > 1 ? 'Winners' : 'Winner'}: ${winners.map((u) => esc(u)).join(', ')}</p>` : ''}
+      <p class="error" id="t-error" role="alert"></p>
+      ${mineCtl.length || orgCtl.length ? `<div class="actions t-actions">${mineCtl.join('')}${orgCtl.join('')}</div>` : ''}
+      ${org && t.status === 'running' && !roundDone ? '<p class="muted small">The next round can start when every game of this round has a result.</p>' : ''}
+      <div class="school-grid t-grid">
+        <section class="card t-standings">
+          <h3>Standings</h3>
+          ${standings}
+          <div class="row no-print">
+            <button type="button" id="btn-csv">Download the standings (CSV)</button>
+            ${(t.rounds || []).some((r) => r.pairings.some((p) => p.game)) ? '<button type="button" id="btn-pdn">Download the games (PDN)</button>' : ''}
+          </div>
+        </section>
+        <section class="card t-rounds">
+          <h3>Rounds</h3>
+          ${rounds || '<p class="muted">The first round is paired when the tournament starts.</p>'}
+        </section>
+        <section class="card t-players">
+          <h3>Players (${players.length})</h3>
+          ${players.length ? `<ol class="players" id="players">${players.map((u) => `<li data-username="${esc(u)}">${who(u)}${withdrawn.has(u.toLowerCase()) ? ' <span class="tag">withdrew</span>' : ''}
+            ${org && t.status !== 'finished' && !withdrawn.has(u.toLowerCase()) ? `<button type="button" class="small-btn" data-withdraw="${esc(u)}">${t.status === 'open' ? 'Remove' : 'Withdraw'}</button>` : ''}</li>`).join('')}</ol>`
+    : '<p class="muted">Nobody has joined yet.</p>'}
+          ${playing && t.status !== 'finished' ? '<p><button type="button" class="danger" id="btn-t-leave">Leave the tournament</button></p>' : ''}
+          ${org && t.status !== 'finished' && !(t.status === 'running' && t.system === 'round_robin') ? `
+          <form id="add-player-form" class="row">
+            <label class="grow">Add a player <input name="username" required maxlength="32" autocapitalize="off" placeholder="username"></label>
+            <button type="submit" id="btn-add-player">Add</button>
+          </form>` : ''}
+          ${org && t.status !== 'finished' && players.length >= 2 ? `
+          <form id="forbid-form">
+            <p class="small"><b>Never pair these two</b> (brothers and sisters, for example):</p>
+            <div class="row">
+              <select name="a" aria-label="first player">${players.map((u) => `<option>${esc(u)}</option>`).join('')}</select>
+              <select name="b" aria-label="second player">${players.map((u, i) => `<option ${i === 1 ? 'selected' : ''}>${esc(u)}</option>`).join('')}</select>
+              <button type="submit" id="btn-forbid">Never pair them</button>
+            </div>
+          </form>` : ''}
+        </section>
+      </div>
+    </section>`, wireTournament);
+}
+
+function wireTournament() {
+  const t = school.tourney, id = t.id;
+  const err = () => $('#t-error');
+  // Every action answers the whole tournament: draw it from the answer.
+  const act = async (button, op, fields, words) => {
+    err().textContent = '';
+    return busy(button, async () => {
+      try {
+        const r = await req(op, { tournament: id, ...fields });
+        if (!on('tournament', id)) return r;
+        school.tourney = r.tournament;
+        drawTournament();
+        return r;
+      } catch (e) {
+        if (on('tournament', id)) err().textContent = plain(e, words);
+        return null;
+      }
+    });
+  };
+  $('#btn-t-join')?.addEventListener('click', (e) => act(e.currentTarget, 'tournament_join', {}, {
+    forbidden: (x) => (/class/.test(x.message || '') ? 'This tournament is only for the pupils of one class. Join the class first (with its code).' : plain({ message: x.message })),
+  }).then((r) => r && ui.toast('You are in the tournament. Good luck!')));
+  $('#btn-t-leave')?.addEventListener('click', async (e) => {
+    const b = e.currentTarget;
+    const text = t.status === 'running' ? 'Leave the tournament? Your game now and your later games are lost.' : 'Leave the tournament?';
+    if (await ui.confirmBox(text, 'Leave')) act(b, 'tournament_withdraw', {});
+  });
+  $('#btn-t-start')?.addEventListener('click', async (e) => {
+    const b = e.currentTarget;
+    if (await ui.confirmBox(`Start the tournament with ${t.players.length} players? Round 1 is paired now and nobody can join a round robin any more.`, 'Start')) {
+      act(b, 'tournament_start', {});
+    }
+  });
+  $('#btn-t-pair')?.addEventListener('click', (e) => act(e.currentTarget, 'tournament_pair', { round: t.current_round + 1 }));
+  $('#btn-t-addall')?.addEventListener('click', async (e) => {
+    const b = e.currentTarget;
+    const cls = school.tClass;
+    await busy(b, async () => {
+      err().textContent = '';
+      let last = null;
+      try {
+        // Afresh: pupils may have joined since the page was drawn.
+        last = await req('tournament', { tournament: id });
+      } catch (ex) {
+        err().textContent = plain(ex);
+        return;
+      }
+      const players = last.tournament.players.map((u) => u.toLowerCase());
+      for (const st of cls.students.filter((x) => !x.bot && !players.includes(x.username.toLowerCase()))) {
+        try {
+          last = await req('tournament_join', { tournament: id, username: st.username });
+        } catch (ex) {
+          if (ex.code === 'conflict' && /already/.test(ex.message || '')) continue; // joined meanwhile
+          if (on('tournament', id)) err().textContent = `${st.username}: ${plain(ex)}`;
+          break;
+        }
+      }
+      if (last && on('tournament', id)) {
+        school.tourney = last.tournament;
+        drawTournament();
+      }
+    });
+  });
+  const af = $('#add-player-form');
+  af?.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const username = af.username.value.trim();
+    const r = await act($('#btn-add-player'), 'tournament_join', { username }, { not_found: `Nobody is called “${username}” on this server.` });
+    if (r) {
+      const f = $('#add-player-form');
+      if (f) f.username.value = '';
+    }
+  });
+  const ff = $('#forbid-form');
+  ff?.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const a = ff.a.value, b = ff.b.value;
+    const r = await act($('#btn-forbid'), 'tournament_forbid', { a, b }, {
+      bad_request: 'Choose two different players.', conflict: (x) => plain({ message: x.message }),
+    });
+    if (r) ui.toast(`${a} and ${b} will never be paired.`);
+  });
+  $('#main').querySelectorAll('[data-withdraw]').forEach((b) => b.addEventListener('click', async () => {
+    const u = b.dataset.withdraw;
+    const text = t.status === 'open' ? `Remove ${u} from the tournament?` : `Withdraw ${u}? Their game now and their later games are lost.`;
+    if (await ui.confirmBox(text, t.status === 'open' ? 'Remove' : 'Withdraw')) act(b, 'tournament_withdraw', { username: u });
+  }));
+  $('#main').querySelectorAll('[data-change]').forEach((b) => b.addEventListener('click', () => {
+    school.changing.add(Number(b.dataset.change));
+    drawTournament();
+  }));
+  $('#main').querySelectorAll('button[data-result]').forEach((b) => b.addEventListener('click', async () => {
+    const game = Number(b.dataset.game), result = b.dataset.result;
+    const p = t.rounds.flatMap((r) => r.pairings).find((x) => x.game === game);
+    if (!p) return;
+    const words = result === 'draw' ? `a draw between ${p.white} and ${p.black}` : `${result === 'white' ? p.white : p.black} (${result === 'white' ? 'White' : 'Black'}) won against ${result === 'white' ? p.black : p.white}`;
+    const running = !p.result;
+    if (!await ui.confirmBox(`Set the result: ${words}?${running ? ' If the game is still being played, it ends now.' : ''}`, 'Set the result')) return;
+    const r = await act(b, 'tournament_result', { game, result });
+    if (r) school.changing.delete(game);
+    if (r && on('tournament', id)) drawTournament();
+  }));
+  $('#btn-csv')?.addEventListener('click', (e) => busy(e.currentTarget, async () => {
+    try {
+      const r = await req('tournament_standings', { tournament: id, format: 'csv' });
+      download(`${slug(t.name)}-standings.csv`, r.csv, 'text/csv');
+    } catch (ex) {
+      err().textContent = plain(ex);
+    }
+  }));
+  $('#btn-pdn')?.addEventListener('click', (e) => busy(e.currentTarget, async () => {
+    // One `export` per game: the export's tournament filter lists only the
+    // asker's own games, and an organiser need not play. The Round tag is
+    // set here from the pairing (the server writes "-").
+    const games = t.rounds.flatMap((r) => r.pairings.filter((p) => p.game).map((p) => ({ game: p.game, round: r.round })));
+    const texts = new Array(games.length);
+    try {
+      for (let i = 0; i < games.length; i += 4) {
+        await Promise.all(games.slice(i, i + 4).map(async (g, k) => {
+          const r = await req('export', { game: g.game });
+          texts[i + k] = String(r.records[0] || '').replace(/^\[Round "[^"]*"\]$/m, `[Round "${g.round}"]`);
+        }));
+      }
+      download(`${slug(t.name)}-games.pdn`, texts.join(''), 'application/x-pdn');
+    } catch (ex) {
+      err().textContent = plain(ex);
+    }
+  }));
+}
+
+// ---------------------------------------------------------------- events and the notice
+
+/** A new round that pairs me: a notice on every screen until I go and play, or the game ends. */
+function showNotice() {
+  const n = $('#notice');
+  const r = school.ready;
+  if (!n) return;
+  if (!r || (on('game', r.game)) || on('tournament', r.tournament)) {
+    n.hidden = true;
+    return;
+  }
+  n.innerHTML = `<a class="button primary" id="notice-play" href="#/game/${Number(r.game)}">Your game in round ${Number(r.round)} is ready — play against ${esc(r.opponent)}</a>
+    <button type="button" class="small-btn" id="notice-close" aria-label="Close this message">Later</button>`;
+  n.hidden = false;
+  $('#notice-play').addEventListener('click', hideNotice);
+  $('#notice-close').addEventListener('click', hideNotice);
+}
+
+function hideNotice() {
+  school.ready = null;
+  const n = $('#notice');
+  if (n) n.hidden = true;
+}
+
+/** Called by app.js on each route: the notice stays off the screen it points to. */
+export function schoolRoute() {
+  if (school.ready) showNotice();
+}
+
+/** tournament_round, tournament_end and game_end events (app.js onEvent). */
+export function schoolEvent(ev) {
+  const s = ui.app.screen;
+  if (ev.event === 'tournament_round') {
+    const p = (ev.pairings || []).find((x) => x.kind === 'game' && x.game && !x.result && (isMe(x.white) || isMe(x.black)));
+    if (p) {
+      school.ready = { tournament: ev.tournament, round: ev.round, game: p.game, opponent: isMe(p.white) ? p.black : p.white };
+      showNotice();
+    } else if (isMe(ev.bye)) {
+      ui.toast(`Round ${ev.round}: you have a bye this round (a free point).`, `#/tournament/${Number(ev.tournament)}`);
+    }
+  } else if (ev.event === 'tournament_end') {
+    if (!on('tournament', ev.tournament)) ui.toast('A tournament of yours has finished: see the standings.', `#/tournament/${Number(ev.tournament)}`);
+  } else if (ev.event === 'game_end' && school.ready?.game === ev.game) {
+    hideNotice();
+  }
+  if (!s) return;
+  const t = school.tourney;
+  if (s.name === 'tournament' && (ev.tournament === s.id
+    || (ev.event === 'game_end' && t?.id === s.id && t.rounds?.some((r) => r.pairings.some((p) => p.game === ev.game))))) {
+    showTournament(s.id);
+  } else if (s.name === 'tournaments' && ev.tournament) {
+    showTournaments();
+  }
+}
