@@ -144,10 +144,7 @@ Test(pairer, create_checks)
     t_err(r, "bad_request", "external without a program");
     cr_assert(strstr(t_str(r, "message"), "--pairing-program") != NULL, "%s", t_str(r, "message"));
     cJSON_Delete(r);
-    char *after = t_db_dump(S.db);
-    cr_assert_str_eq(after, before);
-    free(after);
-    free(before);
+    t_db_unchanged(S.db, before, "an external pairer without a program");
     stop();
 
     start("dutch.sh", NULL);
@@ -160,10 +157,7 @@ Test(pairer, create_checks)
                   "\"rounds\":3,\"pairer\":\"javafo\"}");
     t_err(r, "bad_request", "an unknown pairer");
     cJSON_Delete(r);
-    after = t_db_dump(S.db);
-    cr_assert_str_eq(after, before, "refused creates wrote nothing");
-    free(after);
-    free(before);
+    t_db_unchanged(S.db, before, "a refused create");
     r = tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"X\",\"system\":\"swiss\","
                   "\"rounds\":3}");
     t_ok(r, "default pairer");
@@ -181,36 +175,31 @@ Test(pairer, create_checks)
  *            Black last: White), alice-dave (alice had two Whites: dave
  *            White)
  */
+static const char *const every_round[3][2][3] = {
+    {{"alice", "bob", "white"}, {"carol", "dave", "white"}},
+    {{"alice", "carol", "black"}, {"bob", "dave", "draw"}},
+    {{"carol", "bob", NULL}, {"dave", "alice", NULL}},
+};
+
 Test(pairer, every_round_by_the_program)
 {
     start("dutch.sh", NULL);
     long long tid = swiss(3, 4, NULL);
-    cJSON *r = tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid);
-    t_ok(r, "start");
-    const cJSON *t = t_obj(r, "tournament");
-    cr_assert_str_eq(t_str(t, "status"), "running");
-    cr_assert_eq(t_int(t, "current_round"), 1);
-    expect_board(t, 1, 0, "alice", "bob");
-    expect_board(t, 1, 1, "carol", "dave");
-    result(tid, t, 1, 0, "white");
-    result(tid, t, 1, 1, "white");
-    cJSON_Delete(r);
-
-    r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld,\"round\":2}", tid);
-    t_ok(r, "pair 2");
-    t = t_obj(r, "tournament");
-    expect_board(t, 2, 0, "alice", "carol");
-    expect_board(t, 2, 1, "bob", "dave");
-    result(tid, t, 2, 0, "black");
-    result(tid, t, 2, 1, "draw");
-    cJSON_Delete(r);
-
-    r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid);
-    t_ok(r, "pair 3");
-    t = t_obj(r, "tournament");
-    expect_board(t, 3, 0, "carol", "bob");
-    expect_board(t, 3, 1, "dave", "alice");
-    cJSON_Delete(r);
+    for (int round = 1; round <= 3; round++) {
+        cJSON *r = tc_rpc(T, "{\"type\":\"%s\",\"tournament\":%lld}",
+                          round == 1 ? "tournament_start" : "tournament_pair", tid);
+        t_ok(r, "start / pair");
+        const cJSON *t = t_obj(r, "tournament");
+        cr_assert_str_eq(t_str(t, "status"), "running");
+        cr_assert_eq(t_int(t, "current_round"), round);
+        for (int b = 0; b < 2; b++) {
+            const char *const *want = every_round[round - 1][b];
+            expect_board(t, round, b, want[0], want[1]);
+            if (want[2])
+                result(tid, t, round, b, want[2]);
+        }
+        cJSON_Delete(r);
+    }
     cr_assert_eq(t_db_count(S.db, "games"), 6);
     cr_assert_eq(t_db_count(S.db, "tournament_pairings"), 6);
 }
@@ -228,10 +217,7 @@ static void start_refused(const char *program, const char *words)
               t_str(r, "message"));
     cr_assert(strstr(t_str(r, "message"), "nothing was changed") != NULL);
     cJSON_Delete(r);
-    char *after = t_db_dump(S.db);
-    cr_assert_str_eq(after, before, "%s changed the database", program);
-    free(after);
-    free(before);
+    t_db_unchanged(S.db, before, program);
     r = get_t(tid);
     cr_assert_str_eq(t_str(t_obj(r, "tournament"), "status"), "open");
     cJSON_Delete(r);
@@ -268,10 +254,7 @@ Test(pairer, a_rematch_is_refused)
     cr_assert(strstr(t_str(r, "message"), "players 2 and 1 have met before") != NULL, "%s",
               t_str(r, "message"));
     cJSON_Delete(r);
-    char *after = t_db_dump(S.db);
-    cr_assert_str_eq(after, before, "the refused pairing wrote nothing");
-    free(after);
-    free(before);
+    t_db_unchanged(S.db, before, "a refused rematch");
     r = get_t(tid);
     t = t_obj(r, "tournament");
     cr_assert_str_eq(t_str(t, "status"), "running", "a broken program does not end it");
@@ -362,10 +345,7 @@ Test(pairer, the_loop_answers_while_the_program_runs)
     cr_assert(strstr(t_str(r, "message"), "changed while the pairing program ran") != NULL, "%s",
               t_str(r, "message"));
     cJSON_Delete(r);
-    char *after = t_db_dump(S.db);
-    cr_assert_str_eq(after, before, "a discarded pairing writes nothing");
-    free(after);
-    free(before);
+    t_db_unchanged(S.db, before, "a discarded pairing");
     r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid);
     t_ok(r, "pair 3 again");
     t = t_obj(r, "tournament");
