@@ -631,7 +631,10 @@ static void job_done(workers_job *w)
     char check[160];
     tstate ts;
     bool loaded = false;
-    if (!j->ran || !s->pairing_pool || s->stopping) {
+    /* A stopping server still writes what comes back while connections
+     * are open (srv.h "Stopping": work in flight is answered normally);
+     * once the pool closes (no connection is left) it is discarded. */
+    if (!j->ran || !s->pairing_pool) {
         e = QK_ERR_SERVER_SHUTDOWN;
         why = "the server is stopping: the round was not paired";
         goto report;
