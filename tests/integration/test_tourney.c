@@ -236,7 +236,7 @@ Test(tourney, swiss_paired_by_an_external_program)
     hconn *p[5];
     for (int i = 0; i < 5; i++) {
         char name[8];
-        snprintf(name, sizeof name, "p%d", i + 1);
+        snprintf(name, sizeof name, "p%c", (char)('1' + i));
         p[i] = hconn_open(s.port);
         hconn_hello(p[i]);
         hconn_register(p[i], name, "player-password");
