@@ -362,3 +362,35 @@ ALTER TABLE games ADD COLUMN imported INTEGER NOT NULL DEFAULT 0 CHECK (imported
 ALTER TABLE games ADD COLUMN imported_white TEXT;
 ALTER TABLE games ADD COLUMN imported_black TEXT;
 CREATE INDEX games_created ON games (created);
+
+-- migration 10
+-- Tournaments, last step (issue 13). A Swiss tournament may be paired by
+-- an external pairing program (qirkatd --pairing-program, bbpPairings'
+-- command line): tournaments.pairer says which ('builtin', the default,
+-- or 'external'; a round robin is always 'builtin').
+--
+-- A new round, and a tournament's end, are stored notifications for its
+-- players (a player who was offline finds them in `notifications`):
+-- kinds 'tournament_round' and 'tournament_end'. SQLite cannot change a
+-- CHECK, so notifications is copied into a new table with the wider list
+-- of kinds, as in migration 4.
+ALTER TABLE tournaments ADD COLUMN pairer TEXT NOT NULL DEFAULT 'builtin'
+    CHECK (pairer IN ('builtin', 'external'));
+CREATE TABLE notifications_10 (
+    id      INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    kind    TEXT    NOT NULL
+                    CHECK (kind IN ('your_turn', 'challenge', 'draw_offer', 'game_end',
+                                    'deadline_soon', 'challenge_declined', 'draw_declined',
+                                    'tournament_round', 'tournament_end')),
+    game_id INTEGER REFERENCES games (id),
+    data    TEXT    NOT NULL, -- JSON object: the kind's fields
+    read    INTEGER NOT NULL DEFAULT 0 CHECK (read IN (0, 1)),
+    created INTEGER NOT NULL
+);
+INSERT INTO notifications_10 (id, user_id, kind, game_id, data, read, created)
+    SELECT id, user_id, kind, game_id, data, read, created FROM notifications;
+DROP TABLE notifications;
+ALTER TABLE notifications_10 RENAME TO notifications;
+CREATE INDEX notifications_user ON notifications (user_id, read, id);
+CREATE INDEX notifications_read_old ON notifications (created) WHERE read = 1;

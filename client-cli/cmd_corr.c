@@ -123,6 +123,27 @@ void cmd_note_text(const cJSON *n, char *buf, size_t len)
         snprintf(buf, len, "challenge %lld: %s declined%s%s%s%s%s%s", cli_int(n, "challenge"),
                  by ? by : "the player", why ? " (" : "", why ? why : "", why ? ")" : "",
                  msg ? ": \"" : "", msg ? msg : "", msg ? "\"" : "");
+    } else if (strcmp(kind, "tournament_round") == 0) {
+        const char *name = cli_str(n, "name"), *color = cli_str(n, "color");
+        const char *res = cli_str(n, "result");
+        long long tid = cli_int(n, "tournament"), round = cli_int(n, "round");
+        if (!name)
+            name = "a tournament";
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(n, "bye")))
+            snprintf(buf, len, "tournament %lld (%s), round %lld: you have the bye (1 point)", tid,
+                     name, round);
+        else if (res)
+            snprintf(buf, len, "tournament %lld (%s), round %lld: against %s, decided by forfeit (%s)",
+                     tid, name, round, opp, render_result_text(res));
+        else
+            snprintf(buf, len, "tournament %lld (%s), round %lld: game %lld against %s, you play %s",
+                     tid, name, round, game, opp, color ? color : "?");
+    } else if (strcmp(kind, "tournament_end") == 0) {
+        const char *name = cli_str(n, "name"), *why = cli_str(n, "reason");
+        double pts = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(n, "points"));
+        snprintf(buf, len, "tournament %lld (%s) is over: you are %lld. with %g point%s%s%s",
+                 cli_int(n, "tournament"), name ? name : "?", cli_int(n, "rank"), pts,
+                 pts == 1 ? "" : "s", why ? ": " : "", why ? why : "");
     } else {
         snprintf(buf, len, "a notification of a kind this client does not know (%s)", kind);
     }

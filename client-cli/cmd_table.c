@@ -170,6 +170,8 @@ const cmd_def cmd_table[] = {
           {OPT_FLAG, "rated", NULL, "create: rated games"},
           {OPT_FLAG, "bots", NULL, "create: bots may join"},
           {OPT_FLAG, "auto", NULL, "create: a round starts when the last game of the one before ends"},
+          {OPT_STR, "pairer", "builtin|external",
+           "create: who pairs a Swiss (external: the server's --pairing-program)"},
           {OPT_STR, "user", "USER", "join/withdraw: someone else (organiser)"},
           {OPT_FLAG, "csv", NULL, "standings: as CSV"}),
      "create NAME --system S [...] | join|withdraw ID [--user U] | start|pair ID | show [ID] | "

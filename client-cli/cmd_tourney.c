@@ -264,7 +264,9 @@ static cJSON *create_request(cli *c, const cmd_args *a)
               (!args_has(a, "double") || cJSON_AddTrueToObject(req, "double")) &&
               (!args_has(a, "rated") || cJSON_AddTrueToObject(req, "rated")) &&
               (!args_has(a, "bots") || cJSON_AddTrueToObject(req, "bots")) &&
-              (!args_has(a, "auto") || cJSON_AddStringToObject(req, "start_mode", "auto"));
+              (!args_has(a, "auto") || cJSON_AddStringToObject(req, "start_mode", "auto")) &&
+              (!args_get(a, "pairer") ||
+               cJSON_AddStringToObject(req, "pairer", args_get(a, "pairer")));
     if (ok && tc) {
         ok = cJSON_AddItemToObject(req, "time_control", tc);
         if (ok)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 #include <uv.h>
@@ -30,6 +31,7 @@ static void usage(FILE *f)
                "               [--log-level error|warn|info|debug]\n"
                "               [--ready-fd FD] [--pwhash interactive|min] [--rate-limit B/R|off]\n"
                "               [--max-conns N] [--max-conns-per-address N] [--max-conns-per-account N]\n"
+               "               [--pairing-program PATH] [--pairing-timeout MS]\n"
                "               [--help]\n"
                "  --listen HOST:PORT  address to listen on (default 127.0.0.1:7420; port 0 "
                "picks a free one;\n"
@@ -52,7 +54,12 @@ static void usage(FILE *f)
                "  --max-conns-per-address N  connections from one address (default 200; env\n"
                "                      QK_MAX_CONNS_PER_ADDRESS)\n"
                "  --max-conns-per-account N  connections logged in as one user (default 8; env\n"
-               "                      QK_MAX_CONNS_PER_ACCOUNT)\n");
+               "                      QK_MAX_CONNS_PER_ACCOUNT)\n"
+               "  --pairing-program PATH  an external Swiss pairer run as PATH --dutch IN -p OUT\n"
+               "                      (bbpPairings); tournaments with \"pairer\": \"external\"\n"
+               "                      use it (env QK_PAIRING_PROGRAM)\n"
+               "  --pairing-timeout MS  longest run of it (default 10000; env\n"
+               "                      QK_PAIRING_TIMEOUT_MS)\n");
 }
 
 static int parse_int(const char *s, long lo, long hi, int *out)
@@ -153,6 +160,11 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--max-conns-per-account") == 0) {
             if (parse_int(v, 1, 1 << 20, &cfg.max_per_account) != 0)
                 goto bad;
+        } else if (strcmp(a, "--pairing-program") == 0) {
+            cfg.pairing_program = v;
+        } else if (strcmp(a, "--pairing-timeout") == 0) {
+            if (parse_int(v, 1, 3600 * 1000, &cfg.pairing_timeout_ms) != 0)
+                goto bad;
         } else if (strcmp(a, "--pwhash") == 0) {
             if (strcmp(v, "min") == 0)
                 cfg.pwhash_min = true;
@@ -228,6 +240,26 @@ int main(int argc, char **argv)
     int journal_bytes = 0;
     if (journal && parse_int(journal, 4096, INT_MAX, &journal_bytes) == 0)
         cfg.journal_limit = journal_bytes;
+    /* QK_PAIRING_PROGRAM / QK_PAIRING_TIMEOUT_MS are the flags (the flag
+     * wins). The program must be an executable file now: a typo is
+     * refused at the start, not at a tournament's first round. */
+    const char *pairer = getenv("QK_PAIRING_PROGRAM");
+    if (pairer && *pairer && !cfg.pairing_program)
+        cfg.pairing_program = pairer;
+    const char *pairer_ms = getenv("QK_PAIRING_TIMEOUT_MS");
+    if (pairer_ms && cfg.pairing_timeout_ms == 0 &&
+        parse_int(pairer_ms, 1, 3600 * 1000, &cfg.pairing_timeout_ms) != 0) {
+        log_warn("QK_PAIRING_TIMEOUT_MS=%s is not a positive integer: using the default",
+                 pairer_ms);
+        cfg.pairing_timeout_ms = 0;
+    }
+    if (cfg.pairing_program && access(cfg.pairing_program, X_OK) != 0) {
+        fprintf(stderr, "qirkatd: --pairing-program %s: %s\n", cfg.pairing_program,
+                strerror(errno));
+        return 2;
+    }
+    if (cfg.pairing_program)
+        log_info("external pairing program: %s", cfg.pairing_program);
     if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
         log_error("cannot ignore SIGPIPE");
         return 1;

@@ -145,6 +145,14 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     if ((rc = workers_init(&s->hints, loop, SRV_HINT_THREADS, SRV_HINT_NICE)) < 0)
         goto fail_hints;
     s->api.hints = &s->hints;
+    g->pairing_program = cfg->pairing_program;
+    g->pairing_timeout_ms = cfg->pairing_timeout_ms;
+    if (cfg->pairing_program) {
+        if ((rc = workers_init(&s->pairers, loop, SRV_PAIRING_THREADS, 0)) < 0)
+            goto fail_uv;
+        s->pairers_open = true;
+        g->pairing_pool = &s->pairers;
+    }
     rc = uv_prepare_init(loop, &s->prep);
     if (rc < 0)
         goto fail_uv;
@@ -177,6 +185,11 @@ fail_handles:
     uv_close((uv_handle_t *)&s->idle, NULL);
     s->handles_open = false;
 fail_uv:
+    if (s->pairers_open) {
+        g->pairing_pool = NULL;
+        workers_close(&s->pairers);
+        s->pairers_open = false;
+    }
     workers_close(&s->hints);
 fail_hints:
     heartbeat_stop(&s->beat);
@@ -278,6 +291,13 @@ static void stop_finish(srv *s)
      * running is finished (at most HINT_MS) and dropped. */
     s->api.hints = NULL;
     workers_close(&s->hints);
+    /* A pairing program still running is waited for (at most its
+     * timeout); what it returns now is discarded (tourney.c job_done). */
+    if (s->pairers_open) {
+        s->svc.pairing_pool = NULL;
+        workers_close(&s->pairers);
+        s->pairers_open = false;
+    }
     if (s->stop_timer_open) {
         s->stop_timer_open = false;
         uv_close((uv_handle_t *)&s->stop_timer, NULL);

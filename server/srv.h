@@ -40,8 +40,9 @@
  *   2. from then on every request line, buffered or arriving, is answered
  *      `server_shutdown` (with its id when the line parses and has a valid
  *      one) instead of being run (api/dispatch.c);
- *   3. work already on the thread pool (a password hash, a hint) finishes
- *      and is answered normally, a register or login committing as usual;
+ *   3. work already on the thread pool (a password hash, a hint, an
+ *      external pairing: at most its timeout) finishes and is answered
+ *      normally, a register or login committing as usual;
  *      its connection's waiting lines then get `server_shutdown`;
  *   4. each connection is ended once it is quiet (net/conn.h net_shutdown):
  *      nothing deferred or buffered or unread, all its output written;
@@ -86,6 +87,7 @@
 #define SRV_MAX_HASH_JOBS 16   /* password hashes queued or running */
 #define SRV_HINT_THREADS 2     /* engine searches at once (libuv's pool keeps the hashes) */
 #define SRV_HINT_NICE 10       /* the searches yield the CPU to logins and the loop */
+#define SRV_PAIRING_THREADS 2  /* external pairing programs waited on at once */
 
 typedef struct srv_config {
     const char *host;      /* listen address */
@@ -111,6 +113,8 @@ typedef struct srv_config {
     int fsync_delay_ms;   /* tests and benchmarks: every fsync stalls this long (store.h) */
     int upkeep_ms;        /* upkeep tick (game/upkeep.h); 0 = UPKEEP_TICK_MS */
     int64_t journal_limit; /* bytes the WAL is cut back to; 0 = STORE_JOURNAL_LIMIT */
+    const char *pairing_program; /* --pairing-program: the external Swiss pairer; NULL = none */
+    int pairing_timeout_ms;      /* one run of it; 0 = TOURNEY_PAIRING_TIMEOUT_MS */
 } srv_config;
 
 typedef struct srv {
@@ -127,6 +131,8 @@ typedef struct srv {
     heartbeat beat;
     upkeep upkeep; /* idle checkpoint and the sweep of old rows */
     workers hints; /* the engine's threads (api/hint.c) */
+    workers pairers; /* with cfg.pairing_program: the threads that wait for it (game/tourney.h) */
+    bool pairers_open;
     uv_prepare_t prep;
     uv_check_t check;
     uv_idle_t idle; /* runs while connections have lines waiting (net_run_ready) */

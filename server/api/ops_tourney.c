@@ -4,7 +4,9 @@
  * tournaments, tournament_standings (docs/protocol.md "Classes and
  * tournaments"). The handlers check the fields' meaning; the game layer
  * (game/tourney.h) decides and writes. Each answer that changes a
- * tournament carries the whole tournament object.
+ * tournament carries the whole tournament object. tournament_start and
+ * tournament_pair of a tournament with the external pairer are deferred
+ * until the pairing program's round is back (start_or_pair).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +123,24 @@ void op_tournament_create(req *r)
         req_error(r, QK_ERR_BAD_REQUEST, "start_mode must be organiser or auto");
         return;
     }
+    const char *pairer = req_str(r, "pairer");
+    if (!pairer)
+        pairer = "builtin";
+    if (strcmp(pairer, "builtin") && strcmp(pairer, "external")) {
+        req_error(r, QK_ERR_BAD_REQUEST, "pairer must be builtin or external");
+        return;
+    }
+    bool external = strcmp(pairer, "external") == 0;
+    if (external && !swiss) {
+        req_error(r, QK_ERR_BAD_REQUEST,
+                  "a round robin pairs by its Berger table: pairer external is for swiss");
+        return;
+    }
+    if (external && !s->svc->pairing_program) {
+        req_error(r, QK_ERR_BAD_REQUEST,
+                  "this server has no external pairing program (qirkatd --pairing-program)");
+        return;
+    }
     if (req_uint(r, "class", &class_id)) {
         store_class c;
         int rc = store_class_get(s->svc->store, (int64_t)class_id, &c);
@@ -137,6 +157,7 @@ void op_tournament_create(req *r)
     snprintf(t.system, sizeof t.system, "%s", system);
     snprintf(t.variant, sizeof t.variant, "%s", v.name);
     snprintf(t.start_mode, sizeof t.start_mode, "%s", mode);
+    snprintf(t.pairer, sizeof t.pairer, "%s", pairer);
     if (tc_format(&tcv, t.time_control, sizeof t.time_control) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
@@ -191,19 +212,74 @@ void op_tournament_withdraw(req *r)
     answer(r, tid, e, why);
 }
 
+/* A start or pair request waiting for the external pairing program
+ * (game/tourney.h "External pairing"): the request is deferred (its
+ * connection's later lines wait, so answers stay in order) and answered
+ * from paired_cb, on the loop thread, with the tournament or the
+ * error. */
+typedef struct pair_wait {
+    deferred d;
+    bool deferred; /* req_defer succeeded (else the request was answered internal) */
+} pair_wait;
+
+/* The tournament object of tid as a deferred answer. */
+static cJSON *deferred_tourney(pair_wait *w, int64_t tid)
+{
+    qk_err e;
+    cJSON *t = tourney_json(w->d.api->svc, tid, &e), *res = t ? deferred_ok(&w->d) : NULL;
+    if (!t)
+        return deferred_error(&w->d, e, e == QK_ERR_NOT_FOUND ? "no such tournament" : NULL);
+    if (!res || !cJSON_AddItemToObject(res, "tournament", t)) {
+        cJSON_Delete(t);
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    return res;
+}
+
+static void paired_cb(void *arg, int64_t tid, qk_err e, const char *why)
+{
+    pair_wait *w = arg;
+    if (w->deferred)
+        deferred_reply(&w->d, e ? deferred_error(&w->d, e, why) : deferred_tourney(w, tid));
+    free(w);
+}
+
+/* Start (start) or pair tid for r: at once with the built-in pairer,
+ * deferred with the external one. */
+static void start_or_pair(req *r, int64_t tid, bool start)
+{
+    const char *why = NULL;
+    bool pending = false;
+    pair_wait *w = calloc(1, sizeof *w);
+    if (!w) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    tourney_done done = {paired_cb, w};
+    qk_err e = start ? tourney_start(r->api->svc, tid, r->sess->user_id, &why, &done, &pending)
+                     : tourney_pair(r->api->svc, tid, r->sess->user_id, &why, &done, &pending);
+    if (!pending) {
+        free(w);
+        answer(r, tid, e, why);
+        return;
+    }
+    /* paired_cb comes in a later loop turn (the pool's completion), so
+     * deferring now is in time; if it fails r is answered internal and
+     * paired_cb only frees w. */
+    w->deferred = req_defer(r, &w->d) == 0;
+}
+
 void op_tournament_start(req *r)
 {
     int64_t tid;
-    const char *why = NULL;
     tid_of(r, &tid);
-    qk_err e = tourney_start(r->api->svc, tid, r->sess->user_id, &why);
-    answer(r, tid, e, why);
+    start_or_pair(r, tid, true);
 }
 
 void op_tournament_pair(req *r)
 {
     int64_t tid;
-    const char *why = NULL;
     tid_of(r, &tid);
     uint64_t round;
     /* `round` (optional): the round the organiser means to pair. Asking
@@ -219,8 +295,7 @@ void op_tournament_pair(req *r)
             return;
         }
     }
-    qk_err e = tourney_pair(r->api->svc, tid, r->sess->user_id, &why);
-    answer(r, tid, e, why);
+    start_or_pair(r, tid, false);
 }
 
 void op_tournament_result(req *r)

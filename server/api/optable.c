@@ -99,7 +99,7 @@ static const op_def ops[] = {
      {REQ("name", FT_STR), REQ("system", FT_STR), OPT("variant", FT_STR),
       OPT("time_control", FT_OBJ), OPT("rounds", FT_UINT), OPT("double", FT_BOOL),
       OPT("class", FT_ID), OPT("position", FT_STR), OPT("rated", FT_BOOL), OPT("bots", FT_BOOL),
-      OPT("start_mode", FT_STR)}},
+      OPT("start_mode", FT_STR), OPT("pairer", FT_STR)}},
     {"tournament_join",
      op_tournament_join,
      true,

@@ -205,6 +205,36 @@ int notify_draw_declined(gsvc *s, const game *g, int64_t decliner_id)
     return notify_push(s, to, "draw_declined", g->id, d);
 }
 
+int notify_tournament_round(gsvc *s, int64_t user_id, const notify_tround *t)
+{
+    cJSON *d = cJSON_CreateObject();
+    if (!d || !cJSON_AddNumberToObject(d, "tournament", (double)t->tournament_id) ||
+        !cJSON_AddStringToObject(d, "name", t->name) ||
+        !cJSON_AddNumberToObject(d, "round", (double)t->round) ||
+        !(t->opponent ? cJSON_AddStringToObject(d, "opponent", t->opponent)
+                      : cJSON_AddNullToObject(d, "opponent")) ||
+        !(t->color ? cJSON_AddStringToObject(d, "color", t->color)
+                   : cJSON_AddNullToObject(d, "color")) ||
+        !cJSON_AddBoolToObject(d, "bye", t->bye) ||
+        !(t->result && t->result[0] ? cJSON_AddStringToObject(d, "result", t->result)
+                                    : cJSON_AddNullToObject(d, "result")))
+        return oom(s, d);
+    return notify_push(s, user_id, "tournament_round", t->game_id, d);
+}
+
+int notify_tournament_end(gsvc *s, int64_t user_id, int64_t tid, const char *name, int rank,
+                          double points, const char *reason)
+{
+    cJSON *d = cJSON_CreateObject();
+    if (!d || !cJSON_AddNumberToObject(d, "tournament", (double)tid) ||
+        !cJSON_AddStringToObject(d, "name", name) || !cJSON_AddNumberToObject(d, "rank", rank) ||
+        !cJSON_AddNumberToObject(d, "points", points) ||
+        !(reason && reason[0] ? cJSON_AddStringToObject(d, "reason", reason)
+                              : cJSON_AddNullToObject(d, "reason")))
+        return oom(s, d);
+    return notify_push(s, user_id, "tournament_end", 0, d);
+}
+
 void notify_game_over(gsvc *s, const game *g)
 {
     /* Every end of a game passes here, in the batch that stored it: the

@@ -15,6 +15,12 @@
  *   deadline_soon  opponent, deadline
  *   challenge_declined  challenge (id), by (the decliner), reason, message (when given)
  *   draw_declined  opponent (who declined)
+ *   tournament_round  tournament (id), name, round, opponent (null: a bye),
+ *                  color (white, black, null), bye, result (null, or the
+ *                  side that scored when the board is a forfeit); game:
+ *                  the round's game, null without one
+ *   tournament_end tournament (id), name, rank, points, reason (null, or
+ *                  why it ended early)
  * A your_turn, draw_offer or draw_declined notification replaces (deletes)
  * its user's unread one of the same kind and game: one per game, not one
  * per move or per offer (issue 9); a read one stays until the upkeep sweep
@@ -25,6 +31,7 @@
 #ifndef QK_NOTIFY_H
 #define QK_NOTIFY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -64,5 +71,28 @@ int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *mes
 void notify_game_over(gsvc *s, const struct game *g);
 /* To the opponent of decliner_id, whose draw offer in g was declined. */
 int notify_draw_declined(gsvc *s, const struct game *g, int64_t decliner_id);
+
+/* One player's board of a tournament round just paired (tourney.c):
+ * strings borrowed for the call. */
+typedef struct notify_tround {
+    int64_t tournament_id;
+    const char *name; /* the tournament's */
+    int64_t round;
+    int64_t game_id;      /* 0 = no game (a bye, a forfeit) */
+    const char *opponent; /* NULL for a bye */
+    const char *color;    /* "white", "black", NULL for a bye */
+    bool bye;
+    const char *result; /* a forfeit board's scoring side ("white", "black"); NULL
+                           (or "") for a game or a bye: the wire's null */
+} notify_tround;
+
+/* To user_id: the board t of a new round (kind tournament_round), so a
+ * player who is offline finds it when they come back. */
+int notify_tournament_round(gsvc *s, int64_t user_id, const notify_tround *t);
+/* To user_id: tournament tid (named name) is over, user_id ranked rank
+ * with points; reason "" or NULL when every round was played (kind
+ * tournament_end). */
+int notify_tournament_end(gsvc *s, int64_t user_id, int64_t tid, const char *name, int rank,
+                          double points, const char *reason);
 
 #endif

@@ -8,6 +8,7 @@
 #include "game/pairing.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAXP PAIRING_MAX_PLAYERS
@@ -640,6 +641,100 @@ int pairing_swiss(const pairing_player *players, int n, const pairing_forbid *fo
         bool w = a_white(s, i, j, board);
         out->pairs[board].white = s->p[w ? i : j]->number;
         out->pairs[board].black = s->p[w ? j : i]->number;
+    }
+    return 0;
+}
+
+/* ---- Checking a pairing made elsewhere --------------------------------- */
+
+static const pairing_player *by_number(const pairing_player *pl, int n, int number)
+{
+    for (int i = 0; i < n; i++)
+        if (pl[i].number == number)
+            return &pl[i];
+    return NULL;
+}
+
+static bool met_before(const pairing_player *a, int b)
+{
+    for (int k = 0; k < a->n_met && k < PAIRING_MAX_ROUNDS; k++)
+        if (a->met[k] == b)
+            return true;
+    return false;
+}
+
+int pairing_check(const pairing_player *players, int n, const pairing_forbid *forbidden,
+                  int n_forbidden, const pairing_result *r, char *why, size_t why_len)
+{
+    char dummy[1];
+    if (!why || why_len == 0) {
+        why = dummy;
+        why_len = sizeof dummy;
+    }
+    why[0] = '\0';
+    if (!players || !r || n < 0 || n > PAIRING_MAX_PLAYERS || n_forbidden < 0 ||
+        (n_forbidden > 0 && !forbidden) || r->n_pairs < 0 || r->n_pairs > PAIRING_MAX_PLAYERS / 2) {
+        snprintf(why, why_len, "invalid argument");
+        return PAIRING_ERR_INVAL;
+    }
+    /* times[i]: how often players[i] appears (in a pair or as the bye). */
+    int times[PAIRING_MAX_PLAYERS] = {0};
+    int active = 0;
+    for (int i = 0; i < n; i++)
+        active += !players[i].withdrawn;
+    for (int k = 0; k <= r->n_pairs; k++) {
+        int side[2] = {r->bye, 0};
+        int nside = 1;
+        if (k < r->n_pairs) {
+            side[0] = r->pairs[k].white;
+            side[1] = r->pairs[k].black;
+            nside = 2;
+        } else if (!r->bye) {
+            break;
+        }
+        for (int j = 0; j < nside; j++) {
+            const pairing_player *p = by_number(players, n, side[j]);
+            if (!p || p->withdrawn) {
+                snprintf(why, why_len, "player %d is %s", side[j],
+                         p ? "withdrawn" : "not in the tournament");
+                return PAIRING_ERR_INVAL;
+            }
+            if (++times[p - players] > 1) {
+                snprintf(why, why_len, "player %d is paired twice", side[j]);
+                return PAIRING_ERR_INVAL;
+            }
+        }
+        if (nside == 1)
+            continue;
+        const pairing_player *a = by_number(players, n, side[0]);
+        if (met_before(a, side[1])) {
+            snprintf(why, why_len, "players %d and %d have met before", side[0], side[1]);
+            return PAIRING_ERR_INVAL;
+        }
+        for (int f = 0; f < n_forbidden; f++)
+            if ((forbidden[f].a == side[0] && forbidden[f].b == side[1]) ||
+                (forbidden[f].a == side[1] && forbidden[f].b == side[0])) {
+                snprintf(why, why_len, "players %d and %d are a forbidden pair", side[0],
+                         side[1]);
+                return PAIRING_ERR_INVAL;
+            }
+    }
+    for (int i = 0; i < n; i++)
+        if (!players[i].withdrawn && times[i] == 0) {
+            snprintf(why, why_len, "player %d is not paired", players[i].number);
+            return PAIRING_ERR_INVAL;
+        }
+    if (r->bye && !(active & 1)) {
+        snprintf(why, why_len, "a bye (player %d) in an even field", r->bye);
+        return PAIRING_ERR_INVAL;
+    }
+    if (r->bye) {
+        const pairing_player *b = by_number(players, n, r->bye);
+        if (b->had_bye || b->had_forfeit_win) {
+            snprintf(why, why_len, "player %d already had %s", r->bye,
+                     b->had_bye ? "a bye" : "a forfeit win");
+            return PAIRING_ERR_INVAL;
+        }
     }
     return 0;
 }

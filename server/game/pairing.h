@@ -194,6 +194,20 @@ typedef struct pairing_forbid {
 int pairing_swiss(const pairing_player *players, int n, const pairing_forbid *forbidden,
                   int n_forbidden, int rounds_left, pairing_result *out);
 
+/* Check r, a pairing of the next Swiss round made elsewhere (the external
+ * pairer), against players[0..n-1] and forbidden[0..n_forbidden-1] as
+ * pairing_swiss() takes them: every player not withdrawn is in exactly
+ * one pair or is the bye, nobody else appears (a withdrawn player, an
+ * unknown number); no pair has met before (met[], forfeits included) or
+ * is forbidden; a bye only in an odd field, never to a player who had a
+ * bye or a forfeit win (C.04.1 b, c, d). Colours (f, g) are not checked:
+ * a Dutch pairer applies C.04.3's colour rules, which make exceptions in
+ * the last round. Pure; why (why_len bytes, may be NULL) gets an English
+ * sentence naming the first broken rule ("" when none). 0, or
+ * PAIRING_ERR_INVAL (bad arguments or a broken rule). */
+int pairing_check(const pairing_player *players, int n, const pairing_forbid *forbidden,
+                  int n_forbidden, const pairing_result *r, char *why, size_t why_len);
+
 /* ---- TRF-16 and the optional external pairer ---------------------------
  * FIDE TRF 2016 as bbpPairings reads it (`bbpPairings --dutch FILE -p OUT`).
  * Player line "001", columns (1-based): 1-3 "001", 5-8 pairing number,

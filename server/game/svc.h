@@ -35,6 +35,8 @@
 
 struct games;
 struct corr;
+struct workers;
+struct tourney_job;
 
 /* The recipients of one event: the connections of up to two users (0 =
  * none), the watchers of a game (0 = none), and, with all, the lobby:
@@ -90,6 +92,16 @@ typedef struct gsvc {
      * to tourney_game_over() (tourney.h): a function pointer, because
      * notify must not include tourney, which uses notify. */
     void (*game_over_hook)(struct gsvc *s, const struct game *g);
+    /* The external Swiss pairer (tourney.h "External pairing"): the
+     * program (--pairing-program; NULL = none, so no tournament may ask
+     * for it), how long one run may take (ms), and the thread pool it
+     * runs on (util/workers.h; borrowed from the server, set to NULL
+     * when it closes: a pairing that comes back then is discarded).
+     * pairing_jobs: the pairings on the pool, loop thread only. */
+    const char *pairing_program;
+    int pairing_timeout_ms;
+    struct workers *pairing_pool;
+    struct tourney_job *pairing_jobs;
 } gsvc;
 
 /* UTC ms now (qk_now_ms(), or the test clock). */

@@ -15,6 +15,7 @@
 #include "game/ratings_svc.h"
 #include "game/standings.h"
 #include "game/tc.h"
+#include "util/workers.h"
 #include "util/log.h"
 
 typedef struct tstate {
@@ -184,6 +185,56 @@ static void send_all(gsvc *s, tstate *ts, const char *name, cJSON *ev)
 
 static cJSON *standings_json(tstate *ts, qk_err *err);
 static cJSON *pairings_json(tstate *ts, int64_t round, cJSON **bye);
+static qk_err compute(tstate *ts, standings_row **rows_out, standings_player **pl_out);
+
+/* Store each player's tournament_end notice (rank, points). */
+static qk_err notify_end(gsvc *s, tstate *ts, const char *reason)
+{
+    standings_row *rows;
+    standings_player *pl;
+    if (compute(ts, &rows, &pl) != QK_ERR_NONE)
+        return fail(s);
+    qk_err e = QK_ERR_NONE;
+    for (size_t i = 0; !e && i < ts->np; i++) {
+        store_tplayer *p = player_by_number(ts, rows[i].id);
+        if (p && notify_tournament_end(s, p->user_id, ts->t.id, ts->t.name, rows[i].rank,
+                                       rows[i].points, reason) != 0)
+            e = QK_ERR_INTERNAL; /* the batch is poisoned */
+    }
+    free(rows);
+    free(pl);
+    return e;
+}
+
+/* Store a tournament_round notice for every player of round who is not
+ * withdrawn: their board (game, opponent, colour), their bye, or their
+ * forfeit win. */
+static qk_err notify_round(gsvc *s, tstate *ts, int64_t round)
+{
+    for (size_t i = 0; i < ts->npr; i++) {
+        store_pairing *p = &ts->pr[i];
+        if (p->round != round)
+            continue;
+        bool bye = strcmp(p->kind, "bye") == 0, forfeit = strcmp(p->kind, "forfeit") == 0;
+        for (int side = 0; side < (bye ? 1 : 2); side++) {
+            store_tplayer *me = player_of(ts, side ? p->black_id : p->white_id);
+            store_tplayer *opp = bye ? NULL : player_of(ts, side ? p->white_id : p->black_id);
+            if (!me || me->withdrawn)
+                continue;
+            notify_tround nt = {.tournament_id = ts->t.id,
+                                .name = ts->t.name,
+                                .round = round,
+                                .game_id = p->game_id,
+                                .opponent = opp ? opp->username : NULL,
+                                .color = bye ? NULL : side ? "black" : "white",
+                                .bye = bye,
+                                .result = forfeit ? p->result : NULL};
+            if (notify_tournament_round(s, me->user_id, &nt) != 0)
+                return QK_ERR_INTERNAL; /* the batch is poisoned */
+        }
+    }
+    return QK_ERR_NONE;
+}
 
 /* End ts with reason ("" = all rounds played) and send tournament_end. */
 static qk_err finish(gsvc *s, tstate *ts, const char *reason)
@@ -191,6 +242,8 @@ static qk_err finish(gsvc *s, tstate *ts, const char *reason)
     snprintf(ts->t.status, sizeof ts->t.status, "finished");
     snprintf(ts->t.end_reason, sizeof ts->t.end_reason, "%s", reason);
     qk_err e = put_tourney(s, ts);
+    if (!e)
+        e = notify_end(s, ts, reason);
     if (e)
         return e;
     qk_err se;
@@ -230,13 +283,18 @@ static qk_err start_game(gsvc *s, tstate *ts, store_pairing *p)
     snprintf(spec.white.name, sizeof spec.white.name, "%s", w->username);
     snprintf(spec.black.name, sizeof spec.black.name, "%s", b->username);
     spec.rated = ts->t.rated;
+    spec.vacation = true; /* as a challenge's default: a vacation moves the deadline */
     spec.tournament_id = ts->t.id;
     spec.round = p->round;
     game *g;
     if (games_start(s->games, &spec, &g) != STORE_OK)
         return fail(s);
     p->game_id = g->id;
-    if (notify_your_turn(s, g) != 0)
+    /* What an accepted challenge records at its start (ops_challenge.c):
+     * a rated game's start ratings, then the side to move's notice. */
+    ratings_game rg = {g->id, g->v.name, g->white.id, g->black.id, g->rated, false,
+                       QK_RESULT_NONE};
+    if (ratings_game_started(s, &rg) != STORE_OK || notify_your_turn(s, g) != 0)
         return fail(s);
     cJSON *ev = qk_proto_event("game_start"), *gj = games_json(s->games, g, true);
     if (!ev || !gj || !cJSON_AddItemToObject(ev, "game", gj)) {
@@ -331,69 +389,58 @@ static void swiss_players(gsvc *s, tstate *ts, int64_t round, pairing_player *pp
     }
 }
 
-/* Pair round ts->t.current_round + 1 and send tournament_round. */
-static qk_err pair_next(gsvc *s, tstate *ts)
+/* ts's forbidden pairs in pairing numbers into fb (PAIRING_MAX_PLAYERS
+ * entries); how many. */
+static int swiss_forbidden(tstate *ts, pairing_forbid *fb)
 {
-    int64_t round = ts->t.current_round + 1;
-    if (round > ts->t.rounds)
-        return finish(s, ts, "");
-    pairing_result res;
-    int n = (int)ts->np;
-    if (is_rr(ts)) {
-        if (pairing_rr_round(n, ts->t.dbl, (int)round, &res) != 0)
-            return QK_ERR_INTERNAL;
-        /* Berger numbers are places in pairing-number order. */
-        for (int i = 0; i < res.n_pairs; i++) {
-            store_tplayer *a = &ts->pl[res.pairs[i].white - 1],
-                          *b = &ts->pl[res.pairs[i].black - 1];
-            res.pairs[i].white = (int)a->number;
-            res.pairs[i].black = (int)b->number;
-        }
-        if (res.bye)
-            res.bye = (int)ts->pl[res.bye - 1].number;
-    } else {
-        pairing_player *pp = calloc(ts->np ? ts->np : 1, sizeof *pp);
-        if (!pp)
-            return QK_ERR_INTERNAL;
-        swiss_players(s, ts, round, pp);
-        pairing_forbid fb[PAIRING_MAX_PLAYERS];
-        int nf = 0;
-        for (int i = 0; i < ts->nforbid; i++) {
-            store_tplayer *a = player_of(ts, ts->forbid_ids[i][0]),
-                          *b = player_of(ts, ts->forbid_ids[i][1]);
-            if (a && b)
-                fb[nf++] = (pairing_forbid){(int)a->number, (int)b->number};
-        }
-        int rc = pairing_swiss(pp, n, fb, nf, (int)(ts->t.rounds - round), &res);
-        free(pp);
-        if (rc == PAIRING_ERR_NO_PAIRING) {
-            char why[STORE_TREASON_MAX];
-            snprintf(why, sizeof why,
-                     "no valid pairing for round %lld (C.04.1: no rematch, "
-                     "byes, colours, forbidden pairs)",
-                     (long long)round);
-            return finish(s, ts, why);
-        }
-        if (rc != 0) {
-            log_error("tournament %lld: swiss pairer: %s", (long long)ts->t.id,
-                      pairing_strerror(rc));
-            return QK_ERR_INTERNAL;
-        }
+    int nf = 0;
+    for (int i = 0; i < ts->nforbid; i++) {
+        store_tplayer *a = player_of(ts, ts->forbid_ids[i][0]),
+                      *b = player_of(ts, ts->forbid_ids[i][1]);
+        if (a && b)
+            fb[nf++] = (pairing_forbid){(int)a->number, (int)b->number};
     }
+    return nf;
+}
+
+static bool is_external(const tstate *ts)
+{
+    return !is_rr(ts) && strcmp(ts->t.pairer, "external") == 0;
+}
+
+/* The end_reason of a Swiss round that no pairing satisfies. */
+static void no_pairing_reason(int64_t round, bool external, char *why, size_t len)
+{
+    snprintf(why, len,
+             "no valid pairing for round %lld (C.04.1: no rematch, "
+             "byes, colours, forbidden pairs)%s",
+             (long long)round, external ? "; the pairing program and the built-in pairer agree" : "");
+}
+
+static qk_err pair_next(gsvc *s, tstate *ts, const tourney_done *done, bool *pending,
+                        const char **why);
+
+/* Write round `round` of ts as res pairs it (pairing numbers; the batch
+ * begun), start its games, tell the players (events and stored
+ * notifications), and move on when the round is over at once. */
+static qk_err apply_round(gsvc *s, tstate *ts, int64_t round, const pairing_result *res)
+{
     ts->t.current_round = round;
     qk_err e = put_tourney(s, ts);
     int64_t board = 1;
-    for (int i = 0; !e && i < res.n_pairs; i++, board++)
-        e = add_board(s, ts, round, board, player_by_number(ts, res.pairs[i].white),
-                      player_by_number(ts, res.pairs[i].black));
-    if (!e && res.bye) {
-        store_tplayer *b = player_by_number(ts, res.bye);
+    for (int i = 0; !e && i < res->n_pairs; i++, board++)
+        e = add_board(s, ts, round, board, player_by_number(ts, res->pairs[i].white),
+                      player_by_number(ts, res->pairs[i].black));
+    if (!e && res->bye) {
+        store_tplayer *b = player_by_number(ts, res->bye);
         store_pairing p = {.tournament_id = ts->t.id, .round = round, .board = board};
         p.white_id = b->user_id;
         snprintf(p.kind, sizeof p.kind, "bye");
         snprintf(p.result, sizeof p.result, "white");
         e = add_pairing(s, ts, &p);
     }
+    if (!e)
+        e = notify_round(s, ts, round);
     if (e)
         return e;
     cJSON *bye = NULL, *ev = qk_proto_event("tournament_round"),
@@ -415,8 +462,343 @@ static qk_err pair_next(gsvc *s, tstate *ts)
     send_all(s, ts, "tournament_round", ev);
     /* A round that is over at once (forfeits, byes only) moves on. */
     if (round_done(ts, round) && (strcmp(ts->t.start_mode, "auto") == 0 || round == ts->t.rounds))
-        return pair_next(s, ts);
+        return pair_next(s, ts, NULL, NULL, NULL);
     return QK_ERR_NONE;
+}
+
+/* ---- the external pairer -------------------------------------------------
+ * A job carries a snapshot of the round's input (the Swiss view, the TRF
+ * players, the forbidden pairs) to the pool, where pairing_external()
+ * runs the program; back on the loop thread job_done() loads the
+ * tournament again and writes only if nothing the pairing depends on
+ * changed (the fingerprint: the TRF text without ratings, which cover
+ * players, withdrawals, every result and the forbidden pairs). */
+
+struct tourney_job {
+    workers_job job; /* first: a workers_job * is a tourney_job * */
+    gsvc *s;
+    struct tourney_job *next; /* s->pairing_jobs */
+    int64_t tid, round;
+    bool start;         /* tourney_start: the tournament is open until this lands */
+    tourney_done done;  /* fn NULL: an automatic pairing (its outcome is logged) */
+    const char *program;
+    int timeout_ms, rounds_left;
+    int n, nf;
+    pairing_player pp[PAIRING_MAX_PLAYERS];
+    pairing_forbid fb[PAIRING_MAX_PLAYERS];
+    pairing_trf_player tp[PAIRING_MAX_PLAYERS];
+    char names[PAIRING_MAX_PLAYERS][33];
+    char tname[STORE_TNAME_MAX + 1];
+    int total_rounds;
+    char *fingerprint;
+    /* set on the pool thread */
+    bool ran, builtin_none;
+    int rc;
+    pairing_result res;
+    char msg[STORE_TREASON_MAX + 120];
+};
+
+static void job_free(tourney_job *j)
+{
+    if (j) {
+        free(j->fingerprint);
+        free(j);
+    }
+}
+
+/* The TRF entry of player me for round r (before the round to pair). */
+static qk_err trf_game(tstate *ts, const store_tplayer *me, int64_t r, pairing_trf_game *g)
+{
+    *g = (pairing_trf_game){0, '-', 'Z'}; /* not paired: a missed round (late join, withdrawn) */
+    for (size_t k = 0; k < ts->npr; k++) {
+        store_pairing *p = &ts->pr[k];
+        if (p->round != r || (p->white_id != me->user_id && p->black_id != me->user_id))
+            continue;
+        if (strcmp(p->kind, "bye") == 0) {
+            *g = (pairing_trf_game){0, '-', 'U'};
+            return QK_ERR_NONE;
+        }
+        bool white = p->white_id == me->user_id;
+        store_tplayer *opp = player_of(ts, white ? p->black_id : p->white_id);
+        const char *mine = white ? "white" : "black";
+        if (!opp)
+            return QK_ERR_INTERNAL;
+        g->opponent = (int)opp->number;
+        g->colour = white ? 'w' : 'b';
+        if (strcmp(p->kind, "forfeit") == 0)
+            g->result = strcmp(p->result, mine) == 0 ? '+' : '-';
+        else if (!p->result[0])
+            return QK_ERR_INTERNAL; /* an earlier round without its result */
+        else
+            g->result = strcmp(p->result, "draw") == 0 ? '=' : strcmp(p->result, mine) == 0 ? '1'
+                                                                                          : '0';
+        return QK_ERR_NONE;
+    }
+    return QK_ERR_NONE;
+}
+
+/* The TRF of j as text (malloc()ed) or NULL. */
+static char *trf_text(const tourney_job *j)
+{
+    pairing_trf t = {j->tname, j->total_rounds, j->tp, j->n, j->fb, j->nf};
+    size_t cap = 256 * 1024, len;
+    char *buf = malloc(cap);
+    if (buf && pairing_trf_write(&t, buf, cap, &len) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Fill j with ts's input for round `round`: the Swiss view, the
+ * forbidden pairs, the TRF players, the fingerprint (ratings left out:
+ * they may move with games outside the tournament and do not make a
+ * pairing invalid), then the ratings. */
+static qk_err job_fill(gsvc *s, tstate *ts, int64_t round, tourney_job *j)
+{
+    if (ts->np > PAIRING_MAX_PLAYERS || round > PAIRING_MAX_ROUNDS)
+        return QK_ERR_INTERNAL;
+    j->tid = ts->t.id;
+    j->round = round;
+    j->n = (int)ts->np;
+    j->rounds_left = (int)(ts->t.rounds - round);
+    j->total_rounds = (int)ts->t.rounds;
+    snprintf(j->tname, sizeof j->tname, "%s", ts->t.name);
+    swiss_players(s, ts, round, j->pp);
+    j->nf = swiss_forbidden(ts, j->fb);
+    for (size_t i = 0; i < ts->np; i++) {
+        store_tplayer *me = &ts->pl[i];
+        pairing_trf_player *q = &j->tp[i];
+        memset(q, 0, sizeof *q);
+        snprintf(j->names[i], sizeof j->names[i], "%s", me->username);
+        q->number = (int)me->number;
+        q->name = j->names[i];
+        q->withdrawn = me->withdrawn;
+        for (int64_t r = 1; r < round; r++)
+            if (trf_game(ts, me, r, &q->games[q->rounds++]) != QK_ERR_NONE)
+                return QK_ERR_INTERNAL;
+    }
+    if (!(j->fingerprint = trf_text(j)))
+        return QK_ERR_INTERNAL;
+    for (int i = 0; i < j->n; i++)
+        j->tp[i].rating = j->pp[i].rating > 9999 ? 9999 : j->pp[i].rating;
+    return QK_ERR_NONE;
+}
+
+static tourney_job *job_inflight(gsvc *s, int64_t tid)
+{
+    for (tourney_job *j = s->pairing_jobs; j; j = j->next)
+        if (j->tid == tid)
+            return j;
+    return NULL;
+}
+
+static void job_unlink(tourney_job *j)
+{
+    for (tourney_job **p = &j->s->pairing_jobs; *p; p = &(*p)->next)
+        if (*p == j) {
+            *p = j->next;
+            return;
+        }
+}
+
+/* Pool thread: only the job is touched. */
+static void job_work(workers_job *w)
+{
+    tourney_job *j = (tourney_job *)w;
+    j->ran = true;
+    pairing_trf t = {j->tname, j->total_rounds, j->tp, j->n, j->fb, j->nf};
+    j->rc = pairing_external(j->program, &t, NULL, j->timeout_ms, &j->res);
+    if (j->rc == PAIRING_ERR_NO_PAIRING) {
+        /* bbpPairings' "no valid pairing" ends the tournament only when
+         * the built-in pairer, which finds a pairing whenever the hard
+         * rules allow one, agrees: a broken program cannot end it. */
+        pairing_result r2;
+        j->builtin_none =
+            pairing_swiss(j->pp, j->n, j->fb, j->nf, j->rounds_left, &r2) == PAIRING_ERR_NO_PAIRING;
+    }
+}
+
+/* Loop thread: check that the tournament is still as the job saw it, then
+ * write the round (or the end); report to the job's requester. */
+static void job_done(workers_job *w)
+{
+    tourney_job *j = (tourney_job *)w, *now = NULL;
+    gsvc *s = j->s;
+    job_unlink(j);
+    qk_err e = QK_ERR_NONE;
+    const char *why = NULL;
+    char check[160];
+    tstate ts;
+    bool loaded = false;
+    /* A stopping server still writes what comes back while connections
+     * are open (srv.h "Stopping": work in flight is answered normally);
+     * once the pool closes (no connection is left) it is discarded. */
+    if (!j->ran || !s->pairing_pool) {
+        e = QK_ERR_SERVER_SHUTDOWN;
+        why = "the server is stopping: the round was not paired";
+        goto report;
+    }
+    if (j->rc != 0 && !(j->rc == PAIRING_ERR_NO_PAIRING && j->builtin_none)) {
+        e = QK_ERR_INTERNAL;
+        if (j->rc == PAIRING_ERR_NO_PAIRING)
+            snprintf(j->msg, sizeof j->msg,
+                     "the pairing program found no pairing for round %lld, but a valid one "
+                     "exists: nothing was changed",
+                     (long long)j->round);
+        else
+            snprintf(j->msg, sizeof j->msg,
+                     "the pairing program failed for round %lld (%s): nothing was changed",
+                     (long long)j->round, pairing_strerror(j->rc));
+        why = j->msg;
+        goto report;
+    }
+    if ((e = load(s, j->tid, &ts))) {
+        why = e == QK_ERR_NOT_FOUND ? "no such tournament" : NULL;
+        goto report;
+    }
+    loaded = true;
+    const char *want = j->start ? "open" : "running";
+    if (!(now = calloc(1, sizeof *now))) {
+        e = QK_ERR_INTERNAL;
+        goto report;
+    }
+    if (strcmp(ts.t.status, want) != 0 || ts.t.current_round != j->round - 1 ||
+        !round_done(&ts, ts.t.current_round) || job_fill(s, &ts, j->round, now) != QK_ERR_NONE ||
+        strcmp(now->fingerprint, j->fingerprint) != 0) {
+        e = QK_ERR_CONFLICT;
+        why = "the tournament changed while the pairing program ran (a result, a player, a "
+              "withdrawal or another pairing): nothing was changed; pair again";
+        goto report;
+    }
+    if (j->rc == 0 &&
+        pairing_check(now->pp, now->n, now->fb, now->nf, &j->res, check, sizeof check) != 0) {
+        e = QK_ERR_INTERNAL;
+        snprintf(j->msg, sizeof j->msg,
+                 "the pairing program's pairing of round %lld is invalid (%s): nothing was "
+                 "changed",
+                 (long long)j->round, check);
+        why = j->msg;
+        log_error("tournament %lld: %s", (long long)j->tid, j->msg);
+        goto report;
+    }
+    if ((e = begin(s)))
+        goto report;
+    if (j->start)
+        snprintf(ts.t.status, sizeof ts.t.status, "running");
+    if (j->rc == PAIRING_ERR_NO_PAIRING) {
+        char reason[STORE_TREASON_MAX];
+        no_pairing_reason(j->round, true, reason, sizeof reason);
+        e = finish(s, &ts, reason);
+    } else {
+        e = apply_round(s, &ts, j->round, &j->res);
+    }
+report:
+    if (j->done.fn)
+        j->done.fn(j->done.arg, j->tid, e, why);
+    else if (e)
+        log_warn("tournament %lld: the automatic pairing of round %lld did not happen: %s",
+                 (long long)j->tid, (long long)j->round, why ? why : qk_err_code(e));
+    if (loaded)
+        tstate_free(&ts);
+    job_free(now);
+    job_free(j);
+}
+
+/* Send round `round` of ts to the pairing program (off the loop thread).
+ * A request (done set) gets *pending = true and later done->fn; an
+ * automatic pairing (done NULL) logs what it cannot do and returns
+ * QK_ERR_NONE, so the batch that finished the last game is kept. */
+static qk_err submit(gsvc *s, tstate *ts, int64_t round, bool start, const tourney_done *done,
+                     bool *pending, const char **why_out)
+{
+    const char *why = NULL;
+    qk_err e = QK_ERR_CONFLICT;
+    tourney_job *j = NULL;
+    if (job_inflight(s, ts->t.id)) {
+        why = "this round is being paired (the pairing program is running)";
+    } else if (!s->pairing_program || !s->pairing_pool) {
+        why = "this tournament is paired by an external pairing program, and the server has "
+              "none (qirkatd --pairing-program)";
+    } else if (!(j = calloc(1, sizeof *j)) || job_fill(s, ts, round, j) != QK_ERR_NONE) {
+        e = QK_ERR_INTERNAL;
+    } else {
+        j->s = s;
+        j->start = start;
+        j->program = s->pairing_program;
+        j->timeout_ms = s->pairing_timeout_ms > 0 ? s->pairing_timeout_ms
+                                                  : TOURNEY_PAIRING_TIMEOUT_MS;
+        j->job.work = job_work;
+        j->job.done = job_done;
+        if (done)
+            j->done = *done;
+        if (workers_submit(s->pairing_pool, &j->job) == 0) {
+            j->next = s->pairing_jobs;
+            s->pairing_jobs = j;
+            if (pending)
+                *pending = true;
+            return QK_ERR_NONE;
+        }
+        why = "the server is stopping";
+        e = QK_ERR_SERVER_SHUTDOWN;
+    }
+    job_free(j);
+    if (why_out)
+        *why_out = why;
+    if (!done) {
+        log_warn("tournament %lld: round %lld not paired automatically: %s", (long long)ts->t.id,
+                 (long long)round, why ? why : "out of memory");
+        return QK_ERR_NONE;
+    }
+    return e;
+}
+
+/* Pair round ts->t.current_round + 1 (the batch begun, except for an
+ * external pairing, which writes nothing now) and send tournament_round;
+ * past the last round, finish. */
+static qk_err pair_next(gsvc *s, tstate *ts, const tourney_done *done, bool *pending,
+                        const char **why)
+{
+    int64_t round = ts->t.current_round + 1;
+    if (round > ts->t.rounds)
+        return finish(s, ts, "");
+    if (is_external(ts))
+        return submit(s, ts, round, false, done, pending, why);
+    pairing_result res;
+    int n = (int)ts->np;
+    if (is_rr(ts)) {
+        if (pairing_rr_round(n, ts->t.dbl, (int)round, &res) != 0)
+            return QK_ERR_INTERNAL;
+        /* Berger numbers are places in pairing-number order. */
+        for (int i = 0; i < res.n_pairs; i++) {
+            store_tplayer *a = &ts->pl[res.pairs[i].white - 1],
+                          *b = &ts->pl[res.pairs[i].black - 1];
+            res.pairs[i].white = (int)a->number;
+            res.pairs[i].black = (int)b->number;
+        }
+        if (res.bye)
+            res.bye = (int)ts->pl[res.bye - 1].number;
+    } else {
+        pairing_player *pp = calloc(ts->np ? ts->np : 1, sizeof *pp);
+        if (!pp)
+            return QK_ERR_INTERNAL;
+        swiss_players(s, ts, round, pp);
+        pairing_forbid fb[PAIRING_MAX_PLAYERS];
+        int nf = swiss_forbidden(ts, fb);
+        int rc = pairing_swiss(pp, n, fb, nf, (int)(ts->t.rounds - round), &res);
+        free(pp);
+        if (rc == PAIRING_ERR_NO_PAIRING) {
+            char reason[STORE_TREASON_MAX];
+            no_pairing_reason(round, false, reason, sizeof reason);
+            return finish(s, ts, reason);
+        }
+        if (rc != 0) {
+            log_error("tournament %lld: swiss pairer: %s", (long long)ts->t.id,
+                      pairing_strerror(rc));
+            return QK_ERR_INTERNAL;
+        }
+    }
+    return apply_round(s, ts, round, &res);
 }
 
 /* ---- operations --------------------------------------------------------- */
@@ -557,10 +939,13 @@ static qk_err load_organised(gsvc *s, int64_t tid, int64_t actor, tstate *ts, co
     return QK_ERR_NONE;
 }
 
-qk_err tourney_start(gsvc *s, int64_t tid, int64_t actor, const char **why)
+qk_err tourney_start(gsvc *s, int64_t tid, int64_t actor, const char **why,
+                     const tourney_done *done, bool *pending)
 {
     tstate ts;
     *why = NULL;
+    if (pending)
+        *pending = false;
     qk_err e = load_organised(s, tid, actor, &ts, why);
     if (e)
         return e;
@@ -574,20 +959,28 @@ qk_err tourney_start(gsvc *s, int64_t tid, int64_t actor, const char **why)
         e = QK_ERR_CONFLICT;
         *why = "too many players for a round robin";
     }
-    if (!e && !(e = begin(s))) {
+    if (!e && is_external(&ts)) {
+        /* Nothing is written until the program's pairing of round 1 is
+         * back and checked (job_done): then the start and the round go
+         * in one batch. */
+        e = submit(s, &ts, 1, true, done, pending, why);
+    } else if (!e && !(e = begin(s))) {
         snprintf(ts.t.status, sizeof ts.t.status, "running");
         if (is_rr(&ts))
             ts.t.rounds = pairing_rr_rounds((int)ts.np, ts.t.dbl);
-        e = pair_next(s, &ts);
+        e = pair_next(s, &ts, NULL, NULL, NULL);
     }
     tstate_free(&ts);
     return e;
 }
 
-qk_err tourney_pair(gsvc *s, int64_t tid, int64_t actor, const char **why)
+qk_err tourney_pair(gsvc *s, int64_t tid, int64_t actor, const char **why,
+                    const tourney_done *done, bool *pending)
 {
     tstate ts;
     *why = NULL;
+    if (pending)
+        *pending = false;
     qk_err e = load_organised(s, tid, actor, &ts, why);
     if (e)
         return e;
@@ -598,9 +991,14 @@ qk_err tourney_pair(gsvc *s, int64_t tid, int64_t actor, const char **why)
     } else if (!round_done(&ts, ts.t.current_round)) {
         e = QK_ERR_CONFLICT;
         *why = "the current round is not finished";
+    } else if (job_inflight(s, tid)) {
+        e = QK_ERR_CONFLICT;
+        *why = "the next round is being paired (the pairing program is running)";
     }
-    if (!e && !(e = begin(s)))
-        e = pair_next(s, &ts);
+    if (!e && is_external(&ts) && ts.t.current_round < ts.t.rounds)
+        e = submit(s, &ts, ts.t.current_round + 1, false, done, pending, why);
+    else if (!e && !(e = begin(s)))
+        e = pair_next(s, &ts, NULL, NULL, NULL);
     tstate_free(&ts);
     return e;
 }
@@ -642,8 +1040,8 @@ static qk_err after_result(gsvc *s, tstate *ts)
         return QK_ERR_NONE;
     if (ts->t.current_round >= ts->t.rounds)
         return finish(s, ts, "");
-    if (strcmp(ts->t.start_mode, "auto") == 0)
-        return pair_next(s, ts);
+    if (strcmp(ts->t.start_mode, "auto") == 0 && !job_inflight(s, ts->t.id))
+        return pair_next(s, ts, NULL, NULL, NULL);
     return QK_ERR_NONE;
 }
 
@@ -906,6 +1304,7 @@ static bool add_head(gsvc *s, tstate *ts, cJSON *o)
            (t->class_id ? cJSON_AddNumberToObject(o, "class", (double)t->class_id)
                         : cJSON_AddNullToObject(o, "class")) &&
            cJSON_AddStringToObject(o, "start_mode", t->start_mode) &&
+           cJSON_AddStringToObject(o, "pairer", t->pairer[0] ? t->pairer : "builtin") &&
            (t->end_reason[0] ? cJSON_AddStringToObject(o, "end_reason", t->end_reason)
                              : cJSON_AddNullToObject(o, "end_reason"));
 }

@@ -22,6 +22,41 @@
  * last round (or when the Swiss pairer finds no valid pairing) it ends
  * with its standings (`tournament_end`).
  *
+ * External pairing. A Swiss tournament created with pairer "external" is
+ * paired by the program of qirkatd --pairing-program (gsvc.pairing_program;
+ * bbpPairings' command line `PROGRAM --dutch IN -p OUT`, pairing.h
+ * pairing_external) instead of the built-in pairer, for every round. The
+ * program never runs on the loop thread: the round's input (the TRF-16
+ * file's content and the Swiss view) is copied into a job for the
+ * server's pairing pool (gsvc.pairing_pool, util/workers.h), where the
+ * program runs with a timeout (gsvc.pairing_timeout_ms, default
+ * TOURNEY_PAIRING_TIMEOUT_MS). Nothing is written meanwhile. When it
+ * returns, on the loop thread, the tournament is loaded again and the
+ * pairing is written only if the tournament is still in the state it
+ * was sent in: the same status (open for tourney_start, running for
+ * tourney_pair), the same current round, still unpaired and finished,
+ * and the same TRF text without ratings (players, withdrawals, every
+ * result, forbidden pairs); otherwise CONFLICT and nothing changes. The
+ * program's pairing is then checked like one of ours (pairing.h
+ * pairing_check: every active player exactly once, no rematch, no
+ * forbidden pair, at most one bye, and only where allowed); a failed run
+ * (cannot start, exit status not 0, timed out, unreadable output) or an
+ * invalid pairing answers INTERNAL with a message saying so and changes
+ * nothing: a broken program never ends a tournament. The program's
+ * "no valid pairing" (exit status 1) ends it only when the built-in
+ * pairer, run on the same input on the pool, finds none either. One
+ * pairing per tournament is on the pool at a time (gsvc.pairing_jobs): a
+ * second tourney_start or tourney_pair meanwhile is CONFLICT, which with
+ * the re-check keeps "one round, one set of games". Rounds paired
+ * automatically (start_mode auto, from tourney_game_over) go the same
+ * way without a requester: their failures are logged and the organiser
+ * pairs the round with tourney_pair.
+ *
+ * Notices. Each new round stores a tournament_round notification for each
+ * of its players who is not withdrawn, and the end a tournament_end
+ * notification for every player (notify.h), beside the events: a player
+ * who was offline finds them in `notifications`.
+ *
  * Round robin: the players in pairing-number order are Berger numbers 1..n
  * (players who left before the start are gone, so there are no holes);
  * nobody joins once it runs. Swiss: late joins get the rounds they missed
@@ -42,9 +77,29 @@
 
 struct game;
 
+/* How long one run of the external pairing program may take by default
+ * (then it is killed and the pairing fails). */
+#define TOURNEY_PAIRING_TIMEOUT_MS 10000
+
+/* A pairing on the pool (tourney.c; gsvc.pairing_jobs). */
+typedef struct tourney_job tourney_job;
+
+/* Where the outcome of an external pairing goes: fn(arg, tid, e, why) on
+ * the loop thread, exactly once, after the pairing was written (e ==
+ * QK_ERR_NONE: the round is paired, or the tournament ended because no
+ * valid pairing exists) or refused (e: CONFLICT, INTERNAL, NOT_FOUND,
+ * SERVER_SHUTDOWN; nothing was changed). why: a message or NULL, valid
+ * during the call only. */
+typedef struct tourney_done {
+    void (*fn)(void *arg, int64_t tid, qk_err e, const char *why);
+    void *arg;
+} tourney_done;
+
 /* Insert t (validated by the caller: name, system, variant, time control
- * text, position, rounds >= 1 for swiss, start_mode); status "open",
- * organiser = organiser_id. *id the new id. QK_ERR_NONE or QK_ERR_INTERNAL. */
+ * text, position, rounds >= 1 for swiss, start_mode, pairer: "external"
+ * only for a Swiss tournament on a server with a pairing program); status
+ * "open", organiser = organiser_id. *id the new id. QK_ERR_NONE or
+ * QK_ERR_INTERNAL. */
 qk_err tourney_create(gsvc *s, store_tourney *t, int64_t *id);
 
 /* user_id joins tid (by actor: itself, or the organiser adding someone).
@@ -59,12 +114,21 @@ qk_err tourney_join(gsvc *s, int64_t tid, int64_t actor, int64_t user_id, const 
  * withdrawn, finished). */
 qk_err tourney_withdraw(gsvc *s, int64_t tid, int64_t actor, int64_t user_id, const char **why);
 /* The organiser starts tid and pairs round 1. FORBIDDEN, CONFLICT (not
- * open, under 2 players). */
-qk_err tourney_start(gsvc *s, int64_t tid, int64_t actor, const char **why);
+ * open, under 2 players, a pairing already on the pool). With the
+ * external pairer (see "External pairing"): QK_ERR_NONE with *pending =
+ * true when the program was started; nothing is written now and
+ * done->fn reports the outcome later (done must not be NULL then; *why
+ * is NULL). Otherwise *pending is false (pending may be NULL for a
+ * built-in tournament) and the return value is the outcome. An
+ * external tournament on a server without a program: CONFLICT. */
+qk_err tourney_start(gsvc *s, int64_t tid, int64_t actor, const char **why,
+                     const tourney_done *done, bool *pending);
 /* The organiser pairs the next round. FORBIDDEN, CONFLICT (not running,
- * the current round unfinished). When no valid pairing exists the
- * tournament ends with that reason (QK_ERR_NONE: that is its outcome). */
-qk_err tourney_pair(gsvc *s, int64_t tid, int64_t actor, const char **why);
+ * the current round unfinished, a pairing already on the pool). When no
+ * valid pairing exists the tournament ends with that reason (QK_ERR_NONE:
+ * that is its outcome). External pairer: as tourney_start. */
+qk_err tourney_pair(gsvc *s, int64_t tid, int64_t actor, const char **why,
+                    const tourney_done *done, bool *pending);
 /* The organiser sets game_id's result ("white", "black", "draw") by hand;
  * a game still running ends with it (reason resign, or agreement for a
  * draw). NOT_FOUND (the game is not in tid), FORBIDDEN, BAD_REQUEST

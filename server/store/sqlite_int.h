@@ -219,7 +219,7 @@
     "SELECT t.id, t.name, t.system, t.variant, t.time_control, coalesce(t.position, ''), "   \
     "t.rounds, t.dbl, t.rated, t.bots, coalesce(t.class_id, 0), t.start_mode, t.status, "    \
     "t.organiser_id, u.username, t.current_round, coalesce(t.end_reason, ''), t.created, "   \
-    "t.updated FROM tournaments t JOIN users u ON u.id = t.organiser_id "
+    "t.updated, t.pairer FROM tournaments t JOIN users u ON u.id = t.organiser_id "
 #define PAIRING_SELECT                                                                        \
     "SELECT tournament_id, round, board, white_id, coalesce(black_id, 0), "                  \
     "coalesce(game_id, 0), kind, coalesce(result, ''), by_hand FROM tournament_pairings "
@@ -241,7 +241,7 @@
     X(TOURNEY_INSERT,                                                                         \
       "INSERT INTO tournaments (name, system, variant, time_control, position, rounds, dbl, " \
       "rated, bots, class_id, start_mode, status, organiser_id, current_round, created, "     \
-      "updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)")                     \
+      "updated, pairer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)")          \
     X(TOURNEY_GET, TOURNEY_SELECT "WHERE t.id = ?")                                           \
     X(TOURNEY_UPDATE,                                                                         \
       "UPDATE tournaments SET rounds = ?2, status = ?3, current_round = ?4, end_reason = ?5, " \

@@ -156,15 +156,16 @@ static void read_tourney(sqlite3_stmt *st, void *row)
     sq_col_text(st, 16, t->end_reason, sizeof t->end_reason);
     t->created = sqlite3_column_int64(st, 17);
     t->updated = sqlite3_column_int64(st, 18);
+    sq_col_text(st, 19, t->pairer, sizeof t->pairer);
 }
 
 int sq_tourney_insert(store *base, store_tourney *t)
 {
     sq_store *s = sq_of(base);
-    int rc = sq_bind(s, ST_TOURNEY_INSERT, "ttttTiiiiottiii", t->name, t->system, t->variant,
+    int rc = sq_bind(s, ST_TOURNEY_INSERT, "ttttTiiiiottiiit", t->name, t->system, t->variant,
                      t->time_control, t->position, t->rounds, (int64_t)t->dbl, (int64_t)t->rated,
                      (int64_t)t->bots, t->class_id, t->start_mode, t->status, t->organiser_id,
-                     t->created, t->updated);
+                     t->created, t->updated, t->pairer[0] ? t->pairer : "builtin");
     if (rc || (rc = sq_run(s, ST_TOURNEY_INSERT)))
         return rc;
     t->id = sqlite3_last_insert_rowid(s->db);

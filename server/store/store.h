@@ -190,7 +190,8 @@ typedef struct store_vacation {
 typedef struct store_note {
     int64_t id, user_id;
     char kind[24];                  /* your_turn, challenge, draw_offer, game_end, deadline_soon,
-                                       challenge_declined, draw_declined */
+                                       challenge_declined, draw_declined,
+                                       tournament_round, tournament_end (migration 10) */
     int64_t game_id;                /* 0 = none */
     char data[STORE_NOTE_DATA_MAX]; /* JSON object text */
     bool read;

@@ -1,6 +1,6 @@
 /*
  * store_tourney: the store's rows of classes and tournaments (schema
- * migration 8) and their functions. The rows are store-neutral structs
+ * migrations 8 and 10) and their functions. The rows are store-neutral structs
  * like those of store.h; the functions are entries of store_ops (store.h
  * includes this header for the row types and the table's entries) and
  * dispatch through it in store_tourney_ops.c. Same results and re-entrancy
@@ -57,6 +57,7 @@ typedef struct store_tourney {
     int64_t current_round;            /* last round paired, 0 = none */
     char end_reason[STORE_TREASON_MAX + 1];
     int64_t created, updated;
+    char pairer[10]; /* builtin, external (migration 10); "" = builtin on insert */
 } store_tourney;
 
 typedef struct store_tplayer {

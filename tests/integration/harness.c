@@ -283,8 +283,10 @@ static void srv_spawn_on(hsrv *s, int listen_port)
             dup2(rp[1], 3);
         }
         child_prepare(3);
-        char *argv[] = {bin,   "--listen", listen, "--ready-fd",  "3",    "--db",
-                        s->db, "--pwhash", "min",  "--log-level", "warn", NULL};
+        char *argv[12 + H_SRV_MAX_ARGS] = {bin,   "--listen", listen, "--ready-fd",  "3",    "--db",
+                                           s->db, "--pwhash", "min",  "--log-level", "warn", NULL};
+        for (int i = 0; i < H_SRV_MAX_ARGS && s->args[i]; i++)
+            argv[11 + i] = (char *)s->args[i];
         execv(bin, argv);
         _exit(127);
     }
@@ -345,7 +347,16 @@ static void path_join(char *out, const char *dir, const char *name)
 
 void hsrv_start(hsrv *s)
 {
+    hsrv_start_args(s, NULL);
+}
+
+void hsrv_start_args(hsrv *s, const char *const *args)
+{
     memset(s, 0, sizeof *s);
+    for (int i = 0; args && args[i]; i++) {
+        cr_assert_lt(i, H_SRV_MAX_ARGS, "too many qirkatd arguments");
+        s->args[i] = args[i];
+    }
     h_tmpdir(s->dir);
     path_join(s->db, s->dir, "qirkat.db");
     path_join(s->log, s->dir, "server.log");

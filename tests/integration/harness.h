@@ -58,6 +58,8 @@ const char *h_bin(void);
 
 /* ---- the server -------------------------------------------------------- */
 
+#define H_SRV_MAX_ARGS 6
+
 typedef struct hsrv {
     pid_t pid;        /* 0 when not running */
     int port;         /* port of the current run */
@@ -66,11 +68,16 @@ typedef struct hsrv {
     char db[H_PATH];  /* dir/qirkat.db */
     char log[H_PATH]; /* dir/server.log (stderr of every run, appended) */
     int runs;         /* how many times it was started */
+    /* More qirkatd arguments for every run (hsrv_start_args), NULL-ended. */
+    const char *args[H_SRV_MAX_ARGS + 1];
 } hsrv;
 
 /* Create a temp dir and start qirkatd on a fresh database in it. Asserts
  * the server reported its port within H_READY_TIMEOUT_MS. */
 void hsrv_start(hsrv *s);
+/* The same with more qirkatd arguments (NULL-ended, at most
+ * H_SRV_MAX_ARGS; the strings must outlive s), kept for restarts. */
+void hsrv_start_args(hsrv *s, const char *const *args);
 /* Start again on the same database (a new port; s->port/addr updated). */
 void hsrv_restart(hsrv *s);
 /* Start again on the same database and the same port as the last run

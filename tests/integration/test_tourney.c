@@ -191,3 +191,108 @@ Test(tourney, class_round_robin_played_by_bots)
     hsrv_stop(&s);
     h_pass();
 }
+
+/* ---- a Swiss paired by an external program ------------------------------
+ * qirkatd --pairing-program tests/pairers/dutch.sh (the stand-in for
+ * bbpPairings: points, then pairing number, top down, first opponent not
+ * met; the lowest eligible player has the bye). Five players p1..p5 join
+ * a three-round Swiss created by `qirkat tournament create ... --pairer
+ * external`; in every game the lower pairing number wins (the other one
+ * resigns, so each result comes in through the end of a real game).
+ *   round 1 (all 0):     1-2 3-4, bye 5           -> 1:1 3:1 5:1 2:0 4:0
+ *   round 2: bye 4 (5 had one), 1-3 (equal colours: the higher rank
+ *            White), 2-5 (2 was Black)            -> 1:2 2:1 3:1 4:1 5:1
+ *   round 3: byes 5, 4 taken: bye 3; 1 met 2, 2 met 5: 5-1, 4-2 (fewer
+ *            Whites play White)                   -> 1:3 2:2 3:2 4:1 5:1
+ * The built-in pairer would pair round 1 as 1-3 2-4 (bye 5): the rounds
+ * below are the program's. 6 games and 3 byes: 9 points in all.
+ */
+static const char *swiss_rounds[3][3][2] = {
+    {{"p1", "p2"}, {"p3", "p4"}, {"p5", NULL}},
+    {{"p1", "p3"}, {"p2", "p5"}, {"p4", NULL}},
+    {{"p5", "p1"}, {"p4", "p2"}, {"p3", NULL}},
+};
+
+Test(tourney, swiss_paired_by_an_external_program)
+{
+    char program[H_PATH];
+    cr_assert_not_null(realpath("tests/pairers/dutch.sh", program));
+    const char *args[] = {"--pairing-program", program, NULL};
+    hsrv s;
+    hsrv_start_args(&s, args);
+    char tdir[H_PATH];
+    hsrv_userdir(&s, "tina", tdir);
+    hrun r;
+    hcli_run(&r, tdir, s.addr, PW "\n", "--json", "register", "tina", "--password-stdin", NULL);
+    hrun_ok_json(&r);
+    hrun_free(&r);
+    hcli_run(&r, tdir, s.addr, NULL, "--json", "tournament", "create", "Open", "--system", "swiss",
+             "--rounds", "3", "--pairer", "external", NULL);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(hrun_ok_json(&r), "tournament");
+    cr_assert_str_eq(hj_str(t, "pairer"), "external");
+    long long tid = hj_int(t, "id");
+    hrun_free(&r);
+
+    hconn *p[5];
+    for (int i = 0; i < 5; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "p%c", (char)('1' + i));
+        p[i] = hconn_open(s.port);
+        hconn_hello(p[i]);
+        hconn_register(p[i], name, "player-password");
+        cJSON *j = hconn_rpc(p[i], "{\"type\":\"tournament_join\",\"tournament\":%lld}", tid);
+        hj_assert_ok(j, "join");
+        cJSON_Delete(j);
+    }
+    hconn *org = hconn_open(s.port);
+    hconn_hello(org);
+    hconn_login(org, "tina", PW);
+
+    for (int round = 1; round <= 3; round++) {
+        cJSON *resp = hconn_rpc(org, "{\"type\":\"%s\",\"tournament\":%lld}",
+                                round == 1 ? "tournament_start" : "tournament_pair", tid);
+        hj_assert_ok(resp, "start / pair");
+        t = cJSON_GetObjectItemCaseSensitive(resp, "tournament");
+        cr_assert_eq(hj_int(t, "current_round"), round);
+        const cJSON *ro =
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(t, "rounds"), round - 1);
+        const cJSON *prs = cJSON_GetObjectItemCaseSensitive(ro, "pairings");
+        cr_assert_eq(cJSON_GetArraySize(prs), 2, "round %d: two boards", round);
+        cr_assert_str_eq(hj_str(ro, "bye"), swiss_rounds[round - 1][2][0], "round %d bye", round);
+        for (int b = 0; b < 2; b++) {
+            const cJSON *pr = cJSON_GetArrayItem(prs, b);
+            const char *w = hj_str(pr, "white"), *bl = hj_str(pr, "black");
+            cr_assert_str_eq(w, swiss_rounds[round - 1][b][0], "round %d board %d", round, b + 1);
+            cr_assert_str_eq(bl, swiss_rounds[round - 1][b][1], "round %d board %d", round, b + 1);
+            /* The higher pairing number resigns. */
+            int loser = atoi((strcmp(w, bl) > 0 ? w : bl) + 1) - 1;
+            cJSON *g = hconn_rpc(p[loser], "{\"type\":\"resign\",\"game\":%lld}", hj_int(pr, "game"));
+            hj_assert_ok(g, "resign");
+            cJSON_Delete(g);
+        }
+        cJSON_Delete(resp);
+    }
+
+    cJSON *resp = hconn_rpc(org, "{\"type\":\"tournament\",\"tournament\":%lld}", tid);
+    hj_assert_ok(resp, "tournament");
+    t = cJSON_GetObjectItemCaseSensitive(resp, "tournament");
+    cr_assert_str_eq(hj_str(t, "status"), "finished");
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(t, "standings");
+    cr_assert_eq(cJSON_GetArraySize(st), 5);
+    static const double want[5] = {3, 2, 2, 1, 1};
+    double sum = 0;
+    for (int i = 0; i < 5; i++) {
+        const cJSON *row = cJSON_GetArrayItem(st, i);
+        double pts = cJSON_GetObjectItemCaseSensitive(row, "points")->valuedouble;
+        cr_assert_eq(pts, want[i], "row %d: %s has %g", i + 1, hj_str(row, "username"), pts);
+        sum += pts;
+    }
+    cr_assert_eq(sum, 9);
+    cr_assert_str_eq(hj_str(cJSON_GetArrayItem(st, 0), "username"), "p1");
+    cr_assert_eq(hj_int(cJSON_GetArrayItem(st, 0), "rank"), 1);
+    cJSON_Delete(resp);
+    for (int i = 0; i < 5; i++)
+        hconn_close(p[i]);
+    hconn_close(org);
+    hsrv_stop(&s);
+}

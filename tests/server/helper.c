@@ -631,3 +631,12 @@ long long t_db_count(const char *db, const char *table)
     sqlite3_close(h);
     return n;
 }
+
+void t_db_unchanged(const char *db, char *before, const char *what)
+{
+    char *after = t_db_dump(db);
+    bool same = strcmp(after, before) == 0;
+    free(after);
+    free(before);
+    cr_assert(same, "%s changed the database", what);
+}

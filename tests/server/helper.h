@@ -130,6 +130,9 @@ bool t_flood_until_cut(const tsrv *s, tconn *mouth, int rounds);
  * caller frees. */
 char *t_db_dump(const char *db);
 long long t_db_count(const char *db, const char *table);
+/* Assert that db's dump is still before (a t_db_dump(), freed here):
+ * what (a test's words for the request) changed nothing. */
+void t_db_unchanged(const char *db, char *before, const char *what);
 
 /* The shared data directory (QK_SHARED, default ../shared). */
 const char *t_shared(void);

@@ -48,10 +48,7 @@ static void err_unchanged(cJSON *r, const char *code, char *before, const char *
 {
     t_err(r, code, what);
     cJSON_Delete(r);
-    char *after = t_db_dump(S.db);
-    cr_assert_str_eq(after, before, "%s changed the database", what);
-    free(after);
-    free(before);
+    t_db_unchanged(S.db, before, what);
 }
 
 static long long create_rr(const char *extra)
@@ -528,4 +525,133 @@ Test(tourney, swiss_late_join_and_forbidden)
     cr_assert(cJSON_IsNull(cJSON_GetObjectItem(ro, "bye")));
     cJSON_Delete(r);
     tc_close(D);
+}
+
+/* The notification of kind in c's list whose field `key` is value (a
+ * number), or NULL; the list is c's (the latest 200), the caller deletes
+ * *list. */
+static const cJSON *note_of(tconn *c, const char *kind, const char *key, long long value,
+                            cJSON **list)
+{
+    *list = tc_rpc(c, "{\"type\":\"notifications\",\"limit\":200}");
+    t_ok(*list, "notifications");
+    const cJSON *n;
+    cJSON_ArrayForEach(n, cJSON_GetObjectItem(*list, "notifications"))
+    {
+        if (strcmp(t_str(n, "kind"), kind) == 0 && t_int(n, key) == value)
+            return n;
+    }
+    return NULL;
+}
+
+/* Games of a rated tournament record what a rated challenge's games do at
+ * their start (the players' ratings then) and update the ratings at the
+ * end: game_end carries rating_change (PROTOCOL.md "Ratings": two new
+ * players, White wins: 1662.31 / 1337.69). */
+Test(tourney, rated_games_update_ratings)
+{
+    long long tid = create_rr(",\"rated\":true");
+    join(A, tid);
+    join(B, tid);
+    cJSON *r = tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid);
+    t_ok(r, "start");
+    long long g = t_int(pairing(t_obj(r, "tournament"), 1, 0), "game");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(B, "game_start", T_TIMEOUT_MS);
+    cr_assert_not_null(ev);
+    const cJSON *gj = t_obj(ev, "game");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(gj, "rated")));
+    cr_assert_eq(cJSON_GetObjectItem(gj, "white_rating")->valuedouble, 1500, "start rating");
+    cr_assert_eq(cJSON_GetObjectItem(gj, "black_rating")->valuedouble, 1500, "start rating");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(gj, "rating_change")));
+    cJSON_Delete(ev);
+    /* alice is White (Berger for 2: 1-2) */
+    r = tc_rpc(B, "{\"type\":\"resign\",\"game\":%lld}", g);
+    t_ok(r, "resign");
+    cJSON_Delete(r);
+    ev = tc_event(A, "game_end", T_TIMEOUT_MS);
+    cr_assert_not_null(ev);
+    const cJSON *ch = t_obj(ev, "rating_change");
+    cr_assert(cJSON_IsObject(ch), "a rated tournament game counts");
+    cr_assert_eq(cJSON_GetObjectItem(t_obj(ch, "white"), "before")->valuedouble, 1500);
+    cr_assert_eq(cJSON_GetObjectItem(t_obj(ch, "white"), "after")->valuedouble, 1662.31);
+    cr_assert_eq(cJSON_GetObjectItem(t_obj(ch, "black"), "after")->valuedouble, 1337.69);
+    cJSON_Delete(ev);
+    r = tc_rpc(A, "{\"type\":\"user\",\"username\":\"alice\"}");
+    t_ok(r, "user");
+    const cJSON *fam = t_obj(t_obj(t_obj(r, "user"), "ratings"), "alquerque");
+    cr_assert_eq(cJSON_GetObjectItem(fam, "rating")->valuedouble, 1662.31);
+    cJSON_Delete(r);
+}
+
+/* A player who is offline when a round pairs them finds it stored: a
+ * tournament_round notification (their game, opponent and colour, or
+ * their bye), and at the end a tournament_end one (rank, points). The
+ * round robin of the first test: carol is away from the start. */
+Test(tourney, offline_players_find_rounds_and_end)
+{
+    long long tid = create_rr("");
+    join(A, tid);
+    join(B, tid);
+    join(C, tid);
+    tc_close(C);
+    C = NULL;
+    cJSON *r = tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid);
+    t_ok(r, "start");
+    long long g1 = t_int(pairing(t_obj(r, "tournament"), 1, 0), "game");
+    cJSON_Delete(r);
+
+    C = tc_open(S.port);
+    r = tc_rpc(C, "{\"type\":\"login\",\"username\":\"carol\",\"password\":\"" T_PW "\"}");
+    t_ok(r, "carol is back");
+    cJSON_Delete(r);
+    cJSON *list;
+    const cJSON *n = note_of(C, "tournament_round", "tournament", tid, &list);
+    cr_assert_not_null(n, "carol's round 1 notice");
+    cr_assert_eq(t_int(n, "round"), 1);
+    cr_assert_eq(t_int(n, "game"), g1);
+    cr_assert_str_eq(t_str(n, "opponent"), "bob");
+    cr_assert_str_eq(t_str(n, "color"), "black");
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(n, "bye")));
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(n, "read")));
+    cr_assert_str_eq(t_str(n, "name"), "Club");
+    cJSON_Delete(list);
+    n = note_of(A, "tournament_round", "tournament", tid, &list);
+    cr_assert_not_null(n, "alice's bye notice");
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(n, "bye")));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(n, "game")));
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(n, "opponent")));
+    cJSON_Delete(list);
+    cr_assert_eq(t_count_kind(B, "tournament_round"), 1, "bob: one notice for round 1");
+
+    /* The rounds of the first test, by hand: alice 2.5, bob 2.5, carol 1. */
+    const char *res[3] = {"white", "draw", "black"};
+    for (int round = 1; round <= 3; round++) {
+        r = get_t(tid);
+        long long g = t_int(pairing(t_obj(r, "tournament"), round, 0), "game");
+        cJSON_Delete(r);
+        r = tc_rpc(T,
+                   "{\"type\":\"tournament_result\",\"tournament\":%lld,\"game\":%lld,"
+                   "\"result\":\"%s\"}",
+                   tid, g, res[round - 1]);
+        t_ok(r, "result");
+        cJSON_Delete(r);
+        if (round < 3) {
+            r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid);
+            t_ok(r, "pair");
+            cJSON_Delete(r);
+        }
+    }
+    cr_assert_eq(t_count_kind(C, "tournament_round"), 3, "carol: a notice per round");
+    n = note_of(C, "tournament_end", "tournament", tid, &list);
+    cr_assert_not_null(n, "carol's end notice");
+    cr_assert_eq(t_int(n, "rank"), 3);
+    cr_assert_eq(cJSON_GetObjectItem(n, "points")->valuedouble, 1);
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(n, "reason")));
+    cJSON_Delete(list);
+    n = note_of(A, "tournament_end", "tournament", tid, &list);
+    cr_assert_not_null(n);
+    cr_assert_eq(t_int(n, "rank"), 1);
+    cr_assert_eq(cJSON_GetObjectItem(n, "points")->valuedouble, 2.5);
+    cJSON_Delete(list);
 }
