@@ -442,6 +442,13 @@ bool qk_json_is_id(const cJSON *v)
     return (cJSON_IsString(v) && v->valuestring) || uint_value(v, &u);
 }
 
+cJSON *qk_json_add_int(cJSON *obj, const char *name, int64_t v)
+{
+    char text[24]; /* -9223372036854775808 and NUL */
+    snprintf(text, sizeof text, "%lld", (long long)v);
+    return cJSON_AddRawToObject(obj, name, text);
+}
+
 cJSON *qk_proto_ok(const cJSON *id)
 {
     cJSON *o = cJSON_CreateObject();

@@ -460,12 +460,12 @@ static void move_events(api *s, const game *g)
 {
     char pos[QK_POS_STRLEN];
     cJSON *ev = games_position(g, pos) == 0 ? qk_proto_event("move") : NULL;
-    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->id) ||
-        !cJSON_AddNumberToObject(ev, "ply", (double)(g->ply - 1)) ||
+    if (!ev || !qk_json_add_int(ev, "game", g->id) ||
+        !qk_json_add_int(ev, "ply", g->ply - 1) ||
         !cJSON_AddStringToObject(ev, "move", g->moves[g->ply - 1]) ||
         !cJSON_AddStringToObject(ev, "position", pos) ||
         !cJSON_AddStringToObject(ev, "turn", games_side_name((qk_side)g->pos.side)) ||
-        !(g->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)g->deadline)
+        !(g->deadline >= 0 ? qk_json_add_int(ev, "deadline", g->deadline)
                            : cJSON_AddNullToObject(ev, "deadline")) ||
         !games_add_clock(s->svc->games, g, ev) ||
         !cJSON_AddStringToObject(ev, "status", games_status_name(g->status)) ||

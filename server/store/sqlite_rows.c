@@ -266,6 +266,22 @@ int sq_move_insert(store *base, int64_t game_id, int64_t ply, const char *move, 
     return rc ? rc : sq_run(s, ST_MOVE_INSERT);
 }
 
+int sq_move_played(store *base, const store_played *p)
+{
+    sq_store *s = sq_of(base);
+    int rc = sq_bind(s, ST_MOVE_PLAYED_INSERT, "iitiiO", p->game_id, p->ply, p->move, p->user_id,
+                     p->created, p->clock_ms);
+    if (rc || (rc = sq_run(s, ST_MOVE_PLAYED_INSERT)))
+        return rc;
+    rc = sq_bind(s, ST_GAME_MOVED, "iittOOOiO", p->game_id, p->ply, p->position, p->turn,
+                 p->deadline, p->white_ms, p->black_ms, p->created, p->wake_at);
+    if (rc || (rc = sq_run(s, ST_GAME_MOVED)))
+        return rc;
+    /* The move's row went in, so the game exists: no row changed means
+     * it was not at this ply. */
+    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_CONFLICT;
+}
+
 int sq_moves_each(store *base, int64_t game_id,
                   int (*cb)(void *arg, int64_t ply, const char *move, int64_t user_id), void *arg)
 {

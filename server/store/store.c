@@ -186,6 +186,11 @@ int store_game_x_put(store *s, int64_t id, const store_game_x *x)
     return s->ops->game_x_put(s, id, x);
 }
 
+int store_move_played(store *s, const store_played *p)
+{
+    return s->ops->move_played(s, p);
+}
+
 /* ---- deadlines and extensions ---------------------------------------- */
 
 int store_wake_next(store *s, int64_t *at)
