@@ -339,6 +339,7 @@ static void sync_work(workers_job *w)
     }
     j->rc = fdatasync(s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
     j->error = errno;
+    atomic_fetch_add(&s->fsyncs, 1);
     if (atomic_load(&s->wal_frames) > SQ_CKPT_FRAMES && s->ckpt_db) {
         int logged = 0, done = 0;
         if (sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged,
@@ -365,6 +366,7 @@ static void sync_here(sq_sync_job *j)
 {
     j->rc = fdatasync(j->s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
     j->error = errno;
+    atomic_fetch_add(&j->s->fsyncs, 1);
     sync_finish(j);
 }
 
@@ -476,6 +478,11 @@ static void sq_async_stop(store *base)
     s->wal_fd = -1;
 }
 
+static uint64_t sq_fsyncs(store *base)
+{
+    return atomic_load(&sq_of(base)->fsyncs);
+}
+
 static int sq_commit(store *base, store_done_cb done, void *arg)
 {
     sq_store *s = sq_of(base);
@@ -542,6 +549,7 @@ static const store_ops sq_ops = {
     .commit = sq_commit,
     .async_start = sq_async_start,
     .async_stop = sq_async_stop,
+    .fsyncs = sq_fsyncs,
     .rollback = sq_rollback,
     .fail_commit_at = sq_fail_commit_at,
     .user_by_name = sq_user_by_name,

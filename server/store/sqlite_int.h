@@ -63,6 +63,7 @@
     X(GAME_MOVED,                                                                             \
       "UPDATE games SET ply = ?2 + 1, position = ?3, turn = ?4, deadline = ?5, white_ms = ?6, " \
       "black_ms = ?7, updated = ?8, draw_offer = NULL, wake_at = ?9 WHERE id = ?1 AND ply = ?2") \
+    X(GAME_EXISTS, "SELECT 1 FROM games WHERE id = ?")                                        \
     X(MOVES_OF, "SELECT ply, move, user_id FROM moves WHERE game_id = ? ORDER BY ply")        \
     X(GAMES_QUERY,                                                                            \
       GAME_SELECT "WHERE (?1 IS NULL OR g.white_id = ?1 OR g.black_id = ?1) "                 \
@@ -346,6 +347,7 @@ typedef struct sq_store {
      * meanwhile gather in the other (jobs[!cur]) and share the next fsync. */
     sq_sync_job jobs[2];
     int cur;       /* jobs[cur] is gathering */
+    atomic_uint_least64_t fsyncs; /* store_fsyncs() */
     bool inflight; /* jobs[!cur] is with the writer */
 } sq_store;
 

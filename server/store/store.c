@@ -47,6 +47,11 @@ void store_async_stop(store *s)
     s->ops->async_stop(s);
 }
 
+uint64_t store_fsyncs(store *s)
+{
+    return s->ops->fsyncs(s);
+}
+
 int store_commit(store *s)
 {
     return s->ops->commit(s, NULL, NULL);

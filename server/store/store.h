@@ -271,6 +271,7 @@ typedef struct store_ops {
     int (*commit)(store *s, store_done_cb done, void *arg);
     int (*async_start)(store *s, uv_loop_t *loop, int fsync_delay_ms);
     void (*async_stop)(store *s);
+    uint64_t (*fsyncs)(store *s);
     void (*rollback)(store *s);
     void (*fail_commit_at)(store *s, int n);
 
@@ -409,6 +410,12 @@ int store_async_start(store *s, uv_loop_t *loop, int fsync_delay_ms);
 /* Wait for every durability in flight (their dones run) and stop the
  * writer thread. Idempotent; store_close() calls it too. Loop thread. */
 void store_async_stop(store *s);
+/* How many fsyncs asynchronous durability has made since the store was
+ * opened (SQLite: of the write-ahead log, by the writer or, stopping, on
+ * the loop). Commits made while an fsync runs share the next one, so
+ * under load this grows slower than the commits (sqlite.c "Group fsync");
+ * tests and benchmarks read it. Loop thread. */
+uint64_t store_fsyncs(store *s);
 /* The blocking commit, for start-up and shut-down code and tools:
  * commits the open transaction (no-op when none) and returns STORE_OK, or
  * STORE_EIO after rolling it back (logged). Never STORE_PENDING. */
@@ -519,9 +526,11 @@ int store_game_x_put(store *s, int64_t id, const store_game_x *x);
  * reason and the other correspondence fields are left alone, so neither
  * their CHECK constraints nor the indexes on them are touched (docs/perf.md).
  * A move that ends the game is written with store_move_insert() and
- * store_game_update(). STORE_CONFLICT when the ply exists already or the
- * stored game is not at p->ply (nothing written: the caller's batch is
- * poisoned anyway), STORE_NOTFOUND when the game is absent. */
+ * store_game_update(). STORE_NOTFOUND (the game is absent) and
+ * STORE_CONFLICT (the stored game is not at p->ply) write nothing;
+ * STORE_CONFLICT after the game row was written (a row for that ply
+ * exists already: only a store changed behind the server's back) leaves
+ * a transaction the caller must lose, as after any failed write. */
 int store_move_played(store *s, const store_played *p);
 
 /* ---- deadlines and extensions ---------------------------------------- */
