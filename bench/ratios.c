@@ -34,9 +34,13 @@
  * the 1,000 clients and 10,000 idle connections (docs/design.md names the
  * caps), and RLIMIT_NOFILE raised to its hard limit (inherited).
  *
+ * The clients ask for the compact move answer ("compact": true, as a bot
+ * would: docs/protocol.md `move`); the baseline ignores the field.
+ *
  * Environment: QK_BIN (binaries, default build/), BENCH_SECONDS (per
  * measurement, default 4), BENCH_IDLE (idle connections, default 10000;
- * fewer if the hard RLIMIT_NOFILE is lower). Exit status 0, or 1 if anything
+ * fewer if the hard RLIMIT_NOFILE is lower), BENCH_FULL_ANSWER=1 (moves
+ * without "compact": the whole game object in every answer). Exit status 0, or 1 if anything
  * went wrong (a failed figure prints nothing).
  */
 #include <errno.h>
@@ -525,6 +529,10 @@ static void challenge(client *c)
           C[c->idx + 1].name);
 }
 
+/* BENCH_FULL_ANSWER=1: qirkatd answers each move with the whole game
+ * object, as for a client that does not ask for the compact answer. */
+static bool full_answer;
+
 static void maybe_move(client *c)
 {
     if (!playing || c->game == 0 || c->waiting_move || c->pos.side != c->color)
@@ -536,8 +544,8 @@ static void maybe_move(client *c)
     qk_move_format(&V, &moves[rnd((uint32_t)n)], c->sent, sizeof c->sent);
     c->waiting_move = true;
     c->sent_at = now_ms();
-    sendf(c->fd, "{\"type\":\"move\",\"id\":\"m\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"}\n",
-          c->game, c->ply, c->sent);
+    sendf(c->fd, "{\"type\":\"move\",\"id\":\"m\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"%s}\n",
+          c->game, c->ply, c->sent, full_answer ? "" : ",\"compact\":true");
 }
 
 /* Baseline: both sides apply each move to their own position and restart
@@ -953,6 +961,7 @@ static long idle_conns(pid_t pid, int port, int count)
 int main(void)
 {
     double seconds = 4;
+    full_answer = getenv("BENCH_FULL_ANSWER") && strcmp(getenv("BENCH_FULL_ANSWER"), "1") == 0;
     const char *e = getenv("BENCH_SECONDS");
     if (e && atof(e) > 0)
         seconds = atof(e);
