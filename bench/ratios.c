@@ -763,8 +763,27 @@ typedef struct moves_result {
     double per_s, rtt_median, rtt_p99;
 } moves_result;
 
-/* games games in flight against the server on port for seconds. */
-static moves_result move_load(int port, int games, bool baseline, double seconds)
+/* CPU time (user + system, every thread) pid has used, in ms, from
+ * /proc/PID/stat (fields 14 and 15, clock ticks); -1 if unreadable. */
+static double cpu_ms(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long long ut, st;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* games games in flight against the server pid on port for seconds. */
+static moves_result move_load(pid_t pid, int port, int games, bool baseline, double seconds)
 {
     static int round;
     memset(C, 0, sizeof C);
@@ -790,13 +809,13 @@ static moves_result move_load(int port, int games, bool baseline, double seconds
             die("registration did not finish");
     }
     playing = true;
-    double t0 = now_ms();
+    double t0 = now_ms(), cpu0 = cpu_ms(pid);
     if (!baseline)
         for (int i = 0; i < NC; i += 2)
             challenge(&C[i]);
     loop_until(t0 + seconds * 1000, NULL);
     playing = false;
-    double elapsed = (now_ms() - t0) / 1000;
+    double elapsed = (now_ms() - t0) / 1000, cpu = cpu_ms(pid) - cpu0;
     loop_until(now_ms() + 5000, none_in_flight);
     for (int i = 0; i < NC; i++) {
         close(C[i].fd);
@@ -806,9 +825,14 @@ static moves_result move_load(int port, int games, bool baseline, double seconds
         die("no move was played");
     qsort(rtt, nrtt, sizeof *rtt, cmp_double);
     moves_result r = {moves_done / elapsed, rtt[nrtt / 2], rtt[(size_t)(nrtt * 0.99)]};
+    /* The server's CPU per move: less sensitive to a busy machine than
+     * moves/s, which also depends on how much of the cores the load
+     * generator and the neighbours get. */
     fprintf(stderr,
-            "bench-ratios: %s %d games: %.0f moves/s, round trip median %.3f ms p99 %.3f ms\n",
-            baseline ? "baseline" : "qirkatd", games, r.per_s, r.rtt_median, r.rtt_p99);
+            "bench-ratios: %s %d games: %.0f moves/s, round trip median %.3f ms p99 %.3f ms, "
+            "server CPU %.1f us/move\n",
+            baseline ? "baseline" : "qirkatd", games, r.per_s, r.rtt_median, r.rtt_p99,
+            cpu0 >= 0 && moves_done > 0 ? cpu * 1000.0 / (double)moves_done : -1.0);
     return r;
 }
 
@@ -992,7 +1016,7 @@ int main(void)
     int bport, qport;
     if (only && !strcmp(only, "qk50")) {
         qpid = start_qirkatd(&qport);
-        move_load(qport, 50, false, seconds);
+        move_load(qpid, qport, 50, false, seconds);
         stop(qpid, "qirkatd");
         goto done;
     }
@@ -1000,10 +1024,10 @@ int main(void)
         goto ping;
     bport = spawn(baseline_main, &bpid);
     qpid = start_qirkatd(&qport);
-    moves_result b50 = move_load(bport, 50, true, seconds);
-    moves_result q50 = move_load(qport, 50, false, seconds);
-    moves_result b500 = move_load(bport, 500, true, seconds);
-    moves_result q500 = move_load(qport, 500, false, seconds);
+    moves_result b50 = move_load(bpid, bport, 50, true, seconds);
+    moves_result q50 = move_load(qpid, qport, 50, false, seconds);
+    moves_result b500 = move_load(bpid, bport, 500, true, seconds);
+    moves_result q500 = move_load(qpid, qport, 500, false, seconds);
     stop(bpid, "baseline");
     stop(qpid, "qirkatd");
     printf("ratio durable_moves_50 %.3f\n", q50.per_s / b50.per_s);
