@@ -653,6 +653,7 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     games_touch(gs, g->id);
     int64_t ply = g->ply;
     qk_side mover = (qk_side)g->pos.side;
+    const int64_t was[4] = {g->deadline, g->clock_ms[QK_WHITE], g->clock_ms[QK_BLACK], g->wake_at};
     /* The mover's time left, kept per move for the records' clock
      * comments (game/records.h); -1 without a clock. */
     int64_t clock_after = -1;
@@ -706,6 +707,8 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
         .black_ms = g->clock_ms[QK_BLACK],
         .wake_at = g->wake_at,
     };
+    p.times_changed = was[0] != p.deadline || was[1] != p.white_ms || was[2] != p.black_ms ||
+                      was[3] != p.wake_at;
     if (store_move_played(s->store, &p) != STORE_OK)
         goto fail;
     keep_legal(gs, g);

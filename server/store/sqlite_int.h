@@ -63,6 +63,9 @@
     X(GAME_MOVED,                                                                             \
       "UPDATE games SET ply = ?2 + 1, position = ?3, turn = ?4, deadline = ?5, white_ms = ?6, " \
       "black_ms = ?7, updated = ?8, draw_offer = NULL, wake_at = ?9 WHERE id = ?1 AND ply = ?2") \
+    X(GAME_MOVED_UNTIMED,                                                                     \
+      "UPDATE games SET ply = ?2 + 1, position = ?3, turn = ?4, updated = ?5, draw_offer = NULL " \
+      "WHERE id = ?1 AND ply = ?2")                                                           \
     X(GAME_EXISTS, "SELECT 1 FROM games WHERE id = ?")                                        \
     X(MOVES_OF, "SELECT ply, move, user_id FROM moves WHERE game_id = ? ORDER BY ply")        \
     X(GAMES_QUERY,                                                                            \

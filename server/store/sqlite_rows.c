@@ -282,9 +282,14 @@ int sq_move_played(store *base, const store_played *p)
     sq_store *s = sq_of(base);
     /* The game row first: its ply guard refuses a move at a ply the
      * stored game is not at before anything is written. */
-    int rc = sq_bind(s, ST_GAME_MOVED, "iittOOOiO", p->game_id, p->ply, p->position, p->turn,
-                     p->deadline, p->white_ms, p->black_ms, p->created, p->wake_at);
-    if (rc || (rc = sq_run(s, ST_GAME_MOVED)))
+    /* Columns left out of the SET list are not written, and neither are
+     * the indexes on them (the deadline and wake-up indexes). */
+    sq_stmt st = p->times_changed ? ST_GAME_MOVED : ST_GAME_MOVED_UNTIMED;
+    int rc = p->times_changed
+                 ? sq_bind(s, st, "iittOOOiO", p->game_id, p->ply, p->position, p->turn,
+                           p->deadline, p->white_ms, p->black_ms, p->created, p->wake_at)
+                 : sq_bind(s, st, "iitti", p->game_id, p->ply, p->position, p->turn, p->created);
+    if (rc || (rc = sq_run(s, st)))
         return rc;
     if (sqlite3_changes(s->db) != 1)
         return sq_game_exists(s, p->game_id) ? STORE_CONFLICT : STORE_NOTFOUND;

@@ -193,6 +193,8 @@ typedef struct store_played {
     int64_t deadline;     /* -1 = none; likewise the three below */
     int64_t white_ms, black_ms;
     int64_t wake_at;
+    bool times_changed;   /* false: deadline, clocks and wake_at are as stored (an unlimited
+                           * game): the four above are not written */
 } store_played;
 
 /* A user's vacation account. */

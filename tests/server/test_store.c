@@ -432,7 +432,7 @@ Test(store, a_played_move_updates_the_game_row_and_keeps_its_clock)
     store_played p = {.game_id = gid, .ply = 0, .move = "b2-c3", .user_id = w, .created = 5000,
                       .clock_ms = 61000, .position = "bbbbb/bbbbb/ww.bb/w.www/wwwww b 0 -",
                       .turn = "black", .deadline = 9000, .white_ms = 61000, .black_ms = 60000,
-                      .wake_at = 9000};
+                      .wake_at = 9000, .times_changed = true};
     cr_assert_eq(store_begin(s), STORE_OK);
     cr_assert_eq(store_move_played(s, &p), STORE_OK);
     cr_assert_eq(store_commit(s), STORE_OK);
@@ -449,16 +449,32 @@ Test(store, a_played_move_updates_the_game_row_and_keeps_its_clock)
     int64_t clocks[2] = {-2, -2};
     cr_assert_eq(store_move_clocks_each(s, gid, clock_cb, clocks), STORE_OK);
     cr_assert_eq(clocks[0], 61000);
-    /* Ply 0 again: the game is at ply 1 now. */
+    /* times_changed false: deadline, clocks and wake-up are left as stored
+     * (whatever the struct says). */
+    store_played q = {.game_id = gid, .ply = 1, .move = "b4xb2", .user_id = b, .created = 6000,
+                      .clock_ms = -1, .position = "bbbbb/b.bbb/wwwbb/wbwww/wwwww w 0 -",
+                      .turn = "white", .deadline = -1, .white_ms = -1, .black_ms = -1,
+                      .wake_at = -1};
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_played(s, &q), STORE_OK);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
+    cr_assert_eq(g.ply, 2);
+    cr_assert_str_eq(g.turn, "white");
+    cr_assert_eq(g.updated, 6000);
+    cr_assert_eq(g.deadline, 9000, "an untimed move leaves the deadline");
+    cr_assert_eq(g.white_ms, 61000);
+    p.ply = 1;
+    /* Ply 1 again: the game is at ply 2 now. */
     cr_assert_eq(store_begin(s), STORE_OK);
     cr_assert_eq(store_move_played(s, &p), STORE_CONFLICT);
     p.game_id = gid + 100;
-    p.ply = 1;
+    p.ply = 2;
     cr_assert_eq(store_move_played(s, &p), STORE_NOTFOUND);
     cr_assert_eq(store_commit(s), STORE_OK);
-    cr_assert_eq(count("moves"), 1, "the refused moves wrote nothing");
+    cr_assert_eq(count("moves"), 2, "the refused moves wrote nothing");
     cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
-    cr_assert_eq(g.ply, 1);
+    cr_assert_eq(g.ply, 2);
     store_close(s);
 }
 
