@@ -34,9 +34,13 @@
  * the 1,000 clients and 10,000 idle connections (docs/design.md names the
  * caps), and RLIMIT_NOFILE raised to its hard limit (inherited).
  *
+ * The clients ask for the compact move answer ("compact": true, as a bot
+ * would: docs/protocol.md `move`); the baseline ignores the field.
+ *
  * Environment: QK_BIN (binaries, default build/), BENCH_SECONDS (per
  * measurement, default 4), BENCH_IDLE (idle connections, default 10000;
- * fewer if the hard RLIMIT_NOFILE is lower). Exit status 0, or 1 if anything
+ * fewer if the hard RLIMIT_NOFILE is lower), BENCH_FULL_ANSWER=1 (moves
+ * without "compact": the whole game object in every answer). Exit status 0, or 1 if anything
  * went wrong (a failed figure prints nothing).
  */
 #include <errno.h>
@@ -525,6 +529,10 @@ static void challenge(client *c)
           C[c->idx + 1].name);
 }
 
+/* BENCH_FULL_ANSWER=1: qirkatd answers each move with the whole game
+ * object, as for a client that does not ask for the compact answer. */
+static bool full_answer;
+
 static void maybe_move(client *c)
 {
     if (!playing || c->game == 0 || c->waiting_move || c->pos.side != c->color)
@@ -536,8 +544,8 @@ static void maybe_move(client *c)
     qk_move_format(&V, &moves[rnd((uint32_t)n)], c->sent, sizeof c->sent);
     c->waiting_move = true;
     c->sent_at = now_ms();
-    sendf(c->fd, "{\"type\":\"move\",\"id\":\"m\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"}\n",
-          c->game, c->ply, c->sent);
+    sendf(c->fd, "{\"type\":\"move\",\"id\":\"m\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"%s}\n",
+          c->game, c->ply, c->sent, full_answer ? "" : ",\"compact\":true");
 }
 
 /* Baseline: both sides apply each move to their own position and restart
@@ -755,8 +763,27 @@ typedef struct moves_result {
     double per_s, rtt_median, rtt_p99;
 } moves_result;
 
-/* games games in flight against the server on port for seconds. */
-static moves_result move_load(int port, int games, bool baseline, double seconds)
+/* CPU time (user + system, every thread) pid has used, in ms, from
+ * /proc/PID/stat (fields 14 and 15, clock ticks); -1 if unreadable. */
+static double cpu_ms(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long long ut, st;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* games games in flight against the server pid on port for seconds. */
+static moves_result move_load(pid_t pid, int port, int games, bool baseline, double seconds)
 {
     static int round;
     memset(C, 0, sizeof C);
@@ -782,13 +809,13 @@ static moves_result move_load(int port, int games, bool baseline, double seconds
             die("registration did not finish");
     }
     playing = true;
-    double t0 = now_ms();
+    double t0 = now_ms(), cpu0 = cpu_ms(pid);
     if (!baseline)
         for (int i = 0; i < NC; i += 2)
             challenge(&C[i]);
     loop_until(t0 + seconds * 1000, NULL);
     playing = false;
-    double elapsed = (now_ms() - t0) / 1000;
+    double elapsed = (now_ms() - t0) / 1000, cpu = cpu_ms(pid) - cpu0;
     loop_until(now_ms() + 5000, none_in_flight);
     for (int i = 0; i < NC; i++) {
         close(C[i].fd);
@@ -798,9 +825,14 @@ static moves_result move_load(int port, int games, bool baseline, double seconds
         die("no move was played");
     qsort(rtt, nrtt, sizeof *rtt, cmp_double);
     moves_result r = {moves_done / elapsed, rtt[nrtt / 2], rtt[(size_t)(nrtt * 0.99)]};
+    /* The server's CPU per move: less sensitive to a busy machine than
+     * moves/s, which also depends on how much of the cores the load
+     * generator and the neighbours get. */
     fprintf(stderr,
-            "bench-ratios: %s %d games: %.0f moves/s, round trip median %.3f ms p99 %.3f ms\n",
-            baseline ? "baseline" : "qirkatd", games, r.per_s, r.rtt_median, r.rtt_p99);
+            "bench-ratios: %s %d games: %.0f moves/s, round trip median %.3f ms p99 %.3f ms, "
+            "server CPU %.1f us/move\n",
+            baseline ? "baseline" : "qirkatd", games, r.per_s, r.rtt_median, r.rtt_p99,
+            cpu0 >= 0 && moves_done > 0 ? cpu * 1000.0 / (double)moves_done : -1.0);
     return r;
 }
 
@@ -953,6 +985,7 @@ static long idle_conns(pid_t pid, int port, int count)
 int main(void)
 {
     double seconds = 4;
+    full_answer = getenv("BENCH_FULL_ANSWER") && strcmp(getenv("BENCH_FULL_ANSWER"), "1") == 0;
     const char *e = getenv("BENCH_SECONDS");
     if (e && atof(e) > 0)
         seconds = atof(e);
@@ -983,7 +1016,7 @@ int main(void)
     int bport, qport;
     if (only && !strcmp(only, "qk50")) {
         qpid = start_qirkatd(&qport);
-        move_load(qport, 50, false, seconds);
+        move_load(qpid, qport, 50, false, seconds);
         stop(qpid, "qirkatd");
         goto done;
     }
@@ -991,10 +1024,10 @@ int main(void)
         goto ping;
     bport = spawn(baseline_main, &bpid);
     qpid = start_qirkatd(&qport);
-    moves_result b50 = move_load(bport, 50, true, seconds);
-    moves_result q50 = move_load(qport, 50, false, seconds);
-    moves_result b500 = move_load(bport, 500, true, seconds);
-    moves_result q500 = move_load(qport, 500, false, seconds);
+    moves_result b50 = move_load(bpid, bport, 50, true, seconds);
+    moves_result q50 = move_load(qpid, qport, 50, false, seconds);
+    moves_result b500 = move_load(bpid, bport, 500, true, seconds);
+    moves_result q500 = move_load(qpid, qport, 500, false, seconds);
     stop(bpid, "baseline");
     stop(qpid, "qirkatd");
     printf("ratio durable_moves_50 %.3f\n", q50.per_s / b50.per_s);

@@ -91,6 +91,18 @@ bool qk_json_get_bool(const cJSON *obj, const char *name, bool *out);
 /* A value that is a valid request id: a string or an integer in range. */
 bool qk_json_is_id(const cJSON *v);
 
+/* Add name: v (an integer) to obj, for objects built to be sent. Why not
+ * cJSON_AddNumberToObject: cJSON prints a number outside int's range
+ * (every millisecond timestamp) with sprintf("%1.15g") and reads it back
+ * with sscanf to check it, about 3,500 instructions each; a move's answer
+ * and event carry about ten (docs/perf.md). The text is the same as
+ * cJSON's for |v| < 10^15 (every integer of the protocol: ids, plies,
+ * millisecond timestamps); above, cJSON 1.7.15 prints 15 significant
+ * digits in exponent form, which loses digits, and this stays exact. The item is a
+ * cJSON_Raw: cJSON_GetNumberValue() cannot read it back. Returns the item,
+ * or NULL on allocation failure (obj unchanged). */
+cJSON *qk_json_add_int(cJSON *obj, const char *name, int64_t v);
+
 /* {"type":"ok","id":<copy of id>}; id may be NULL (then no id field).
  * Returns NULL on allocation failure. */
 cJSON *qk_proto_ok(const cJSON *id);

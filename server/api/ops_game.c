@@ -455,21 +455,28 @@ static void illegal(req *r, game *g, const move_in *in, int rc, const char *bad_
     req_reply_error(r, err);
 }
 
+/* The fields of the `move` event about g's last move into o (the event,
+ * or a compact answer). false on allocation failure. */
+static bool add_move_fields(api *s, const game *g, cJSON *o)
+{
+    char pos[QK_POS_STRLEN];
+    return games_position(g, pos) == 0 && qk_json_add_int(o, "game", g->id) &&
+           qk_json_add_int(o, "ply", g->ply - 1) &&
+           cJSON_AddStringToObject(o, "move", g->moves[g->ply - 1]) &&
+           cJSON_AddStringToObject(o, "position", pos) &&
+           cJSON_AddStringToObject(o, "turn", games_side_name((qk_side)g->pos.side)) &&
+           (g->deadline >= 0 ? qk_json_add_int(o, "deadline", g->deadline)
+                             : cJSON_AddNullToObject(o, "deadline")) &&
+           games_add_clock(s->svc->games, g, o) &&
+           cJSON_AddStringToObject(o, "status", games_status_name(g->status)) &&
+           games_add_legal(s->svc->games, g, o) == 0;
+}
+
 /* Queue the move event, and game_end if the move ended the game. */
 static void move_events(api *s, const game *g)
 {
-    char pos[QK_POS_STRLEN];
-    cJSON *ev = games_position(g, pos) == 0 ? qk_proto_event("move") : NULL;
-    if (!ev || !cJSON_AddNumberToObject(ev, "game", (double)g->id) ||
-        !cJSON_AddNumberToObject(ev, "ply", (double)(g->ply - 1)) ||
-        !cJSON_AddStringToObject(ev, "move", g->moves[g->ply - 1]) ||
-        !cJSON_AddStringToObject(ev, "position", pos) ||
-        !cJSON_AddStringToObject(ev, "turn", games_side_name((qk_side)g->pos.side)) ||
-        !(g->deadline >= 0 ? cJSON_AddNumberToObject(ev, "deadline", (double)g->deadline)
-                           : cJSON_AddNullToObject(ev, "deadline")) ||
-        !games_add_clock(s->svc->games, g, ev) ||
-        !cJSON_AddStringToObject(ev, "status", games_status_name(g->status)) ||
-        games_add_legal(s->svc->games, g, ev) != 0) {
+    cJSON *ev = qk_proto_event("move");
+    if (ev && !add_move_fields(s, g, ev)) {
         cJSON_Delete(ev);
         ev = NULL;
     }
@@ -487,6 +494,24 @@ static void reply_game(req *r, const game *g, bool duplicate)
     req_reply(r, res);
 }
 
+/* The answer to `move` with "compact": true (docs/protocol.md): the move
+ * event's fields, not the whole game object, whose move list grows with
+ * the game (docs/perf.md). */
+static void reply_move(req *r, const game *g, bool duplicate, bool compact)
+{
+    if (!compact) {
+        reply_game(r, g, duplicate);
+        return;
+    }
+    cJSON *res = req_ok(r);
+    if (res && ((duplicate && !cJSON_AddTrueToObject(res, "duplicate")) ||
+                !add_move_fields(r->api, g, res))) {
+        cJSON_Delete(res);
+        res = NULL;
+    }
+    req_reply(r, res);
+}
+
 void op_move(req *r)
 {
     api *s = r->api;
@@ -494,6 +519,7 @@ void op_move(req *r)
     move_in in;
     uint64_t ply;
     bool has_ply = req_uint(r, "ply", &ply);
+    bool compact = req_bool(r, "compact", false);
     if (move_shape(r, &in) != 0)
         return;
     game *g = load_game(r);
@@ -511,7 +537,7 @@ void op_move(req *r)
         if ((int64_t)ply + 1 == g->ply && g->last_mover == me &&
             (in.text ? strcmp(in.text, g->moves[ply]) == 0
                      : points_ok && path_equal(&in, &g->last_move))) {
-            reply_game(r, g, true);
+            reply_move(r, g, true, compact);
             return;
         }
         cJSON *err = req_error_new(r, QK_ERR_STALE_PLY, NULL);
@@ -548,7 +574,7 @@ void op_move(req *r)
         notify_game_over(s->svc, g);
     else
         notify_turn_after_move(s->svc, g);
-    reply_game(r, g, false);
+    reply_move(r, g, false, compact);
 }
 
 /* ---- resign, subscribe ------------------------------------------------ */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qk_proto.h"
 #include "store/store_bound.h"
 #include "game/ratings_svc.h"
 #include "util/log.h"
@@ -57,7 +58,53 @@ static void game_free(game *g)
     for (int64_t i = 0; i < g->ply && g->moves; i++)
         free(g->moves[i]);
     free(g->moves);
+    free(g->moves_json);
+    free(g->legal_json);
     free(g);
+}
+
+/* text as a JSON string ("..." with escapes) into out (size >= 6 *
+ * strlen(text) + 3 is always enough). The length, or -1. cJSON escapes:
+ * move texts come from our notation, but a stored row is not trusted to
+ * be plain. */
+static int json_string(const char *text, char *out, int size)
+{
+    cJSON *s = cJSON_CreateString(text);
+    int ok = s && cJSON_PrintPreallocated(s, out, size, false);
+    cJSON_Delete(s);
+    return ok ? (int)strlen(out) : -1;
+}
+
+/* Append moves[index] (text) to g->moves_json. When the text is not in
+ * step with the moves (an allocation failed once) it is left alone and
+ * games_json() builds the array itself. */
+static void moves_json_push(game *g, int64_t index, const char *text)
+{
+    char quoted[6 * QK_MOVE_STRLEN + 8]; /* cJSON asks for 5 bytes to spare */
+    int n = g->moves_json_n == index ? json_string(text, quoted, (int)sizeof quoted) : -1;
+    if (n < 0)
+        return;
+    size_t need = g->moves_json_len + (size_t)n + 3; /* '[' or ',', the move, ']', NUL */
+    if (need > g->moves_json_cap) {
+        size_t cap = g->moves_json_cap ? 2 * g->moves_json_cap : 256;
+        while (cap < need)
+            cap *= 2;
+        char *p = realloc(g->moves_json, cap);
+        if (!p)
+            return;
+        g->moves_json = p;
+        g->moves_json_cap = cap;
+    }
+    char *p = g->moves_json;
+    if (g->moves_json_len == 0)
+        p[g->moves_json_len++] = '[';
+    else
+        p[g->moves_json_len - 1] = ','; /* where the closing bracket was */
+    memcpy(p + g->moves_json_len, quoted, (size_t)n);
+    g->moves_json_len += (size_t)n;
+    p[g->moves_json_len++] = ']';
+    p[g->moves_json_len] = '\0';
+    g->moves_json_n++;
 }
 
 static void touch_undo(void *arg, int64_t id, void *ptr)
@@ -238,6 +285,7 @@ static int push_move(game *g, const char *text)
     char *t = strdup(text);
     if (!t)
         return -1;
+    moves_json_push(g, g->ply, t);
     g->moves[g->ply++] = t;
     return 0;
 }
@@ -580,6 +628,21 @@ static void end_game(games *gs, game *g, qk_result result, qk_reason reason)
     g->reason = reason;
 }
 
+static void keep_legal(games *gs, game *g);
+
+/* When the deadline timer must look at g next (its deadline, or the
+ * warning before a correspondence deadline not yet warned of). */
+static void set_wake(games *gs, game *g)
+{
+    g->wake_at = -1;
+    if (g->status == GAME_ACTIVE && g->deadline >= 0) {
+        g->wake_at = g->deadline;
+        if (g->tc.kind == TC_CORRESPONDENCE && g->warned_deadline != g->deadline)
+            g->wake_at = g->deadline - GAMES_WARN_MS;
+    }
+    gs->svc->wake_dirty = true; /* the deadline timer re-arms (corr.h) */
+}
+
 int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
 {
     gsvc *s = gs->svc;
@@ -588,21 +651,21 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     if (qk_move_format(&g->v, m, text, sizeof text) < 0)
         goto fail;
     games_touch(gs, g->id);
-    if (store_move_insert(s->store, g->id, g->ply, text, user_id, now) != STORE_OK)
-        goto fail;
+    int64_t ply = g->ply;
+    qk_side mover = (qk_side)g->pos.side;
+    const int64_t was[4] = {g->deadline, g->clock_ms[QK_WHITE], g->clock_ms[QK_BLACK], g->wake_at};
+    /* The mover's time left, kept per move for the records' clock
+     * comments (game/records.h); -1 without a clock. */
+    int64_t clock_after = -1;
     if (g->tc.kind == TC_LIVE) {
         /* The first move of each side is free; every move earns the
          * increment (games.h "Clocks"). */
-        int64_t *clock = &g->clock_ms[g->pos.side];
-        int64_t left = *clock - (g->ply < 2 ? 0 : turn_used(gs, g));
+        int64_t *clock = &g->clock_ms[mover];
+        int64_t left = *clock - (ply < 2 ? 0 : turn_used(gs, g));
         *clock = (left > 0 ? left : 0) + (int64_t)g->tc.increment_s * 1000;
         g->turn_mono = svc_mono(s);
+        clock_after = *clock;
     }
-    /* The mover's time left, kept per move for the records' clock
-     * comments (game/records.h). */
-    if (g->tc.kind == TC_LIVE &&
-        store_move_clock_set(s->store, g->id, g->ply, g->clock_ms[g->pos.side]) != STORE_OK)
-        goto fail;
     qk_undo u;
     qk_pos_make(&g->v, &g->pos, m, &u);
     if (push_move(g, text))
@@ -616,8 +679,39 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     g->last_mover = user_id;
     g->last_move = *m;
     g->draw_offer = -1; /* a move declines a standing offer */
-    if (put(gs, g, false) != STORE_OK || games_put_x(gs, g) != STORE_OK)
+    if (g->status != GAME_ACTIVE) {
+        /* The last move: status, result and reason change too. */
+        if (store_move_insert(s->store, g->id, ply, text, user_id, now) != STORE_OK ||
+            (clock_after >= 0 &&
+             store_move_clock_set(s->store, g->id, ply, clock_after) != STORE_OK) ||
+            put(gs, g, false) != STORE_OK || games_put_x(gs, g) != STORE_OK)
+            goto fail;
+        return STORE_OK;
+    }
+    /* The common case, on the per-move path (store_move_played). */
+    char position[QK_POS_STRLEN];
+    if (games_position(g, position) != 0)
         goto fail;
+    set_wake(gs, g);
+    store_played p = {
+        .game_id = g->id,
+        .ply = ply,
+        .move = text,
+        .user_id = user_id,
+        .created = now,
+        .clock_ms = clock_after,
+        .position = position,
+        .turn = games_side_name((qk_side)g->pos.side),
+        .deadline = g->deadline,
+        .white_ms = g->clock_ms[QK_WHITE],
+        .black_ms = g->clock_ms[QK_BLACK],
+        .wake_at = g->wake_at,
+    };
+    p.times_changed = was[0] != p.deadline || was[1] != p.white_ms || was[2] != p.black_ms ||
+                      was[3] != p.wake_at;
+    if (store_move_played(s->store, &p) != STORE_OK)
+        goto fail;
+    keep_legal(gs, g);
     return STORE_OK;
 fail:
     svc_poison(s);
@@ -647,13 +741,7 @@ int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
 
 int games_put_x(games *gs, game *g)
 {
-    g->wake_at = -1;
-    if (g->status == GAME_ACTIVE && g->deadline >= 0) {
-        g->wake_at = g->deadline;
-        if (g->tc.kind == TC_CORRESPONDENCE && g->warned_deadline != g->deadline)
-            g->wake_at = g->deadline - GAMES_WARN_MS;
-    }
-    gs->svc->wake_dirty = true; /* the deadline timer re-arms (corr.h) */
+    set_wake(gs, g);
     store_game_x x;
     if (to_rows(g, NULL, &x) != 0 || store_game_x_put(gs->svc->store, g->id, &x) != STORE_OK) {
         svc_poison(gs->svc);
@@ -761,7 +849,7 @@ static bool add_str_or_null(cJSON *o, const char *name, const char *v)
 
 static bool add_int_or_null(cJSON *o, const char *name, int64_t v)
 {
-    return v >= 0 ? cJSON_AddNumberToObject(o, name, (double)v) != NULL
+    return v >= 0 ? qk_json_add_int(o, name, v) != NULL
                   : cJSON_AddNullToObject(o, name) != NULL;
 }
 
@@ -773,8 +861,8 @@ static int ext_cb(void *arg, const char *kind, int64_t ms, int64_t created)
         return 1;
     }
     return !cJSON_AddStringToObject(e, "kind", kind) ||
-           !cJSON_AddNumberToObject(e, "ms", (double)ms) ||
-           !cJSON_AddNumberToObject(e, "at", (double)created);
+           !qk_json_add_int(e, "ms", ms) ||
+           !qk_json_add_int(e, "at", created);
 }
 
 /* Whether user_id is on vacation at now (a missing row: no). */
@@ -794,8 +882,8 @@ static bool add_pair(cJSON *o, const char *name, bool is_bool, int64_t w, int64_
         return false;
     if (is_bool)
         return cJSON_AddBoolToObject(p, "white", w) && cJSON_AddBoolToObject(p, "black", b);
-    return cJSON_AddNumberToObject(p, "white", (double)w) &&
-           cJSON_AddNumberToObject(p, "black", (double)b);
+    return qk_json_add_int(p, "white", w) &&
+           qk_json_add_int(p, "black", b);
 }
 
 bool games_add_clock(games *gs, const game *g, cJSON *o)
@@ -815,7 +903,7 @@ static bool add_corr(games *gs, const game *g, cJSON *o)
     if (!add_int_or_null(o, "time_left_ms", left) || !games_add_clock(gs, g, o))
         return false;
     cJSON *ext;
-    if (!cJSON_AddNumberToObject(o, "extended_ms", (double)g->extended_ms) ||
+    if (!qk_json_add_int(o, "extended_ms", g->extended_ms) ||
         !(ext = cJSON_AddArrayToObject(o, "extensions")) ||
         (g->extended_ms > 0 && store_extensions_each(gs->svc->store, g->id, ext_cb, ext) != 0))
         return false;
@@ -828,26 +916,59 @@ static bool add_corr(games *gs, const game *g, cJSON *o)
                            g->draw_offer < 0 ? NULL : games_side_name((qk_side)g->draw_offer));
 }
 
-int games_add_legal(games *gs, const game *g, cJSON *o)
+/* The legal moves of g as a cJSON array (caller owns), *truncated as
+ * games_legal() says. NULL on allocation failure. */
+static cJSON *legal_array(games *gs, const game *g, bool *truncated)
 {
-    cJSON *legal = cJSON_AddArrayToObject(o, "legal_moves");
-    if (!legal)
-        return -1;
+    cJSON *legal = cJSON_CreateArray();
     const qk_move *lm;
-    bool truncated;
-    int n = games_legal(gs, g, &lm, &truncated);
-    if (truncated && !cJSON_AddTrueToObject(o, "legal_moves_truncated"))
-        return -1;
+    int n = legal ? games_legal(gs, g, &lm, truncated) : 0;
     for (int i = 0; i < n; i++) {
         char text[QK_MOVE_STRLEN];
-        if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0)
-            return -1;
-        cJSON *m = cJSON_CreateString(text);
-        if (!m || !cJSON_AddItemToArray(legal, m)) {
+        cJSON *m = NULL;
+        if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0 ||
+            !(m = cJSON_CreateString(text)) || !cJSON_AddItemToArray(legal, m)) {
             cJSON_Delete(m);
+            cJSON_Delete(legal);
+            return NULL;
+        }
+    }
+    return legal;
+}
+
+/* Keep the legal moves' text of g's position now (after a move: the
+ * move's event and its answer both carry them). Without memory nothing
+ * is kept and games_add_legal() builds them each time. */
+static void keep_legal(games *gs, game *g)
+{
+    free(g->legal_json);
+    g->legal_json = NULL;
+    bool truncated = false;
+    cJSON *legal = g->status == GAME_ACTIVE ? legal_array(gs, g, &truncated) : NULL;
+    if (legal) {
+        g->legal_json = cJSON_PrintUnformatted(legal);
+        g->legal_ply = g->ply;
+        g->legal_truncated = truncated;
+    }
+    cJSON_Delete(legal);
+}
+
+int games_add_legal(games *gs, const game *g, cJSON *o)
+{
+    bool truncated = false;
+    if (g->legal_json && g->legal_ply == g->ply && g->status == GAME_ACTIVE) {
+        if (!cJSON_AddRawToObject(o, "legal_moves", g->legal_json))
+            return -1;
+        truncated = g->legal_truncated;
+    } else {
+        cJSON *legal = legal_array(gs, g, &truncated);
+        if (!legal || !cJSON_AddItemToObject(o, "legal_moves", legal)) {
+            cJSON_Delete(legal);
             return -1;
         }
     }
+    if (truncated && !cJSON_AddTrueToObject(o, "legal_moves_truncated"))
+        return -1;
     return 0;
 }
 
@@ -857,8 +978,7 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
     cJSON *o = games_position(g, pos) == 0 ? cJSON_CreateObject() : NULL;
     if (!o)
         return NULL;
-    cJSON *moves;
-    if (!cJSON_AddNumberToObject(o, "id", (double)g->id) ||
+    if (!qk_json_add_int(o, "id", g->id) ||
         !cJSON_AddStringToObject(o, "variant", g->v.name) ||
         !cJSON_AddStringToObject(o, "white", g->white.name) ||
         !cJSON_AddStringToObject(o, "black", g->black.name) ||
@@ -867,17 +987,26 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         !cJSON_AddBoolToObject(o, "rated", g->rated) ||
         !add_int_or_null(o, "challenge", g->challenge_id > 0 ? g->challenge_id : -1) ||
         !cJSON_AddBoolToObject(o, "imported", g->imported) ||
-        !cJSON_AddStringToObject(o, "start", g->start) ||
-        !(moves = cJSON_AddArrayToObject(o, "moves")))
+        !cJSON_AddStringToObject(o, "start", g->start))
         goto fail;
-    for (int64_t i = 0; i < g->ply; i++) {
-        cJSON *m = cJSON_CreateString(g->moves[i]);
-        if (!m || !cJSON_AddItemToArray(moves, m)) {
-            cJSON_Delete(m);
+    if (g->moves_json && g->moves_json_n == g->ply) {
+        /* The kept text (moves_json_push): a long game's answer no longer
+         * rebuilds and reprints every move. */
+        if (!cJSON_AddRawToObject(o, "moves", g->moves_json))
             goto fail;
+    } else {
+        cJSON *moves = cJSON_AddArrayToObject(o, "moves");
+        for (int64_t i = 0; moves && i < g->ply; i++) {
+            cJSON *m = cJSON_CreateString(g->moves[i]);
+            if (!m || !cJSON_AddItemToArray(moves, m)) {
+                cJSON_Delete(m);
+                moves = NULL;
+            }
         }
+        if (!moves)
+            goto fail;
     }
-    if (!cJSON_AddNumberToObject(o, "ply", (double)g->ply) ||
+    if (!qk_json_add_int(o, "ply", g->ply) ||
         !cJSON_AddStringToObject(o, "position", pos) ||
         !cJSON_AddStringToObject(o, "turn", games_side_name((qk_side)g->pos.side)))
         goto fail;
@@ -892,8 +1021,8 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         !add_str_or_null(o, "result", qk_result_name(g->result)) ||
         !add_str_or_null(o, "reason", qk_reason_name(g->reason)) ||
         !add_int_or_null(o, "deadline", g->deadline) ||
-        !cJSON_AddNumberToObject(o, "created", (double)g->created) ||
-        !cJSON_AddNumberToObject(o, "updated", (double)g->updated))
+        !qk_json_add_int(o, "created", g->created) ||
+        !qk_json_add_int(o, "updated", g->updated))
         goto fail;
     if (!add_corr(gs, g, o))
         goto fail;

@@ -96,6 +96,17 @@ typedef struct game {
     int64_t wake_at;         /* when the deadline timer must look at it; -1 none */
     char **moves;            /* ply move texts, each malloc'd */
     size_t cap;
+    /* The game object's text parts, kept so that a move's answer does not
+     * rebuild what has not changed (docs/perf.md): the JSON array of
+     * moves[0..moves_json_n), always complete when non-NULL, and the JSON
+     * array of the legal moves at legal_ply (NULL = none kept). games.c
+     * only. */
+    char *moves_json;
+    size_t moves_json_len, moves_json_cap;
+    int64_t moves_json_n;
+    char *legal_json;
+    int64_t legal_ply;
+    bool legal_truncated;
     int64_t last_mover; /* user id of the move at ply - 1, 0 if none */
     qk_move last_move;
     int64_t challenge_id; /* the challenge that made the game (games.challenge_id); 0 = none */

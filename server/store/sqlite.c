@@ -310,6 +310,14 @@ static int commit_now(sq_store *s)
  * thread, jobs in submission order). The loop meanwhile runs and commits
  * the next batch; its output waits for its own fsync.
  *
+ * Group fsync: at most one fsync is with the writer at a time. Commits made
+ * while it runs gather in the other job and share the next fsync, which
+ * starts when the first returns. One job per commit would cap the server at
+ * one batch per fsync latency however many games are in flight (measured:
+ * 2.1k moves/s at 50 games against the baseline's 34k); gathered, a slow
+ * fsync makes the next group larger instead of the queue longer, as a
+ * database's group commit does.
+ *
  * Checkpoints move off the loop too: wal_autocheckpoint is 0 on the loop's
  * connection, a wal hook counts the frames, and the writer thread runs a
  * PASSIVE checkpoint on its own connection when a job sees more than
@@ -318,20 +326,11 @@ static int commit_now(sq_store *s)
 
 #define SQ_CKPT_FRAMES 1000 /* SQLite's own wal_autocheckpoint default */
 
-typedef struct sync_job {
-    workers_job job; /* first */
-    sq_store *s;
-    store_done_cb done;
-    void *arg;
-    int rc;    /* STORE_OK or STORE_EIO; SYNC_NOT_RUN until the writer ran it */
-    int error; /* errno of a failed fsync */
-} sync_job;
-
-#define SYNC_NOT_RUN 1
+#define SQ_SYNC_NOT_RUN 1
 
 static void sync_work(workers_job *w)
 {
-    sync_job *j = (sync_job *)w;
+    sq_sync_job *j = (sq_sync_job *)w;
     sq_store *s = j->s;
     if (s->fsync_delay_ms > 0) {
         struct timespec ts = {s->fsync_delay_ms / 1000, (long)(s->fsync_delay_ms % 1000) * 1000000L};
@@ -340,6 +339,7 @@ static void sync_work(workers_job *w)
     }
     j->rc = fdatasync(s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
     j->error = errno;
+    atomic_fetch_add(&s->fsyncs, 1);
     if (atomic_load(&s->wal_frames) > SQ_CKPT_FRAMES && s->ckpt_db) {
         int logged = 0, done = 0;
         if (sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged,
@@ -349,19 +349,63 @@ static void sync_work(workers_job *w)
     }
 }
 
-static void sync_done(workers_job *w)
+/* Every commit of j is durable (or not: rc): its dones, in commit order. */
+static void sync_finish(sq_sync_job *j)
 {
-    sync_job *j = (sync_job *)w;
-    if (j->rc == SYNC_NOT_RUN) {
-        /* The writer is stopping and never got to this job: the fsync is
-         * made here, on the loop thread, before the file is closed. */
-        j->rc = fdatasync(j->s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
-        j->error = errno;
-    }
     if (j->rc != STORE_OK)
         log_error("sqlite: fsync of the write-ahead log failed: %s", strerror(j->error));
-    j->done(j->arg, j->rc);
-    free(j);
+    size_t n = j->n;
+    j->n = 0; /* a done may commit again: that commit gathers in the other job */
+    for (size_t i = 0; i < n; i++)
+        for (uint64_t k = 0; k < j->w[i].count; k++)
+            j->w[i].done(j->w[i].arg, j->rc);
+}
+
+/* The fsync on the loop thread: no writer (stopping, or refused). */
+static void sync_here(sq_sync_job *j)
+{
+    j->rc = fdatasync(j->s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
+    j->error = errno;
+    atomic_fetch_add(&j->s->fsyncs, 1);
+    sync_finish(j);
+}
+
+static void sync_done(workers_job *w);
+
+/* Hand the gathering job to the writer; the other one becomes the
+ * gathering job. Only when nothing is in flight, so fsyncs (and dones)
+ * stay in commit order. */
+static void sync_submit(sq_store *s)
+{
+    sq_sync_job *j = &s->jobs[s->cur];
+    if (s->inflight || j->n == 0)
+        return;
+    j->rc = SQ_SYNC_NOT_RUN;
+    j->job.work = sync_work;
+    j->job.done = sync_done;
+    s->cur = !s->cur;
+    s->inflight = true;
+    if (workers_submit(&s->writer, &j->job) != 0) {
+        s->inflight = false;
+        sync_here(j);
+    }
+}
+
+static void sync_done(workers_job *w)
+{
+    sq_sync_job *j = (sq_sync_job *)w;
+    sq_store *s = j->s;
+    s->inflight = false;
+    if (j->rc == SQ_SYNC_NOT_RUN) {
+        /* The writer is stopping and never got to this job: the fsync is
+         * made here, on the loop thread, before the file is closed. */
+        sync_here(j);
+    } else {
+        sync_finish(j);
+    }
+    /* The commits made while this fsync ran share the next one. */
+    if (s->async)
+        sync_submit(s);
 }
 
 static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
@@ -423,12 +467,20 @@ static void sq_async_stop(store *base)
     /* Joins the writer; the jobs it never started make their fsync in
      * sync_done, so every done still reports real durability. */
     workers_close(&s->writer);
+    /* Commits that gathered behind the last fsync: made durable here. */
+    if (s->jobs[s->cur].n > 0)
+        sync_here(&s->jobs[s->cur]);
     sqlite3_wal_hook(s->db, NULL, NULL);
     exec_sql(s, "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000;", "pragmas");
     sqlite3_close(s->ckpt_db);
     s->ckpt_db = NULL;
     close(s->wal_fd);
     s->wal_fd = -1;
+}
+
+static uint64_t sq_fsyncs(store *base)
+{
+    return atomic_load(&sq_of(base)->fsyncs);
 }
 
 static int sq_commit(store *base, store_done_cb done, void *arg)
@@ -444,22 +496,26 @@ static int sq_commit(store *base, store_done_cb done, void *arg)
         done(arg, STORE_OK);
         return STORE_OK;
     }
-    sync_job *j = calloc(1, sizeof *j);
-    if (!j) {
-        /* No memory for the job: make it durable here, on the loop. */
-        done(arg, fdatasync(s->wal_fd) == 0 ? STORE_OK : STORE_EIO);
-        return STORE_OK;
+    /* Join the gathering job: a run of the same (done, arg) grows by one. */
+    sq_sync_job *j = &s->jobs[s->cur];
+    if (j->n > 0 && j->w[j->n - 1].done == done && j->w[j->n - 1].arg == arg) {
+        j->w[j->n - 1].count++;
+    } else {
+        if (j->n == j->cap) {
+            size_t cap = j->cap ? 2 * j->cap : 4;
+            sq_waiter *w = realloc(j->w, cap * sizeof *w);
+            if (!w) {
+                /* The commit is in the WAL; with no memory to remember its
+                 * done it can neither be acknowledged nor forgotten. */
+                log_error("sqlite: out of memory queueing a commit's fsync");
+                abort();
+            }
+            j->w = w;
+            j->cap = cap;
+        }
+        j->w[j->n++] = (sq_waiter){done, arg, 1};
     }
-    j->job.work = sync_work;
-    j->job.done = sync_done;
-    j->s = s;
-    j->done = done;
-    j->arg = arg;
-    j->rc = SYNC_NOT_RUN;
-    if (workers_submit(&s->writer, &j->job) != 0) {
-        free(j);
-        done(arg, fdatasync(s->wal_fd) == 0 ? STORE_OK : STORE_EIO);
-    }
+    sync_submit(s);
     return STORE_OK;
 }
 
@@ -478,6 +534,8 @@ static void sq_close(store *base)
         if (rc != SQLITE_OK)
             log_error("sqlite close: %s", sqlite3_errstr(rc));
     }
+    free(s->jobs[0].w);
+    free(s->jobs[1].w);
     free(s->path);
     free(s);
 }
@@ -491,6 +549,7 @@ static const store_ops sq_ops = {
     .commit = sq_commit,
     .async_start = sq_async_start,
     .async_stop = sq_async_stop,
+    .fsyncs = sq_fsyncs,
     .rollback = sq_rollback,
     .fail_commit_at = sq_fail_commit_at,
     .user_by_name = sq_user_by_name,
@@ -515,6 +574,7 @@ static const store_ops sq_ops = {
     .moves_each = sq_moves_each,
     .game_x_get = sq_game_x_get,
     .game_x_put = sq_game_x_put,
+    .move_played = sq_move_played,
     .wake_next = sq_wake_next,
     .wake_due = sq_wake_due,
     .extend_downtime = sq_extend_downtime,
@@ -564,6 +624,7 @@ int store_sqlite_open(const char *path, store **out)
         return STORE_EIO;
     s->base.ops = &sq_ops;
     s->wal_fd = -1;
+    s->jobs[0].s = s->jobs[1].s = s;
     s->path = strdup(path);
     if (!s->path) {
         free(s);

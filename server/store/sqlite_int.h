@@ -57,6 +57,16 @@
       "reason = ?7, deadline = ?8, white_ms = ?9, black_ms = ?10, updated = ?11 WHERE id = ?1") \
     X(MOVE_INSERT,                                                                            \
       "INSERT INTO moves (game_id, ply, move, user_id, created) VALUES (?, ?, ?, ?, ?)")      \
+    X(MOVE_PLAYED_INSERT,                                                                     \
+      "INSERT INTO moves (game_id, ply, move, user_id, created, clock_ms) "                    \
+      "VALUES (?, ?, ?, ?, ?, ?)")                                                            \
+    X(GAME_MOVED,                                                                             \
+      "UPDATE games SET ply = ?2 + 1, position = ?3, turn = ?4, deadline = ?5, white_ms = ?6, " \
+      "black_ms = ?7, updated = ?8, draw_offer = NULL, wake_at = ?9 WHERE id = ?1 AND ply = ?2") \
+    X(GAME_MOVED_UNTIMED,                                                                     \
+      "UPDATE games SET ply = ?2 + 1, position = ?3, turn = ?4, updated = ?5, draw_offer = NULL " \
+      "WHERE id = ?1 AND ply = ?2")                                                           \
+    X(GAME_EXISTS, "SELECT 1 FROM games WHERE id = ?")                                        \
     X(MOVES_OF, "SELECT ply, move, user_id FROM moves WHERE game_id = ? ORDER BY ply")        \
     X(GAMES_QUERY,                                                                            \
       GAME_SELECT "WHERE (?1 IS NULL OR g.white_id = ?1 OR g.black_id = ?1) "                 \
@@ -303,6 +313,23 @@ typedef enum {
         ST__COUNT
 } sq_stmt;
 
+/* One fsync of the write-ahead log and the commits it makes durable
+ * (sqlite.c "Durability"): runs of equal (done, arg), in commit order. */
+typedef struct sq_waiter {
+    store_done_cb done;
+    void *arg;
+    uint64_t count;
+} sq_waiter;
+
+typedef struct sq_sync_job {
+    workers_job job; /* first */
+    struct sq_store *s;
+    sq_waiter *w; /* w[n], malloc()ed; grows only when callers interleave */
+    size_t n, cap;
+    int rc;    /* STORE_OK or STORE_EIO; SQ_SYNC_NOT_RUN until the writer ran it */
+    int error; /* errno of a failed fsync */
+} sq_sync_job;
+
 /* The backend's store: struct store first, so store * and sq_store *
  * convert into each other (sq_of()). */
 typedef struct sq_store {
@@ -319,6 +346,12 @@ typedef struct sq_store {
     int fsync_delay_ms; /* tests and benchmarks: stall each fsync */
     sqlite3 *ckpt_db;   /* the writer thread's own connection, for checkpoints */
     atomic_int wal_frames; /* frames in the WAL after the last commit (wal hook) */
+    /* Group fsync: at most one job with the writer (inflight); commits made
+     * meanwhile gather in the other (jobs[!cur]) and share the next fsync. */
+    sq_sync_job jobs[2];
+    int cur;       /* jobs[cur] is gathering */
+    atomic_uint_least64_t fsyncs; /* store_fsyncs() */
+    bool inflight; /* jobs[!cur] is with the writer */
 } sq_store;
 
 static inline sq_store *sq_of(store *s)
@@ -380,6 +413,7 @@ int sq_game_insert(store *s, store_game *g);
 int sq_game_get(store *s, int64_t id, store_game *out);
 int sq_game_update(store *s, const store_game *g);
 int sq_games_query(store *s, const store_game_filter *f, store_game_cb cb, void *arg);
+int sq_move_played(store *s, const store_played *p);
 int sq_move_insert(store *s, int64_t game_id, int64_t ply, const char *move, int64_t user_id,
                    int64_t now);
 int sq_moves_each(store *s, int64_t game_id, store_move_cb cb, void *arg);

@@ -266,6 +266,38 @@ int sq_move_insert(store *base, int64_t game_id, int64_t ply, const char *move, 
     return rc ? rc : sq_run(s, ST_MOVE_INSERT);
 }
 
+/* Whether game id has a row (a failed read counts as yes: the caller then
+ * reports a conflict, which loses the batch all the same). */
+static bool sq_game_exists(sq_store *s, int64_t id)
+{
+    if (sq_bind(s, ST_GAME_EXISTS, "i", id) != STORE_OK)
+        return true;
+    int rc = sq_one_row(s, ST_GAME_EXISTS);
+    (void)sqlite3_reset(s->st[ST_GAME_EXISTS]);
+    return rc != STORE_NOTFOUND;
+}
+
+int sq_move_played(store *base, const store_played *p)
+{
+    sq_store *s = sq_of(base);
+    /* The game row first: its ply guard refuses a move at a ply the
+     * stored game is not at before anything is written. */
+    /* Columns left out of the SET list are not written, and neither are
+     * the indexes on them (the deadline and wake-up indexes). */
+    sq_stmt st = p->times_changed ? ST_GAME_MOVED : ST_GAME_MOVED_UNTIMED;
+    int rc = p->times_changed
+                 ? sq_bind(s, st, "iittOOOiO", p->game_id, p->ply, p->position, p->turn,
+                           p->deadline, p->white_ms, p->black_ms, p->created, p->wake_at)
+                 : sq_bind(s, st, "iitti", p->game_id, p->ply, p->position, p->turn, p->created);
+    if (rc || (rc = sq_run(s, st)))
+        return rc;
+    if (sqlite3_changes(s->db) != 1)
+        return sq_game_exists(s, p->game_id) ? STORE_CONFLICT : STORE_NOTFOUND;
+    rc = sq_bind(s, ST_MOVE_PLAYED_INSERT, "iitiiO", p->game_id, p->ply, p->move, p->user_id,
+                 p->created, p->clock_ms);
+    return rc ? rc : sq_run(s, ST_MOVE_PLAYED_INSERT);
+}
+
 int sq_moves_each(store *base, int64_t game_id,
                   int (*cb)(void *arg, int64_t ply, const char *move, int64_t user_id), void *arg)
 {

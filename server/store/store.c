@@ -47,6 +47,11 @@ void store_async_stop(store *s)
     s->ops->async_stop(s);
 }
 
+uint64_t store_fsyncs(store *s)
+{
+    return s->ops->fsyncs(s);
+}
+
 int store_commit(store *s)
 {
     return s->ops->commit(s, NULL, NULL);
@@ -184,6 +189,11 @@ int store_game_x_get(store *s, int64_t id, store_game_x *out)
 int store_game_x_put(store *s, int64_t id, const store_game_x *x)
 {
     return s->ops->game_x_put(s, id, x);
+}
+
+int store_move_played(store *s, const store_played *p)
+{
+    return s->ops->move_played(s, p);
 }
 
 /* ---- deadlines and extensions ---------------------------------------- */

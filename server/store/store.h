@@ -178,6 +178,25 @@ typedef struct store_game_x {
     int64_t wake_at;         /* when the deadline timer must look at it; -1 none */
 } store_game_x;
 
+/* One move of a game that goes on after it (game/games.h games_play):
+ * the move's row and all that the move changes in the game's row. The
+ * strings are the caller's, read during the call only. */
+typedef struct store_played {
+    int64_t game_id;
+    int64_t ply;          /* the ply the move is played at (0-based): the game's ply before it */
+    const char *move;     /* RULES.md text */
+    int64_t user_id;      /* the mover */
+    int64_t created;      /* UTC ms */
+    int64_t clock_ms;     /* the mover's time left after the move; -1 = no clock */
+    const char *position; /* the game's position string after the move */
+    const char *turn;     /* side to move after it: "white" or "black" */
+    int64_t deadline;     /* -1 = none; likewise the three below */
+    int64_t white_ms, black_ms;
+    int64_t wake_at;
+    bool times_changed;   /* false: deadline, clocks and wake_at are as stored (an unlimited
+                           * game): the four above are not written */
+} store_played;
+
 /* A user's vacation account. */
 typedef struct store_vacation {
     int64_t left_h; /* allowance left this year, hours */
@@ -255,6 +274,7 @@ typedef struct store_ops {
     int (*commit)(store *s, store_done_cb done, void *arg);
     int (*async_start)(store *s, uv_loop_t *loop, int fsync_delay_ms);
     void (*async_stop)(store *s);
+    uint64_t (*fsyncs)(store *s);
     void (*rollback)(store *s);
     void (*fail_commit_at)(store *s, int n);
 
@@ -288,6 +308,7 @@ typedef struct store_ops {
     int (*moves_each)(store *s, int64_t game_id, store_move_cb cb, void *arg);
     int (*game_x_get)(store *s, int64_t id, store_game_x *out);
     int (*game_x_put)(store *s, int64_t id, const store_game_x *x);
+    int (*move_played)(store *s, const store_played *p);
 
     int (*wake_next)(store *s, int64_t *at);
     int (*wake_due)(store *s, int64_t now, int64_t *ids, int max, int *n);
@@ -392,6 +413,12 @@ int store_async_start(store *s, uv_loop_t *loop, int fsync_delay_ms);
 /* Wait for every durability in flight (their dones run) and stop the
  * writer thread. Idempotent; store_close() calls it too. Loop thread. */
 void store_async_stop(store *s);
+/* How many fsyncs asynchronous durability has made since the store was
+ * opened (SQLite: of the write-ahead log, by the writer or, stopping, on
+ * the loop). Commits made while an fsync runs share the next one, so
+ * under load this grows slower than the commits (sqlite.c "Group fsync");
+ * tests and benchmarks read it. Loop thread. */
+uint64_t store_fsyncs(store *s);
 /* The blocking commit, for start-up and shut-down code and tools:
  * commits the open transaction (no-op when none) and returns STORE_OK, or
  * STORE_EIO after rolling it back (logged). Never STORE_PENDING. */
@@ -494,6 +521,20 @@ int store_games_query(store *s, const store_game_filter *f,
  * absent. */
 int store_game_x_get(store *s, int64_t id, store_game_x *out);
 int store_game_x_put(store *s, int64_t id, const store_game_x *x);
+
+/* Write a move that leaves its game active, in two statements: the move's
+ * row (with its clock) and one UPDATE of only the game columns a move
+ * changes (ply, position, turn, deadline, clocks, updated, wake_at; the
+ * standing draw offer cleared). It is the per-move path: status, result,
+ * reason and the other correspondence fields are left alone, so neither
+ * their CHECK constraints nor the indexes on them are touched (docs/perf.md).
+ * A move that ends the game is written with store_move_insert() and
+ * store_game_update(). STORE_NOTFOUND (the game is absent) and
+ * STORE_CONFLICT (the stored game is not at p->ply) write nothing;
+ * STORE_CONFLICT after the game row was written (a row for that ply
+ * exists already: only a store changed behind the server's back) leaves
+ * a transaction the caller must lose, as after any failed write. */
+int store_move_played(store *s, const store_played *p);
 
 /* ---- deadlines and extensions ---------------------------------------- */
 

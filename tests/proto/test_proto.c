@@ -406,3 +406,36 @@ Test(proto, printed_numbers_read_back_exactly)
         cJSON_Delete(b);
     }
 }
+
+/* qk_json_add_int prints what cJSON prints for the protocol's integers
+ * (ids, plies, millisecond timestamps: below 10^15) and reads back as the
+ * same number; larger ones (cJSON: 15 digits, exponent form) print
+ * exactly. */
+Test(proto, integers_print_as_cjson_prints_them)
+{
+    const int64_t vals[] = {0, 7, -1, 42, 1000, 2147483647, 2147483648LL, 1764737999000LL,
+                            -1764737999000LL, 999999999999999LL};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        cJSON *a = cJSON_CreateObject(), *b = cJSON_CreateObject();
+        cr_assert_not_null(qk_json_add_int(a, "n", vals[i]));
+        cr_assert_not_null(cJSON_AddNumberToObject(b, "n", (double)vals[i]));
+        char *pa = cJSON_PrintUnformatted(a), *pb = cJSON_PrintUnformatted(b);
+        cr_assert_str_eq(pa, pb, "%lld", (long long)vals[i]);
+        cJSON *back = cJSON_Parse(pa);
+        cr_assert_eq((int64_t)cJSON_GetObjectItem(back, "n")->valuedouble, vals[i]);
+        cJSON_Delete(back);
+        free(pa);
+        free(pb);
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
+    cJSON *o = cJSON_CreateObject();
+    qk_json_add_int(o, "big", 9007199254740991LL);
+    qk_json_add_int(o, "min", INT64_MIN);
+    qk_json_add_int(o, "max", INT64_MAX);
+    char *p = cJSON_PrintUnformatted(o);
+    cr_assert_str_eq(p, "{\"big\":9007199254740991,\"min\":-9223372036854775808,"
+                        "\"max\":9223372036854775807}");
+    free(p);
+    cJSON_Delete(o);
+}

@@ -45,7 +45,11 @@ static cJSON *recorded(const char *variant, int n)
     return g;
 }
 
-static void play_recorded(const char *variant)
+/* Play game 0 of the variant's recorded games move by move. compact: every
+ * move asks for the compact answer (docs/protocol.md `move`), which must
+ * carry the move event's fields and the recorded legal moves of the next
+ * ply, and no game object. */
+static void play_recorded_as(const char *variant, bool compact)
 {
     cJSON *rec = recorded(variant, 0);
     const char *start = t_str(rec, "start");
@@ -82,11 +86,26 @@ static void play_recorded(const char *variant)
         free(a);
         free(e);
         cJSON_Delete(r);
-        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i,
-                   mv);
+        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"%s}", gid,
+                   i, mv, compact ? ",\"compact\":true" : "");
         t_ok(r, mv);
-        const cJSON *g = t_obj(r, "game");
-        cr_assert_eq(t_int(g, "ply"), i + 1);
+        const cJSON *g = r;
+        if (compact) {
+            cr_assert(!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(r, "game")),
+                      "a compact answer has no game object: %s", t_text(r));
+            cr_assert_eq(t_int(r, "game"), gid);
+            cr_assert_eq(t_int(r, "ply"), i);
+            cr_assert_str_eq(t_str(r, "move"), mv);
+            const cJSON *next = cJSON_GetArrayItem(legal, i + 1);
+            char *got = cJSON_PrintUnformatted(t_obj(r, "legal_moves"));
+            char *exp = next ? cJSON_PrintUnformatted(next) : strdup("[]");
+            cr_assert_str_eq(got, exp, "compact answer's legal moves after ply %d", i);
+            free(got);
+            free(exp);
+        } else {
+            g = t_obj(r, "game");
+            cr_assert_eq(t_int(g, "ply"), i + 1);
+        }
         /* Both players (the mover too) and the watcher get the event. */
         tconn *seen[3] = {other, watch, mover};
         for (int k = 0; k < 3; k++) {
@@ -99,6 +118,19 @@ static void play_recorded(const char *variant)
             cr_assert_str_eq(t_str(ev, "turn"), t_str(g, "turn"));
             cr_assert_str_eq(t_str(ev, "status"), t_str(g, "status"));
             cJSON_Delete(ev);
+        }
+        if (compact && i == 0) {
+            /* A resend of the move just played: the same compact fields. */
+            cJSON *d = tc_rpc(mover,
+                              "{\"type\":\"move\",\"game\":%lld,\"ply\":0,\"move\":\"%s\","
+                              "\"compact\":true}",
+                              gid, mv);
+            t_ok(d, "resend");
+            cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "duplicate")), "%s",
+                      t_text(d));
+            cr_assert_eq(t_int(d, "ply"), 0);
+            cr_assert_str_eq(t_str(d, "position"), t_str(r, "position"));
+            cJSON_Delete(d);
         }
         cJSON_Delete(r);
         white_moves = !white_moves;
@@ -122,6 +154,16 @@ static void play_recorded(const char *variant)
     tc_close(b);
     tc_close(watch);
     cJSON_Delete(rec);
+}
+
+static void play_recorded(const char *variant)
+{
+    play_recorded_as(variant, false);
+}
+
+Test(flow, recorded_alquerque_game_with_compact_answers)
+{
+    play_recorded_as("alquerque", true);
 }
 
 Test(flow, recorded_alquerque_game)

@@ -8,6 +8,7 @@
 #include <uv.h>
 #include <sodium.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,6 +361,121 @@ Test(store, async_commits_complete_later_in_order)
     cr_assert_eq(uv_loop_close(&loop), 0);
     store_close(s);
     cr_assert_eq(count("moves"), 2);
+}
+
+/* Group fsync (sqlite.c): commits made while an fsync is with the writer
+ * share the next one. The four commits below are made without running the
+ * loop, so the first fsync's done cannot have run in between, whatever the
+ * writer's speed: the first commit gets an fsync of its own, the other
+ * three share one. Dones stay in commit order, once each. */
+static void log_done_n(void *arg, int rc)
+{
+    cr_assert_eq(rc, STORE_OK);
+    DL.order[DL.n++] = (int)(intptr_t)arg;
+}
+
+Test(store, commits_during_an_fsync_share_the_next_one)
+{
+    store *s = open_db();
+    int64_t w = add_user(s, "w"), b = add_user(s, "b");
+    int64_t gid = add_game(s, w, b);
+    uv_loop_t loop;
+    cr_assert_eq(uv_loop_init(&loop), 0);
+    cr_assert_eq(store_async_start(s, &loop, 0), STORE_OK);
+    uint64_t before = store_fsyncs(s);
+    DL.n = 0;
+    static const char *mv[4] = {"b2-c3", "d4-c3", "b1-b2", "d3-d2"};
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(store_begin(s), STORE_OK);
+        cr_assert_eq(store_move_insert(s, gid, i, mv[i], i % 2 ? b : w, i + 1), STORE_OK);
+        cr_assert_eq(store_commit_async(s, log_done_n, (void *)(intptr_t)i), STORE_OK);
+    }
+    while (DL.n < 4)
+        uv_run(&loop, UV_RUN_ONCE);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(DL.order[i], i, "dones in commit order");
+    cr_assert_eq(store_fsyncs(s) - before, 2, "one fsync for the first commit, one for the other three");
+    /* Stopping with commits gathered behind an fsync still makes them
+     * durable before their dones run. */
+    DL.n = 0;
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(store_begin(s), STORE_OK);
+        cr_assert_eq(store_move_insert(s, gid, 4 + i, i ? "c3-c2" : "a1-b1", i ? b : w, 9), STORE_OK);
+        cr_assert_eq(store_commit_async(s, log_done_n, (void *)(intptr_t)(4 + i)), STORE_OK);
+    }
+    store_async_stop(s);
+    cr_assert_eq(DL.n, 2, "every done ran by the end of store_async_stop");
+    cr_assert_eq(DL.order[0], 4);
+    cr_assert_eq(DL.order[1], 5);
+    cr_assert_eq(store_fsyncs(s) - before, 4);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    cr_assert_eq(uv_loop_close(&loop), 0);
+    store_close(s);
+    cr_assert_eq(count("moves"), 6);
+}
+
+/* store_move_played (the per-move path): the game row takes the move's
+ * changes and the move its row with the clock; a move at a ply the stored
+ * game is not at, or in a game that does not exist, writes nothing. */
+static int clock_cb(void *arg, int64_t ply, int64_t clock_ms)
+{
+    int64_t *c = arg;
+    c[ply] = clock_ms;
+    return 0;
+}
+
+Test(store, a_played_move_updates_the_game_row_and_keeps_its_clock)
+{
+    store *s = open_db();
+    int64_t w = add_user(s, "w"), b = add_user(s, "b");
+    int64_t gid = add_game(s, w, b);
+    store_played p = {.game_id = gid, .ply = 0, .move = "b2-c3", .user_id = w, .created = 5000,
+                      .clock_ms = 61000, .position = "bbbbb/bbbbb/ww.bb/w.www/wwwww b 0 -",
+                      .turn = "black", .deadline = 9000, .white_ms = 61000, .black_ms = 60000,
+                      .wake_at = 9000, .times_changed = true};
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_played(s, &p), STORE_OK);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    store_game g;
+    cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
+    cr_assert_eq(g.ply, 1);
+    cr_assert_str_eq(g.position, p.position);
+    cr_assert_str_eq(g.turn, "black");
+    cr_assert_str_eq(g.status, "active");
+    cr_assert_eq(g.deadline, 9000);
+    cr_assert_eq(g.white_ms, 61000);
+    cr_assert_eq(g.black_ms, 60000);
+    cr_assert_eq(g.updated, 5000);
+    int64_t clocks[2] = {-2, -2};
+    cr_assert_eq(store_move_clocks_each(s, gid, clock_cb, clocks), STORE_OK);
+    cr_assert_eq(clocks[0], 61000);
+    /* times_changed false: deadline, clocks and wake-up are left as stored
+     * (whatever the struct says). */
+    store_played q = {.game_id = gid, .ply = 1, .move = "b4xb2", .user_id = b, .created = 6000,
+                      .clock_ms = -1, .position = "bbbbb/b.bbb/wwwbb/wbwww/wwwww w 0 -",
+                      .turn = "white", .deadline = -1, .white_ms = -1, .black_ms = -1,
+                      .wake_at = -1};
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_played(s, &q), STORE_OK);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
+    cr_assert_eq(g.ply, 2);
+    cr_assert_str_eq(g.turn, "white");
+    cr_assert_eq(g.updated, 6000);
+    cr_assert_eq(g.deadline, 9000, "an untimed move leaves the deadline");
+    cr_assert_eq(g.white_ms, 61000);
+    p.ply = 1;
+    /* Ply 1 again: the game is at ply 2 now. */
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_move_played(s, &p), STORE_CONFLICT);
+    p.game_id = gid + 100;
+    p.ply = 2;
+    cr_assert_eq(store_move_played(s, &p), STORE_NOTFOUND);
+    cr_assert_eq(store_commit(s), STORE_OK);
+    cr_assert_eq(count("moves"), 2, "the refused moves wrote nothing");
+    cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
+    cr_assert_eq(g.ply, 2);
+    store_close(s);
 }
 
 Test(store, refused_writes_change_nothing)
