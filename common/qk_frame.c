@@ -1,7 +1,8 @@
 /*
  * qk_frame: see qk_frame.h. Consumed bytes are reclaimed lazily, by moving
  * the unconsumed tail to the front only when more room is needed, so a
- * burst of small lines costs no memmove per line.
+ * burst of small lines costs no memmove per line; the buffer is freed
+ * once nothing is left in it, so an idle frame owns no memory.
  */
 #include "qk_frame.h"
 
@@ -14,32 +15,96 @@ void qk_frame_init(qk_frame *f, size_t limit)
     f->limit = limit ? limit : QK_FRAME_DEFAULT_LIMIT;
 }
 
-void qk_frame_free(qk_frame *f)
+/* Empty: free an own buffer, forget a lent one. */
+static void drop(qk_frame *f)
 {
-    free(f->buf);
+    if (!f->lent)
+        free(f->buf);
     f->buf = NULL;
     f->start = f->len = f->cap = f->scan = 0;
+    f->lent = 0;
 }
 
+void qk_frame_free(qk_frame *f)
+{
+    drop(f);
+}
+
+size_t qk_frame_pending(const qk_frame *f)
+{
+    return f->buf ? f->len - f->start : 0;
+}
+
+size_t qk_frame_heap(const qk_frame *f)
+{
+    return f->lent ? 0 : f->cap;
+}
+
+/* Move the unconsumed bytes to the front of an own buffer of want bytes
+ * (want > their count). On failure the frame still holds them (compacted
+ * in its own buffer, or still lent) and QK_FRAME_ENOMEM is returned; an
+ * own buffer that was only to shrink is kept as it is, with success. */
+static int rehome(qk_frame *f, size_t want)
+{
+    size_t keep = f->len - f->start;
+    size_t scan = f->scan > f->start ? f->scan - f->start : 0;
+    char *nb;
+    if (f->lent) {
+        nb = malloc(want);
+        if (!nb)
+            return QK_FRAME_ENOMEM;
+        memcpy(nb, f->buf + f->start, keep);
+    } else {
+        memmove(f->buf, f->buf + f->start, keep);
+        f->start = 0;
+        f->len = keep;
+        f->scan = scan;
+        nb = realloc(f->buf, want);
+        if (!nb) {
+            if (want > f->cap)
+                return QK_FRAME_ENOMEM;
+            return 0; /* could not shrink: the compacted buffer stays */
+        }
+    }
+    f->buf = nb;
+    f->start = 0;
+    f->len = keep;
+    f->scan = scan;
+    f->cap = want;
+    f->lent = 0;
+    return 0;
+}
+
+/* Room for extra more bytes (and a NUL's byte) at the end of an own
+ * buffer: the unconsumed tail is moved to the front when that is enough,
+ * else the buffer grows (at least doubling, so a line arriving in many
+ * small reads costs amortized linear copying). */
 static int reserve(qk_frame *f, size_t extra)
 {
-    if (f->start > 0 && f->len + extra > f->cap) {
-        memmove(f->buf, f->buf + f->start, f->len - f->start);
-        f->len -= f->start;
-        f->scan -= f->start;
-        f->start = 0;
-    }
-    if (f->len + extra + 1 <= f->cap)
+    if (!f->buf) {
+        drop(f);
+        char *nb = malloc(extra + 1);
+        if (!nb)
+            return QK_FRAME_ENOMEM;
+        f->buf = nb;
+        f->cap = extra + 1;
         return 0;
-    size_t cap = f->cap ? f->cap : 4096;
-    while (cap < f->len + extra + 1)
-        cap *= 2;
-    char *nb = realloc(f->buf, cap);
-    if (!nb)
-        return QK_FRAME_ENOMEM;
-    f->buf = nb;
-    f->cap = cap;
-    return 0;
+    }
+    size_t need = f->len - f->start + extra + 1;
+    if (!f->lent) {
+        if (f->len + extra + 1 <= f->cap)
+            return 0;
+        if (need <= f->cap) {
+            size_t keep = f->len - f->start;
+            memmove(f->buf, f->buf + f->start, keep);
+            f->scan = f->scan > f->start ? f->scan - f->start : 0;
+            f->len = keep;
+            f->start = 0;
+            return 0;
+        }
+    }
+    size_t cap = f->lent ? 0 : f->cap * 2;
+    return rehome(f, cap < need ? need : cap);
 }
 
 int qk_frame_push(qk_frame *f, const char *data, size_t n)
@@ -55,6 +120,45 @@ int qk_frame_push(qk_frame *f, const char *data, size_t n)
         return rc;
     memcpy(f->buf + f->len, data, n);
     f->len += n;
+    return 0;
+}
+
+int qk_frame_lend(qk_frame *f, char *data, size_t n)
+{
+    if (f->poisoned)
+        return QK_FRAME_TOOLONG;
+    if (n == 0)
+        return 0;
+    if (f->lent) {
+        int rc = qk_frame_settle(f);
+        if (rc)
+            return rc;
+    }
+    if (qk_frame_pending(f) > 0)
+        return qk_frame_push(f, data, n);
+    drop(f);
+    f->buf = data;
+    f->len = n;
+    f->lent = 1;
+    return 0;
+}
+
+int qk_frame_settle(qk_frame *f)
+{
+    size_t keep = qk_frame_pending(f);
+    if (f->poisoned || keep == 0) {
+        drop(f);
+        return 0;
+    }
+    if (f->lent) {
+        if (rehome(f, keep + 1) != 0) {
+            drop(f);
+            return QK_FRAME_ENOMEM;
+        }
+        return 0;
+    }
+    if (keep + 1 <= f->cap / 2)
+        return rehome(f, keep + 1);
     return 0;
 }
 
@@ -75,9 +179,10 @@ int qk_frame_next(qk_frame *f, char **line, size_t *len)
             f->poisoned = 1;
             return QK_FRAME_TOOLONG;
         }
-        /* Reclaim space once everything has been consumed. */
-        if (f->start == f->len)
-            f->start = f->len = f->scan = 0;
+        /* Everything was taken: the memory goes (the last line returned
+         * is no longer valid from this call on). */
+        if (pending == 0)
+            drop(f);
         return 0;
     }
     char *s = f->buf + f->start;

@@ -220,7 +220,7 @@ void op_challenge(req *r)
             req_error(r, QK_ERR_BAD_REQUEST, "\"to\" is not a username (1-32 of A-Z a-z 0-9 _ -)");
             return;
         }
-        if (strcasecmp(to, r->sess->username) == 0) {
+        if (strcasecmp(to, session_username(r->sess)) == 0) {
             req_error(r, QK_ERR_BAD_REQUEST, "you cannot challenge yourself");
             return;
         }
@@ -274,8 +274,8 @@ static void challenge_create(req *r, store_challenge *cp, bool vacation, bool pr
         return;
     }
     c.from_id = r->sess->user_id;
-    c.from_bot = r->sess->bot;
-    snprintf(c.from, sizeof c.from, "%s", r->sess->username);
+    c.from_bot = session_bot(r->sess);
+    snprintf(c.from, sizeof c.from, "%s", session_username(r->sess));
     if (svc_write_begin(s->svc) != 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
@@ -401,9 +401,9 @@ void op_accept(req *r)
     }
     int64_t me = r->sess->user_id;
     game_player challenger = {.id = c.from_id, .bot = from.bot};
-    game_player accepter = {.id = me, .bot = r->sess->bot};
+    game_player accepter = {.id = me, .bot = session_bot(r->sess)};
     snprintf(challenger.name, sizeof challenger.name, "%s", c.from);
-    snprintf(accepter.name, sizeof accepter.name, "%s", r->sess->username);
+    snprintf(accepter.name, sizeof accepter.name, "%s", session_username(r->sess));
     spec.white = from_white ? challenger : accepter;
     spec.black = from_white ? accepter : challenger;
     spec.rated = c.rated;

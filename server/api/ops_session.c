@@ -350,8 +350,8 @@ static void revoke_elsewhere(api *s, conn *self, int64_t user_id, const uint8_t 
         reg_node *next = reg_next(n);
         conn *oc = n->val;
         session *os = session_of(oc);
-        if (oc != self && os && os->has_token &&
-            memcmp(os->token_hash, hash, STORE_TOKEN_HASH) == 0) {
+        if (oc != self && os && os->login && os->login->has_token &&
+            memcmp(os->login->token_hash, hash, STORE_TOKEN_HASH) == 0) {
             session_touch(s, oc);
             session_logout(s, oc);
             ops_drop_hidden_subs(s, oc);
@@ -370,15 +370,17 @@ void op_logout(req *r)
 {
     api *s = r->api;
     session *se = r->sess;
-    if (se->has_token) {
-        if (svc_write_begin(s->svc) != 0 || store_token_delete(s->svc->store, se->token_hash) != STORE_OK) {
+    if (se->login && se->login->has_token) {
+        /* revoke_elsewhere() logs out the other connections only: this
+         * login (and its hash) stays until the session_logout() below. */
+        const uint8_t *hash = se->login->token_hash;
+        if (svc_write_begin(s->svc) != 0 || store_token_delete(s->svc->store, hash) != STORE_OK) {
             svc_poison(s->svc);
             req_error(r, QK_ERR_INTERNAL, NULL);
             return;
         }
+        revoke_elsewhere(s, r->conn, se->user_id, hash);
     }
-    if (se->has_token)
-        revoke_elsewhere(s, r->conn, se->user_id, se->token_hash);
     session_touch(s, r->conn);
     session_logout(s, r->conn);
     ops_drop_hidden_subs(s, r->conn);

@@ -27,26 +27,50 @@ int session_open_cb(conn *c)
     return 0;
 }
 
+const char *session_username(const session *se)
+{
+    return se->login ? se->login->username : "";
+}
+
+bool session_bot(const session *se)
+{
+    return se->login && se->login->bot;
+}
+
+static void fill_login(session_user *u, const char *username, bool bot, const uint8_t *token_hash)
+{
+    snprintf(u->username, sizeof u->username, "%s", username);
+    u->bot = bot;
+    u->has_token = token_hash != NULL;
+    if (token_hash)
+        memcpy(u->token_hash, token_hash, STORE_TOKEN_HASH);
+    else
+        memset(u->token_hash, 0, sizeof u->token_hash);
+}
+
 int session_login(api *a, conn *c, int64_t user_id, const char *username, bool bot,
                   const uint8_t *token_hash)
 {
     session *se = session_of(c);
-    if (se->user_id == user_id && se->user_node) {
+    if (se->login && se->user_id == user_id) {
         /* Same user again (token refresh): keep the registry node. */
+        fill_login(se->login, username, bot, token_hash);
     } else {
-        reg_node *n = reg_add(&a->users, user_id, c);
-        if (!n)
+        session_user *u = malloc(sizeof *u);
+        if (!u)
             return -1;
+        reg_node *n = reg_add(&a->users, user_id, c);
+        if (!n) {
+            free(u);
+            return -1;
+        }
         session_logout(a, c);
-        se->user_node = n;
+        u->node = n;
+        fill_login(u, username, bot, token_hash);
+        se->login = u;
+        se->user_id = user_id;
     }
-    se->user_id = user_id;
     se->logged_in_once = true;
-    snprintf(se->username, sizeof se->username, "%s", username);
-    se->bot = bot;
-    se->has_token = token_hash != NULL;
-    if (token_hash)
-        memcpy(se->token_hash, token_hash, STORE_TOKEN_HASH);
     return 0;
 }
 
@@ -64,13 +88,12 @@ bool session_may_login(api *a, conn *c, int64_t user_id)
 void session_logout(api *a, conn *c)
 {
     session *se = session_of(c);
-    if (se->user_node)
-        reg_remove(&a->users, se->user_node);
-    se->user_node = NULL;
+    if (se->login) {
+        reg_remove(&a->users, se->login->node);
+        free(se->login);
+        se->login = NULL;
+    }
     se->user_id = 0;
-    se->username[0] = '\0';
-    se->bot = false;
-    se->has_token = false;
 }
 
 /* The login fields of a session as they were before a batch changed them. */
@@ -114,12 +137,15 @@ void session_touch(api *a, conn *c)
     }
     session *se = session_of(c);
     conn_ref(c);
+    memset(sv, 0, sizeof *sv);
     sv->conn = c;
     sv->user_id = se->user_id;
-    memcpy(sv->username, se->username, sizeof se->username);
-    sv->bot = se->bot;
-    sv->has_token = se->has_token;
-    memcpy(sv->token_hash, se->token_hash, sizeof se->token_hash);
+    if (se->login) {
+        memcpy(sv->username, se->login->username, sizeof sv->username);
+        sv->bot = se->login->bot;
+        sv->has_token = se->login->has_token;
+        memcpy(sv->token_hash, se->login->token_hash, sizeof sv->token_hash);
+    }
     batch_on_undo(a->svc->batch, login_undo, login_release, a, 0, sv);
 }
 
@@ -131,11 +157,31 @@ int session_subscribe(api *a, conn *c, int64_t game_id)
             return 1;
     if (se->nsubs == SESSION_MAX_SUBS)
         return -1;
+    if (se->nsubs == se->subs_cap) {
+        uint16_t cap = se->subs_cap ? se->subs_cap * 2 : 4;
+        if (cap > SESSION_MAX_SUBS)
+            cap = SESSION_MAX_SUBS;
+        reg_node **v = realloc(se->subs, cap * sizeof *v);
+        if (!v)
+            return -1;
+        se->subs = v;
+        se->subs_cap = cap;
+    }
     reg_node *n = reg_add(&a->subs, game_id, c);
     if (!n)
         return -1;
     se->subs[se->nsubs++] = n;
     return 0;
+}
+
+/* The array goes with the last subscription. */
+static void subs_release_if_empty(session *se)
+{
+    if (se->nsubs > 0)
+        return;
+    free(se->subs);
+    se->subs = NULL;
+    se->subs_cap = 0;
 }
 
 int session_unsubscribe(api *a, conn *c, int64_t game_id)
@@ -145,6 +191,7 @@ int session_unsubscribe(api *a, conn *c, int64_t game_id)
         if (se->subs[i]->key == game_id) {
             reg_remove(&a->subs, se->subs[i]);
             se->subs[i] = se->subs[--se->nsubs];
+            subs_release_if_empty(se);
             return 0;
         }
     return 1;
@@ -159,10 +206,16 @@ void session_close_cb(conn *c)
     session_logout(a, c);
     while (se->nsubs > 0)
         reg_remove(&a->subs, se->subs[--se->nsubs]);
+    subs_release_if_empty(se);
 }
 
 void session_free_cb(conn *c)
 {
+    session *se = c->data;
+    if (se) {
+        free(se->login); /* normally gone at the close already */
+        free(se->subs);
+    }
     free(c->data);
     c->data = NULL;
 }

@@ -15,9 +15,8 @@
 typedef struct tcp_conn {
     conn base; /* first: a conn * is a tcp_conn * */
     uv_tcp_t tcp;
-    uv_shutdown_t shut;
     tcp_listener *listener;
-    qk_frame frame;
+    qk_frame frame; /* owns memory only while a partial line (or a deferred one) is held */
 } tcp_conn;
 
 typedef struct write_req {
@@ -63,14 +62,26 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
     }
     if (nread == 0)
         return;
-    int rc = qk_frame_push(&t->frame, buf->base, (size_t)nread);
-    if (rc == QK_FRAME_ENOMEM) {
-        log_error("conn %llu: out of memory buffering input", (unsigned long long)c->serial);
-        conn_close(c);
-        return;
-    }
+    /* Lines are cut in the listener's buffer itself; what the core did
+     * not take (an incomplete last line, or lines left for the next turn)
+     * is copied into the connection's frame before the buffer is read
+     * into again. */
+    int rc = qk_frame_lend(&t->frame, buf->base, (size_t)nread);
+    if (rc == QK_FRAME_ENOMEM)
+        goto nomem;
     /* QK_FRAME_TOOLONG is reported again by qk_frame_next(). */
     conn_input(c);
+    if (c->closing) {
+        qk_frame_free(&t->frame); /* nothing is taken from a closing connection */
+        return;
+    }
+    if (qk_frame_settle(&t->frame) == QK_FRAME_ENOMEM)
+        goto nomem;
+    return;
+nomem:
+    log_error("conn %llu: out of memory buffering input", (unsigned long long)c->serial);
+    qk_frame_free(&t->frame);
+    conn_close(c);
 }
 
 static int t_read_start(conn *c)
@@ -169,14 +180,24 @@ fail:
 
 static void shutdown_cb(uv_shutdown_t *req, int status)
 {
-    conn_shutdown_done(req->data, status);
+    conn *c = req->data;
+    free(req);
+    conn_shutdown_done(c, status);
 }
 
+/* The request is allocated here, not kept in every tcp_conn: only a
+ * stopping server shuts connections down. */
 static int t_shutdown(conn *c)
 {
     tcp_conn *t = tcp_of(c);
-    t->shut.data = c;
-    return uv_shutdown(&t->shut, (uv_stream_t *)&t->tcp, shutdown_cb);
+    uv_shutdown_t *req = malloc(sizeof *req);
+    if (!req)
+        return UV_ENOMEM;
+    req->data = c;
+    int rc = uv_shutdown(req, (uv_stream_t *)&t->tcp, shutdown_cb);
+    if (rc < 0)
+        free(req);
+    return rc;
 }
 
 static void close_cb(uv_handle_t *h)
@@ -229,6 +250,16 @@ static const transport tcp_transport = {
     .free_conn = t_free,
     .peer_name = t_peer_name,
 };
+
+size_t tcp_input_pending(const conn *c)
+{
+    return c->tp == &tcp_transport ? qk_frame_pending(&((const tcp_conn *)c)->frame) : 0;
+}
+
+size_t tcp_input_heap(const conn *c)
+{
+    return c->tp == &tcp_transport ? qk_frame_heap(&((const tcp_conn *)c)->frame) : 0;
+}
 
 /* ---- the listener ----------------------------------------------------- */
 

@@ -3,18 +3,24 @@
  * byte stream.
  *
  * Reading uses one 64 KiB buffer per listener (the loop thread reads one
- * socket at a time) and copies into the connection's line frame
- * (qk_frame: the line limit, CR LF), so an idle connection costs no read
- * buffer. Writing gathers the held messages into one iovec: uv_try_write
- * first (usually everything goes out at once), uv_write for what is left,
- * which keeps the order because a try is only made when nothing is in
- * flight. Answers are whole lines written at once, so Nagle's delay is
- * off (TCP_NODELAY).
+ * socket at a time), lent to the connection's line frame (qk_frame_lend:
+ * the line limit, CR LF) so lines are cut in it without a copy; after the
+ * read only what was not taken, an incomplete last line or lines left for
+ * the next turn (backpressure), is copied into a buffer of the
+ * connection's own, of just that size, which is freed once taken. An idle
+ * connection with no partial line holds no read buffer.
+ *
+ * Writing gathers the held messages into one iovec: uv_try_write first
+ * (usually everything goes out at once), uv_write for what is left, which
+ * keeps the order because a try is only made when nothing is in flight.
+ * Answers are whole lines written at once, so Nagle's delay is off
+ * (TCP_NODELAY).
  */
 #ifndef QK_TCP_H
 #define QK_TCP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <uv.h>
 
@@ -35,5 +41,13 @@ int tcp_listen(tcp_listener *l, net *n, const char *host, int port, int *bound_p
 
 /* Close the listener (idempotent). Accepted connections stay. */
 void tcp_stop_listening(tcp_listener *l);
+
+/* Input of one connection held between reads (tests, diagnostics): the
+ * bytes received and not taken yet (an incomplete line, or complete lines
+ * left for a later turn), and the heap bytes the connection holds for
+ * them (0 when it holds none: the read buffer is the listener's). Both 0
+ * for a connection of another transport. */
+size_t tcp_input_pending(const conn *c);
+size_t tcp_input_heap(const conn *c);
 
 #endif

@@ -35,8 +35,6 @@ typedef struct ws_conn {
     bool too_long;                /* a message passed the limit: nothing more is taken */
     bool refused;                 /* a binary message: answered, closing */
     outmsg *out_head, **out_tail; /* handed over by write(), not sent yet */
-    unsigned char *txbuf;         /* LWS_PRE + one message */
-    size_t txcap;
     bool shutting;        /* shutdown(): close frame after the last message */
     bool close_requested; /* close() was called */
     bool close_reported;  /* conn_closed() was called */
@@ -178,7 +176,6 @@ static void t_free(conn *c)
     free_msgs(w->in_head);
     free(w->cur);
     outmsg_free_list(w->out_head);
-    free(w->txbuf);
     free(w);
 }
 
@@ -328,8 +325,11 @@ static int send_close(struct lws *wsi, unsigned status, const char *why)
     return -1;
 }
 
-/* Send the next queued message, or the close frame when it is time. */
-static int on_writeable(ws_conn *w, struct lws *wsi)
+/* Send the next queued message, or the close frame when it is time. The
+ * frame is built in the server's one buffer (srv.txbuf): lws_write() keeps
+ * a copy of whatever the socket did not take, so no connection needs a
+ * buffer of its own between writes. */
+static int on_writeable(ws_server *srv, ws_conn *w, struct lws *wsi)
 {
     conn *c = &w->base;
     if (w->close_requested) {
@@ -345,20 +345,20 @@ static int on_writeable(ws_conn *w, struct lws *wsi)
         size_t len = ob->len;
         if (len > 0 && ob->data[len - 1] == '\n')
             len--; /* the newline is the line transport's frame, not the message's */
-        if (w->txcap < LWS_PRE + len + 1) {
-            unsigned char *b = realloc(w->txbuf, LWS_PRE + len + 1);
+        if (srv->txcap < LWS_PRE + len + 1) {
+            unsigned char *b = realloc(srv->txbuf, LWS_PRE + len + 1);
             if (!b) {
                 outmsg_free_list(m);
                 conn_write_done(c, ob->len, UV_ENOMEM);
                 return -1;
             }
-            w->txbuf = b;
-            w->txcap = LWS_PRE + len + 1;
+            srv->txbuf = b;
+            srv->txcap = LWS_PRE + len + 1;
         }
-        memcpy(w->txbuf + LWS_PRE, ob->data, len);
+        memcpy(srv->txbuf + LWS_PRE, ob->data, len);
         /* An empty line is the heartbeat: a ping frame (RFC 6455 5.5.2). */
         enum lws_write_protocol kind = len ? LWS_WRITE_TEXT : LWS_WRITE_PING;
-        int n = lws_write(wsi, w->txbuf + LWS_PRE, len, kind);
+        int n = lws_write(wsi, srv->txbuf + LWS_PRE, len, kind);
         size_t bytes = ob->len;
         outmsg_free_list(m);
         if (n < (int)len) {
@@ -464,7 +464,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             on_receive(p->w, wsi, in, len);
         return 0;
     case LWS_CALLBACK_SERVER_WRITEABLE:
-        return p && p->w ? on_writeable(p->w, wsi) : 0;
+        return p && p->w ? on_writeable(srv, p->w, wsi) : 0;
     case LWS_CALLBACK_CLOSED:
         if (p && p->w) {
             ws_conn *w = p->w;
@@ -546,4 +546,7 @@ void ws_free(ws_server *w)
     lws_context_destroy(w->ctx);
     w->ctx = NULL;
     w->vhost = NULL;
+    free(w->txbuf);
+    w->txbuf = NULL;
+    w->txcap = 0;
 }

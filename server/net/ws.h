@@ -56,6 +56,8 @@ typedef struct ws_server {
     struct lws_vhost *vhost;
     bool destroying; /* lws_context_destroy() called once (step 1) */
     int port;        /* bound */
+    unsigned char *txbuf; /* LWS_PRE + the message being written, any connection's */
+    size_t txcap;
 } ws_server;
 
 /* Create the libwebsockets context on n's loop (LWS_SERVER_OPTION_LIBUV

@@ -9,10 +9,15 @@
  * gives a reason and no tree; an accepted line is an object, and printing
  * it (qk_proto_print, what the server sends) gives one line that the parser
  * accepts again and that prints the same (the client parses the server's
- * output with the same function). The whole input is also parsed as one
- * line.
+ * output with the same function); the same reads lent from a scratch
+ * buffer (qk_frame_lend, the server's path: the buffer is overwritten
+ * after each qk_frame_settle) give the same lines and results as copied
+ * ones, and a settled frame holds its pending bytes in at most twice their
+ * size, nothing when none. The whole input is also parsed as one line.
  */
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "fuzz_util.h"
 #include "qk_frame.h"
@@ -52,6 +57,60 @@ static void parse_one(const char *line, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Frame data in chunks, copied (qk_frame_push) or lent from a scratch
+ * buffer that is scribbled over after each settle, as the server's shared
+ * read buffer is (qk_frame_lend); every line goes to out (each followed
+ * by a NUL), which is malloc'd. Returns the last qk_frame result. */
+static int frame_all(const uint8_t *data, size_t size, size_t chunk, size_t limit, bool lend,
+                     char **out, size_t *outlen)
+{
+    qk_frame f;
+    qk_frame_init(&f, limit);
+    size_t lim = limit ? limit : QK_FRAME_DEFAULT_LIMIT;
+    char *scratch = lend ? malloc(chunk) : NULL;
+    *out = malloc(size + 1);
+    *outlen = 0;
+    fz_check(*out != NULL && (!lend || scratch != NULL), "out of memory");
+    size_t off = 0;
+    int rc = 0;
+    while (off < size && rc >= 0) {
+        size_t k = size - off < chunk ? size - off : chunk;
+        if (lend) {
+            memcpy(scratch, data + off, k);
+            rc = qk_frame_lend(&f, scratch, k);
+        } else {
+            rc = qk_frame_push(&f, (const char *)data + off, k);
+        }
+        off += k;
+        char *line;
+        size_t len;
+        while (rc >= 0 && (rc = qk_frame_next(&f, &line, &len)) == 1) {
+            fz_check(len <= lim, "line of %zu bytes over the limit %zu", len, lim);
+            fz_check(line[len] == '\0', "line not NUL-terminated");
+            fz_check(memchr(line, '\n', len) == NULL, "LF inside a line");
+            memcpy(*out + *outlen, line, len + 1);
+            *outlen += len + 1;
+            if (len)
+                parse_one(line, len);
+        }
+        if (lend && rc >= 0) {
+            fz_check(qk_frame_settle(&f) == 0, "settle failed");
+            memset(scratch, '\n', k); /* another connection's read */
+            size_t held = qk_frame_pending(&f), heap = qk_frame_heap(&f);
+            fz_check(held ? heap >= held + 1 && heap <= 2 * (held + 1) : heap == 0,
+                     "settled frame holds %zu heap bytes for %zu", heap, held);
+        }
+    }
+    if (rc == QK_FRAME_TOOLONG) {
+        char nl[1] = {'\n'};
+        fz_check(qk_frame_push(&f, nl, 1) == QK_FRAME_TOOLONG, "poisoned frame took input");
+        fz_check(qk_frame_lend(&f, nl, 1) == QK_FRAME_TOOLONG, "poisoned frame took input");
+    }
+    qk_frame_free(&f);
+    free(scratch);
+    return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
@@ -60,28 +119,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t limit = data[0] & 0x80 ? 64 : 0;
     data++;
     size--;
-    qk_frame f;
-    qk_frame_init(&f, limit);
-    size_t lim = limit ? limit : QK_FRAME_DEFAULT_LIMIT;
-    size_t off = 0;
-    int rc = 0;
-    while (off < size && rc >= 0) {
-        size_t k = size - off < chunk ? size - off : chunk;
-        rc = qk_frame_push(&f, (const char *)data + off, k);
-        off += k;
-        char *line;
-        size_t len;
-        while (rc >= 0 && (rc = qk_frame_next(&f, &line, &len)) == 1) {
-            fz_check(len <= lim, "line of %zu bytes over the limit %zu", len, lim);
-            fz_check(line[len] == '\0', "line not NUL-terminated");
-            fz_check(memchr(line, '\n', len) == NULL, "LF inside a line");
-            if (len)
-                parse_one(line, len);
-        }
-    }
-    if (rc == QK_FRAME_TOOLONG)
-        fz_check(qk_frame_push(&f, "\n", 1) == QK_FRAME_TOOLONG, "poisoned frame took input");
-    qk_frame_free(&f);
+    /* Copied and lent input frame the same lines. */
+    char *a, *b;
+    size_t alen, blen;
+    int ra = frame_all(data, size, chunk, limit, false, &a, &alen);
+    int rb = frame_all(data, size, chunk, limit, true, &b, &blen);
+    fz_check(ra == rb && alen == blen && memcmp(a, b, alen) == 0,
+             "lent input framed differently (%d/%d, %zu/%zu bytes)", ra, rb, alen, blen);
+    free(a);
+    free(b);
     parse_one((const char *)data, size);
     return 0;
 }
