@@ -76,6 +76,13 @@ int cmd_leaderboard(cli *c, const cmd_args *a);
 int cmd_replay(cli *c, const cmd_args *a);
 /* cmd_records.c: export, import and search of stored games (records). */
 int cmd_export(cli *c, const cmd_args *a);
+/* The pager of `export` and `tournament export`: every page of the
+ * server's `export` (PDN, or game objects under --json) to --output FILE
+ * or c->out, with a's filter options (--user ...; those a's command does
+ * not define are absent), game (0: none) and tournament (0: none; else
+ * every game of that tournament, docs/protocol.md `export`). An exit
+ * status (cli.h); server errors are printed as for any request. */
+int cmd_export_games(cli *c, const cmd_args *a, uint64_t game, uint64_t tournament);
 int cmd_import(cli *c, const cmd_args *a);
 int cmd_search(cli *c, const cmd_args *a);
 

@@ -78,6 +78,11 @@ int cmd_export(cli *c, const cmd_args *a)
     uint64_t game = 0;
     if (a->npos == 1 && cli_pos_id(c, a, 0, "GAME", &game) < 0)
         return CLI_EXIT_USAGE;
+    return cmd_export_games(c, a, game, 0);
+}
+
+int cmd_export_games(cli *c, const cmd_args *a, uint64_t game, uint64_t tournament)
+{
     const char *path = args_get(a, "output");
     FILE *out = path ? fopen(path, "w") : c->out;
     if (!out)
@@ -89,6 +94,7 @@ int cmd_export(cli *c, const cmd_args *a)
         if (!req)
             return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
         if ((game && !cJSON_AddNumberToObject(req, "game", (double)game)) ||
+            (tournament && !cJSON_AddNumberToObject(req, "tournament", (double)tournament)) ||
             (c->json && !cJSON_AddStringToObject(req, "format", "json")) ||
             (after && !cJSON_AddNumberToObject(req, "after", (double)after))) {
             cJSON_Delete(req);

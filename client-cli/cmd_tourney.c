@@ -280,16 +280,62 @@ static cJSON *create_request(cli *c, const cmd_args *a)
     return req;
 }
 
+/* tournament export ID: every game of the tournament as PDN (--pdn, the
+ * default; game objects under --json), or with --csv the standings as
+ * CSV; to --output FILE or stdout. */
+static int export_tourney(cli *c, const cmd_args *a)
+{
+    uint64_t tid;
+    if (cli_pos_id(c, a, 1, "TOURNAMENT", &tid) < 0)
+        return CLI_EXIT_USAGE;
+    if (args_has(a, "csv") && args_has(a, "pdn"))
+        return cli_usage_error(c,
+                               "tournament export: --csv (standings) or --pdn (games), not both");
+    if (!args_has(a, "csv"))
+        return cmd_export_games(c, a, 0, tid);
+    cJSON *req = cli_request("tournament_standings"), *resp;
+    if (req && (!cJSON_AddNumberToObject(req, "tournament", (double)tid) ||
+                !cJSON_AddStringToObject(req, "format", "csv"))) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    int rc = cli_call(c, req, &resp);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const char *path = args_get(a, "output");
+    FILE *out = path ? fopen(path, "w") : c->out;
+    if (!out) {
+        cJSON_Delete(resp);
+        return cli_fail(c, CLI_EXIT_USAGE, "cannot write '%s'", path);
+    }
+    /* csv_lines, not csv: the client replaces control characters in what
+     * the server sends, CR and LF included. */
+    const cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(resp, "csv_lines"))
+        fprintf(out, "%s\r\n", cJSON_IsString(x) ? x->valuestring : "");
+    cJSON_Delete(resp);
+    if (path && fclose(out) != 0)
+        return cli_fail(c, CLI_EXIT_USAGE, "cannot write '%s'", path);
+    if (path)
+        fprintf(c->err, "standings written to %s\n", path);
+    return CLI_EXIT_OK;
+}
+
 int cmd_tournament(cli *c, const cmd_args *a)
 {
     static const struct {
         const char *act, *op;
         int npos; /* with the action; -1: 1 or 2 */
     } acts[] = {
-        {"create", "tournament_create", 2},       {"join", "tournament_join", 2},
-        {"withdraw", "tournament_withdraw", 2},   {"start", "tournament_start", 2},
-        {"pair", "tournament_pair", 2},           {"show", "tournament", -1},
-        {"standings", "tournament_standings", 2}, {"result", "tournament_result", 4},
+        {"create", "tournament_create", 2},
+        {"join", "tournament_join", 2},
+        {"withdraw", "tournament_withdraw", 2},
+        {"start", "tournament_start", 2},
+        {"pair", "tournament_pair", 2},
+        {"show", "tournament", -1},
+        {"standings", "tournament_standings", 2},
+        {"result", "tournament_result", 4},
+        {"export", "export", 2},
     };
     const char *act = a->pos[0];
     size_t k = 0;
@@ -298,13 +344,15 @@ int cmd_tournament(cli *c, const cmd_args *a)
     if (k == sizeof acts / sizeof acts[0])
         return cli_usage_error(c,
                                "tournament create|join|start|pair|show|standings|withdraw|"
-                               "result, not \"%s\"",
+                               "result|export, not \"%s\"",
                                act);
     if (acts[k].npos > 0 && a->npos != acts[k].npos)
         return cli_usage_error(c, "tournament %s takes %d argument%s", act, acts[k].npos - 1,
                                acts[k].npos == 2 ? "" : "s");
     cJSON *req = NULL, *resp;
     bool csv = args_has(a, "csv");
+    if (strcmp(act, "export") == 0)
+        return export_tourney(c, a);
     if (strcmp(act, "create") == 0) {
         if (!(req = create_request(c, a)))
             return CLI_EXIT_USAGE;

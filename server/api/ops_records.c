@@ -8,6 +8,10 @@
  * server holds one page at a time: memory stays flat in the number of
  * games exported (bench/export.c measures it).
  *
+ * With a `tournament` filter (and no `user`) export lists every game of
+ * that tournament, not the viewer's, to whoever tourney_may_see() lets
+ * see them: an organiser who does not play exports the whole event.
+ *
  * import parses and validates the whole text first (qk_pdn_read(): every
  * record ply by ply with the rules), then refuses what the store cannot
  * hold (names over 32 bytes), and only then writes: bad input never
@@ -21,6 +25,7 @@
 #include "game/auth.h"
 #include "game/games.h"
 #include "game/records.h"
+#include "game/tourney.h"
 #include "qk_pdn.h"
 
 #define EXPORT_LIMIT_MAX 100
@@ -75,6 +80,22 @@ static bool players(req *r, store_game_filter *f)
         }
         *ids[i] = u.id;
     }
+    return true;
+}
+
+/* A `tournament` filter: the tournament's games, all of them (no default
+ * user) for whoever may see them (tourney_may_see(): its organiser need
+ * not play), else answered with its error. `user` and `opponent` still
+ * narrow it (players() runs after). */
+static bool tournament_games(req *r, store_game_filter *f)
+{
+    const char *why = NULL;
+    qk_err e = tourney_may_see(r->api->svc, f->tournament, r->sess->user_id, &why);
+    if (e) {
+        req_error(r, e, why);
+        return false;
+    }
+    f->user_id = 0;
     return true;
 }
 
@@ -154,6 +175,8 @@ void op_export(req *r)
         p.ids[p.n++] = g->id;
         limit = 0; /* one game: no next page */
     } else {
+        if (f.tournament > 0 && !tournament_games(r, &f))
+            return;
         if (!players(r, &f))
             return;
         req_uint(r, "after", &after);

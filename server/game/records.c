@@ -57,6 +57,33 @@ static int clock_cb(void *arg, int64_t ply, int64_t clock_ms)
     return 0;
 }
 
+/* The Event and Round tags of a played game: a tournament game's are the
+ * tournament's name (control characters, which a tag value cannot hold,
+ * made spaces) and its round number; any other game's the kind of game
+ * and "-". 0, or nonzero: an allocation failure, or the tournament row
+ * cannot be read (logged; the caller's record fails, as for the clocks). */
+static int event_round(gsvc *s, const game *g, qk_pdn_record *rec)
+{
+    char event[STORE_TNAME_MAX + 1], round[24];
+    snprintf(event, sizeof event, "%s", g->rated ? "Qirkat rated game" : "Qirkat casual game");
+    snprintf(round, sizeof round, "-");
+    store_tourney t;
+    if (g->tournament_id > 0 && g->round > 0) {
+        if (store_tourney_get(s->store, g->tournament_id, &t) != STORE_OK) {
+            log_error("game %lld: its tournament %lld cannot be read for its record",
+                      (long long)g->id, (long long)g->tournament_id);
+            return -1;
+        }
+        snprintf(event, sizeof event, "%s", t.name);
+        for (char *c = event; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7F)
+                *c = ' ';
+        snprintf(round, sizeof round, "%lld", (long long)g->round);
+    }
+    int rc = qk_pdn_set(rec, "Event", event);
+    return rc ? rc : qk_pdn_set(rec, "Round", round);
+}
+
 int records_of_game(gsvc *s, const game *g, qk_pdn_record *rec)
 {
     qk_pdn_init(rec);
@@ -67,12 +94,12 @@ int records_of_game(gsvc *s, const game *g, qk_pdn_record *rec)
         return -1;
     int rc = qk_pdn_set(rec, "Date", buf);
     if (!g->imported) {
-        rc = rc ? rc
-                : qk_pdn_set(rec, "Event", g->rated ? "Qirkat rated game" : "Qirkat casual game");
+        rc = rc ? rc : event_round(s, g, rec);
         rc = rc ? rc : qk_pdn_set(rec, "Site", "Qirkat");
+    } else {
+        rc = rc ? rc : qk_pdn_set(rec, "Round", "-");
     }
     records_tc_text(&g->tc, buf, sizeof buf);
-    rc = rc ? rc : qk_pdn_set(rec, "Round", "-");
     rc = rc ? rc : qk_pdn_set(rec, "White", g->white.name);
     rc = rc ? rc : qk_pdn_set(rec, "Black", g->black.name);
     rc = rc ? rc : qk_pdn_set(rec, "Result", qk_pdn_result_text(g->result));

@@ -37,14 +37,17 @@ void records_tc_text(const tc *t, char *buf, size_t n);
 void records_tc_parse(const char *text, tc *out);
 
 /* Fill *rec (qk_pdn_init() is called here; the caller qk_pdn_free()s it in
- * every case) with g's record: Event ("Qirkat rated game" / "Qirkat
- * casual game"; unknown for an imported game), Site "Qirkat" (unknown for
- * an imported game), Date (the game's creation day, UTC), Round "-",
- * White, Black, Result ("*" while active or aborted), Variant, FEN (only
- * when the start is not the variant's), TimeControl (records_tc_text()),
- * Termination (the reason word, when the game has one), the moves and,
- * for live games, each move's clock. 0, or -1 (allocation or store
- * failure, logged). */
+ * every case) with g's record: Event (a tournament game: the tournament's
+ * name, control characters made spaces; else "Qirkat rated game" /
+ * "Qirkat casual game"; unknown for an imported game), Site "Qirkat"
+ * (unknown for an imported game), Date (the game's creation day, UTC),
+ * Round (a tournament game: its round number, "3"; else "-", the PGN
+ * convention outside tournaments), White, Black, Result ("*" while active
+ * or aborted), Variant, FEN (only when the start is not the variant's),
+ * TimeControl (records_tc_text()), Termination (the reason word, when the
+ * game has one), the moves and, for live games, each move's clock. Reads
+ * the store for the clocks and a tournament game's tournament row. 0, or
+ * -1 (allocation or store failure, logged). */
 int records_of_game(gsvc *s, const game *g, qk_pdn_record *rec);
 
 /* g as PDN text: *out malloc'd (caller frees), *len its length. 0 or -1. */

@@ -1124,6 +1124,8 @@ void tourney_game_over(gsvc *s, const game *g)
             goto out;
         }
     }
+    if (p)
+        tourney_send_result(s, ts.t.organiser_id, p, g);
     if (p && after_result(s, &ts) != QK_ERR_NONE)
         svc_poison(s);
 out:

@@ -152,6 +152,24 @@ cJSON *tourney_list(gsvc *s, const char *status, int64_t limit);
  * caller frees. QK_ERR_NONE, NOT_FOUND or INTERNAL. */
 qk_err tourney_csv(gsvc *s, int64_t tid, char **out);
 
+/* May viewer (a user id) see the games of tid as a tournament's, all of
+ * them (`export` with a `tournament` filter; docs/protocol.md)? Its
+ * organiser, anyone for an open tournament (no class), and for a
+ * class-only one the class's teacher, its members and the tournament's
+ * players. QK_ERR_NONE; NOT_FOUND (no such tournament) or FORBIDDEN, with
+ * a static *why; INTERNAL (store failure, *why NULL). Reads only
+ * (tourney_watch.c). */
+qk_err tourney_may_see(gsvc *s, int64_t tid, int64_t viewer, const char **why);
+
+/* Queue the `tournament_result` event to organiser_id's connections: the
+ * game g of pairing p (its row as just written) has ended. Fields:
+ * tournament, round, game (ids), white, black (usernames), result (p's:
+ * white, black, draw, or null for a double forfeit), reason (g's end),
+ * kind (p's: game or forfeit), by_hand. Best effort, as every event
+ * (events.h). Called by tourney_game_over() (tourney_watch.c). */
+void tourney_send_result(gsvc *s, int64_t organiser_id, const store_pairing *p,
+                         const struct game *g);
+
 /* gsvc.game_over_hook: g just ended (written). A tournament game's
  * pairing takes the result (unless set by hand), and the round's end may
  * pair the next round or end the tournament. Best effort on the batch:

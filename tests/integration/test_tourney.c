@@ -9,7 +9,10 @@
  * points in all (6 players, 15 games), every pair met exactly once, the
  * colours of the FIDE Berger table for 6 (C.05 Annex 1), each game
  * carrying its tournament and round and ending with its pairing's result,
- * and the CSV export agreeing with the JSON standings.
+ * and the CSV export agreeing with the JSON standings. The teacher, who
+ * plays no game, got one tournament_result per game and exports all 15
+ * games as PDN (`qirkat tournament export`), each with the Round of its
+ * pairing; so does a student; someone outside the class gets forbidden.
  */
 #include <criterion/criterion.h>
 
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "qk_pdn.h"
 
 TestSuite(tourney, .init = h_setup, .fini = h_teardown, .timeout = 400);
 
@@ -130,6 +134,8 @@ Test(tourney, class_round_robin_played_by_bots)
     cr_assert_eq(cJSON_GetArraySize(rounds), 5);
     int met[N + 1][N + 1] = {{0}};
     double points[N + 1] = {0};
+    long long gids[5][3];
+    char gres[5][3][8];
     for (int ri = 0; ri < 5; ri++) {
         const cJSON *ro = cJSON_GetArrayItem(rounds, ri);
         const cJSON *ps = cJSON_GetObjectItemCaseSensitive(ro, "pairings");
@@ -144,6 +150,8 @@ Test(tourney, class_round_robin_played_by_bots)
             met[k][w]++;
             const char *res = hj_str(p, "result");
             cr_assert_not_null(res, "round %d board %d has no result", ri + 1, b + 1);
+            gids[ri][b] = hj_int(p, "game");
+            snprintf(gres[ri][b], sizeof gres[ri][b], "%s", res);
             points[w] += strcmp(res, "white") == 0 ? 1 : strcmp(res, "draw") == 0 ? 0.5 : 0;
             points[k] += strcmp(res, "black") == 0 ? 1 : strcmp(res, "draw") == 0 ? 0.5 : 0;
             /* The game says the same, and where it belongs. */
@@ -186,6 +194,87 @@ Test(tourney, class_round_robin_played_by_bots)
     for (const char *p = r.out; *p; p++)
         lines += *p == '\n';
     cr_assert_eq(lines, N + 1);
+    char *csv = strdup(r.out);
+    hrun_free(&r);
+    /* `tournament export --csv` is the same file. */
+    hcli_run(&r, tdir, s.addr, NULL, "tournament", "export", tid, "--csv", NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, csv);
+    hrun_free(&r);
+    free(csv);
+
+    /* The teacher, who played no game, was told every result as it came
+     * in: one tournament_result per game, before the tournament_end. */
+    int nres = 0;
+    while ((ev = hconn_event(tc, "tournament_result", NULL, NULL, 0))) {
+        long long gid = hj_int(ev, "game");
+        int ri = -1, b = -1;
+        for (int i = 0; i < 5 && ri < 0; i++)
+            for (int k = 0; k < 3; k++)
+                if (gids[i][k] == gid) {
+                    ri = i;
+                    b = k;
+                }
+        cr_assert(ri >= 0, "tournament_result for game %lld, not one of the tournament", gid);
+        cr_assert_eq(hj_int(ev, "tournament"), tidn);
+        cr_assert_eq(hj_int(ev, "round"), ri + 1, "game %lld", gid);
+        cr_assert_eq(number_of(hj_str(ev, "white")), berger6[ri][b][0]);
+        cr_assert_eq(number_of(hj_str(ev, "black")), berger6[ri][b][1]);
+        cr_assert_str_eq(hj_str(ev, "result"), gres[ri][b], "game %lld", gid);
+        cr_assert_str_eq(hj_str(ev, "kind"), "game");
+        cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ev, "by_hand")));
+        cJSON_Delete(ev);
+        nres++;
+    }
+    cr_assert_eq(nres, 15, "%d tournament_result events for 15 games", nres);
+
+    /* ... and exports all 15 games as PDN, each with its round. A student
+     * (a member who plays) gets the same 15. */
+    const char *dirs_of[2] = {tdir, dirs[0]};
+    for (int w = 0; w < 2; w++) {
+        hcli_run(&r, dirs_of[w], s.addr, NULL, "tournament", "export", tid, NULL);
+        cr_assert_eq(r.code, 0, "%s", r.err);
+        qk_pdn_record *recs = NULL;
+        size_t nrec = 0;
+        qk_pdn_error pe;
+        cr_assert_eq(qk_pdn_read(r.out, strlen(r.out), &recs, &nrec, &pe), QK_PDN_OK, "%s",
+                     pe.message);
+        cr_assert_eq(nrec, 15, "%zu records", nrec);
+        int per_round[5] = {0};
+        for (size_t i = 0; i < nrec; i++) {
+            int w1 = number_of(recs[i].white), b1 = number_of(recs[i].black), ri = -1, b = -1;
+            for (int x = 0; x < 5; x++)
+                for (int k = 0; k < 3; k++)
+                    if (berger6[x][k][0] == w1 && berger6[x][k][1] == b1) {
+                        ri = x;
+                        b = k;
+                    }
+            cr_assert(ri >= 0, "record %zu: %s-%s is no pairing", i, recs[i].white, recs[i].black);
+            char round[12];
+            snprintf(round, sizeof round, "%d", ri + 1);
+            cr_assert_str_eq(recs[i].round, round, "record %zu (%s-%s)", i, recs[i].white,
+                             recs[i].black);
+            cr_assert_str_eq(recs[i].event, "Spring cup");
+            cr_assert_eq(recs[i].result, qk_result_parse(gres[ri][b]), "record %zu", i);
+            per_round[ri]++;
+        }
+        for (int x = 0; x < 5; x++)
+            cr_assert_eq(per_round[x], 3, "round %d: %d records", x + 1, per_round[x]);
+        qk_pdn_free_all(recs, nrec);
+        hrun_free(&r);
+    }
+
+    /* Someone outside the class: forbidden, and no games. */
+    char edir[H_PATH];
+    hsrv_userdir(&s, "eve", edir);
+    hcli_run(&r, edir, s.addr, "eve-password\n", "--json", "register", "eve", "--password-stdin",
+             NULL);
+    hrun_ok_json(&r);
+    hrun_free(&r);
+    hcli_run(&r, edir, s.addr, NULL, "--json", "tournament", "export", tid, NULL);
+    cr_assert_eq(r.code, 1, "%s", r.out);
+    cr_assert_str_eq(hj_str(r.json, "code"), "forbidden", "%s", r.out);
+    cr_assert_null(strstr(r.out, "[Event"), "%s", r.out);
     hrun_free(&r);
     hconn_close(tc);
     hsrv_stop(&s);

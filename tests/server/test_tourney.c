@@ -5,7 +5,9 @@
  * withdrawal's forfeit, its standings and tie-breaks against values
  * computed by hand (below); games carrying tournament and round; pairing
  * that cannot happen twice; bad input answered with exact codes and no
- * change to the database.
+ * change to the database; the export of a tournament's games (to its
+ * organiser, to the class of a class-only one) with their Round and Event
+ * tags, and the organiser's tournament_result events.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "helper.h"
+#include "qk_pdn.h"
 
 static tsrv S;
 static tconn *T, *A, *B, *C; /* tina (organiser), alice, bob, carol */
@@ -654,4 +657,357 @@ Test(tourney, offline_players_find_rounds_and_end)
     cr_assert_eq(t_int(n, "rank"), 1);
     cr_assert_eq(cJSON_GetObjectItem(n, "points")->valuedouble, 2.5);
     cJSON_Delete(list);
+}
+
+/* ---- the games of a tournament: export, Round and Event, the organiser's
+ * tournament_result events (docs/protocol.md `export`, "Events") -------- */
+
+/* The answer to `export` of tid's games by c (extra: more fields, each
+ * starting with ","); the caller deletes it. */
+static cJSON *export_t(tconn *c, long long tid, const char *extra)
+{
+    return tc_rpc(c, "{\"type\":\"export\",\"tournament\":%lld%s}", tid, extra ? extra : "");
+}
+
+/* The records of an ok export answer r, parsed (every one valid): *n of
+ * them; free with qk_pdn_free_all(). */
+static qk_pdn_record *records_of(const cJSON *r, size_t *n)
+{
+    t_ok(r, "export");
+    const cJSON *recs = t_obj(r, "records"), *it;
+    size_t len = 0;
+    cJSON_ArrayForEach(it, recs) len += strlen(it->valuestring);
+    char *text = calloc(len + 1, 1), *p = text;
+    cJSON_ArrayForEach(it, recs) p = stpcpy(p, it->valuestring);
+    qk_pdn_record *out = NULL;
+    qk_pdn_error e;
+    cr_assert_eq(qk_pdn_read(text, len, &out, n, &e), QK_PDN_OK, "%s", e.message);
+    cr_assert_eq(*n, (size_t)cJSON_GetArraySize(recs));
+    free(text);
+    return out;
+}
+
+/* The next tournament_result event at c, checked field by field. */
+static void check_result_event(tconn *c, long long tid, int round, long long game,
+                               const char *white, const char *black, const char *result,
+                               const char *reason, const char *kind, bool by_hand)
+{
+    cJSON *ev = tc_event(c, "tournament_result", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "no tournament_result for game %lld", game);
+    cr_assert_eq(t_int(ev, "tournament"), tid);
+    cr_assert_eq(t_int(ev, "round"), round, "game %lld round", game);
+    cr_assert_eq(t_int(ev, "game"), game);
+    cr_assert_str_eq(t_str(ev, "white"), white);
+    cr_assert_str_eq(t_str(ev, "black"), black);
+    if (result)
+        cr_assert_str_eq(t_str(ev, "result"), result, "game %lld result", game);
+    else
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(ev, "result")), "game %lld: result", game);
+    cr_assert_str_eq(t_str(ev, "reason"), reason, "game %lld reason", game);
+    cr_assert_str_eq(t_str(ev, "kind"), kind, "game %lld kind", game);
+    cr_assert_eq(cJSON_IsTrue(cJSON_GetObjectItem(ev, "by_hand")), by_hand, "game %lld", game);
+    cJSON_Delete(ev);
+}
+
+/* No tournament_result reached c (a ping first, so all that was sent to c
+ * before its answer is read). */
+static void no_result_event(tconn *c, const char *who)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"ping\"}");
+    t_ok(r, "ping");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(c, "tournament_result", 0);
+    cr_assert_null(ev, "%s got a tournament_result", who);
+}
+
+/*
+ * A round robin of 4 organised by tina, who does not play: alice (1), bob
+ * (2), carol (3), dave (4); the Berger table for 4:
+ *   round 1: alice-dave (dave resigns: 1-0), bob-carol (carol resigns: 1-0)
+ *   round 2: dave-carol (a draw set by hand), alice-bob (alice resigns: 0-1)
+ *   round 3: bob-dave (aborted at ply 0: a double forfeit, "*"),
+ *            carol-alice (carol withdraws: alice wins by forfeit, 0-1)
+ * tina gets one tournament_result per game end with its exact fields; the
+ * players get none. tina exports all 6 games, each with the Round of its
+ * pairing and the tournament's name as Event; so does an outsider (an
+ * open tournament); paging with limit and after; the export imports back.
+ */
+Test(tourney, organiser_exports_every_game_with_its_round)
+{
+    tconn *D = tc_open(S.port), *E = tc_open(S.port);
+    t_register(D, "dave");
+    t_register(E, "eve");
+    cJSON *r = tc_rpc(T, "{\"type\":\"tournament_create\",\"name\":\"Club \\\"A\\\" cup\","
+                         "\"system\":\"round_robin\"}");
+    t_ok(r, "create");
+    long long tid = t_int(t_obj(r, "tournament"), "id");
+    cJSON_Delete(r);
+    join(A, tid);
+    join(B, tid);
+    join(C, tid);
+    join(D, tid);
+    /* Before the start: no games, but the export answers. */
+    r = export_t(T, tid, NULL);
+    t_ok(r, "export before the start");
+    cr_assert_eq(cJSON_GetArraySize(t_obj(r, "records")), 0);
+    cJSON_Delete(r);
+
+    r = tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid);
+    t_ok(r, "start");
+    const cJSON *t = t_obj(r, "tournament");
+    cr_assert_eq(t_int(t, "rounds_total"), 3);
+    long long g[3][2];
+    static const char *const want[3][2][2] = {
+        {{"alice", "dave"}, {"bob", "carol"}},
+        {{"dave", "carol"}, {"alice", "bob"}},
+        {{"bob", "dave"}, {"carol", "alice"}},
+    };
+    for (int b = 0; b < 2; b++) {
+        const cJSON *p = pairing(t, 1, b);
+        cr_assert_str_eq(t_str(p, "white"), want[0][b][0]);
+        cr_assert_str_eq(t_str(p, "black"), want[0][b][1]);
+        g[0][b] = t_int(p, "game");
+    }
+    cJSON_Delete(r);
+
+    r = tc_rpc(D, "{\"type\":\"resign\",\"game\":%lld}", g[0][0]);
+    t_ok(r, "dave resigns");
+    cJSON_Delete(r);
+    check_result_event(T, tid, 1, g[0][0], "alice", "dave", "white", "resign", "game", false);
+    r = tc_rpc(C, "{\"type\":\"resign\",\"game\":%lld}", g[0][1]);
+    t_ok(r, "carol resigns");
+    cJSON_Delete(r);
+    check_result_event(T, tid, 1, g[0][1], "bob", "carol", "white", "resign", "game", false);
+
+    r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid);
+    t_ok(r, "pair 2");
+    for (int b = 0; b < 2; b++) {
+        const cJSON *p = pairing(t_obj(r, "tournament"), 2, b);
+        cr_assert_str_eq(t_str(p, "white"), want[1][b][0]);
+        cr_assert_str_eq(t_str(p, "black"), want[1][b][1]);
+        g[1][b] = t_int(p, "game");
+    }
+    cJSON_Delete(r);
+    r = tc_rpc(T,
+               "{\"type\":\"tournament_result\",\"tournament\":%lld,\"game\":%lld,"
+               "\"result\":\"draw\"}",
+               tid, g[1][0]);
+    t_ok(r, "draw by hand");
+    cJSON_Delete(r);
+    check_result_event(T, tid, 2, g[1][0], "dave", "carol", "draw", "agreement", "game", true);
+    r = tc_rpc(A, "{\"type\":\"resign\",\"game\":%lld}", g[1][1]);
+    t_ok(r, "alice resigns");
+    cJSON_Delete(r);
+    check_result_event(T, tid, 2, g[1][1], "alice", "bob", "black", "resign", "game", false);
+
+    r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid);
+    t_ok(r, "pair 3");
+    for (int b = 0; b < 2; b++) {
+        const cJSON *p = pairing(t_obj(r, "tournament"), 3, b);
+        cr_assert_str_eq(t_str(p, "white"), want[2][b][0]);
+        cr_assert_str_eq(t_str(p, "black"), want[2][b][1]);
+        g[2][b] = t_int(p, "game");
+    }
+    cJSON_Delete(r);
+    r = tc_rpc(D, "{\"type\":\"abort\",\"game\":%lld}", g[2][0]);
+    t_ok(r, "dave aborts");
+    cJSON_Delete(r);
+    check_result_event(T, tid, 3, g[2][0], "bob", "dave", NULL, "aborted", "forfeit", false);
+    r = tc_rpc(C, "{\"type\":\"tournament_withdraw\",\"tournament\":%lld}", tid);
+    t_ok(r, "carol withdraws");
+    cJSON_Delete(r);
+    check_result_event(T, tid, 3, g[2][1], "carol", "alice", "black", "resign", "forfeit", false);
+    cJSON *ev = tc_event(T, "tournament_end", T_TIMEOUT_MS);
+    cr_assert_not_null(ev);
+    cJSON_Delete(ev);
+    /* Only the organiser is told; and once per game. */
+    no_result_event(T, "tina (a seventh)");
+    no_result_event(A, "alice");
+    no_result_event(B, "bob");
+    no_result_event(D, "dave");
+
+    /* tina, who plays no game, exports all six, oldest first. */
+    static const char *const pdn_result[3][2] = {{"1-0", "1-0"}, {"1/2-1/2", "0-1"}, {"*", "0-1"}};
+    tconn *who[] = {T, E, A};
+    for (int w = 0; w < 3; w++) {
+        r = export_t(who[w], tid, NULL);
+        size_t n;
+        qk_pdn_record *recs = records_of(r, &n);
+        cr_assert_eq(n, 6, "export by %d: %zu records", w, n);
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "next")));
+        for (int k = 0; k < 6; k++) {
+            int ro = k / 2, b = k % 2;
+            char round[12];
+            snprintf(round, sizeof round, "%d", ro + 1);
+            cr_assert_str_eq(recs[k].round, round, "record %d", k);
+            cr_assert_str_eq(recs[k].event, "Club \"A\" cup");
+            cr_assert_str_eq(recs[k].site, "Qirkat");
+            cr_assert_str_eq(recs[k].white, want[ro][b][0], "record %d", k);
+            cr_assert_str_eq(recs[k].black, want[ro][b][1], "record %d", k);
+            cr_assert_str_eq(qk_pdn_result_text(recs[k].result), pdn_result[ro][b], "record %d", k);
+        }
+        qk_pdn_free_all(recs, n);
+        cJSON_Delete(r);
+    }
+    /* The text itself: the tags as written. */
+    r = export_t(T, tid, ",\"limit\":1");
+    t_ok(r, "export limit 1");
+    const char *first = cJSON_GetArrayItem(t_obj(r, "records"), 0)->valuestring;
+    cr_assert(strstr(first, "[Event \"Club \\\"A\\\" cup\"]\n"), "%s", first);
+    cr_assert(strstr(first, "[Round \"1\"]\n"), "%s", first);
+    cr_assert_eq(t_int(r, "next"), g[0][0]);
+    cJSON_Delete(r);
+    /* Pages of 4: four, then the last two. */
+    r = export_t(T, tid, ",\"limit\":4");
+    t_ok(r, "page 1");
+    cr_assert_eq(cJSON_GetArraySize(t_obj(r, "records")), 4);
+    long long next = t_int(r, "next");
+    cr_assert_eq(next, g[1][1]);
+    cJSON_Delete(r);
+    char after[64];
+    snprintf(after, sizeof after, ",\"limit\":4,\"after\":%lld", next);
+    r = export_t(T, tid, after);
+    size_t n;
+    qk_pdn_record *recs = records_of(r, &n);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(recs[0].round, "3");
+    cr_assert_str_eq(recs[1].round, "3");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(r, "next")));
+    qk_pdn_free_all(recs, n);
+    cJSON_Delete(r);
+    /* user still narrows it: bob's three games. */
+    r = export_t(E, tid, ",\"user\":\"bob\",\"format\":\"json\"");
+    t_ok(r, "bob's games");
+    const cJSON *gs = t_obj(r, "records");
+    cr_assert_eq(cJSON_GetArraySize(gs), 3);
+    cr_assert_eq(t_int(cJSON_GetArrayItem(gs, 0), "id"), g[0][1]);
+    cr_assert_eq(t_int(cJSON_GetArrayItem(gs, 0), "round"), 1);
+    cr_assert_eq(t_int(cJSON_GetArrayItem(gs, 2), "id"), g[2][0]);
+    cr_assert_eq(t_int(cJSON_GetArrayItem(gs, 2), "round"), 3);
+    cJSON_Delete(r);
+    /* A game outside tournaments keeps Round "-". */
+    long long other = t_new_game(A, B, "bob", "alquerque");
+    r = tc_rpc(A, "{\"type\":\"export\",\"game\":%lld}", other);
+    t_ok(r, "export a casual game");
+    first = cJSON_GetArrayItem(t_obj(r, "records"), 0)->valuestring;
+    cr_assert(strstr(first, "[Round \"-\"]\n"), "%s", first);
+    cr_assert(strstr(first, "[Event \"Qirkat casual game\"]\n"), "%s", first);
+    cJSON_Delete(r);
+
+    /* The whole export imports back: the same moves and results. */
+    r = export_t(T, tid, NULL);
+    const cJSON *it;
+    size_t len = 0;
+    cJSON_ArrayForEach(it, t_obj(r, "records")) len += strlen(it->valuestring);
+    char *text = calloc(len + 1, 1), *p = text;
+    cJSON_ArrayForEach(it, t_obj(r, "records")) p = stpcpy(p, it->valuestring);
+    cJSON_Delete(r);
+    cJSON *q = cJSON_CreateObject();
+    cJSON_AddStringToObject(q, "type", "import");
+    cJSON_AddStringToObject(q, "pdn", text);
+    char *qs = cJSON_PrintUnformatted(q);
+    cJSON_Delete(q);
+    free(text);
+    r = tc_rpc(T, "%s", qs);
+    free(qs);
+    t_ok(r, "import the tournament's games");
+    const cJSON *ids = t_obj(r, "games");
+    cr_assert_eq(cJSON_GetArraySize(ids), 6);
+    for (int k = 0; k < 6; k++) {
+        long long imp = (long long)cJSON_GetArrayItem(ids, k)->valuedouble;
+        cJSON *a = tc_rpc(T, "{\"type\":\"game\",\"game\":%lld}", g[k / 2][k % 2]);
+        cJSON *b = tc_rpc(T, "{\"type\":\"game\",\"game\":%lld}", imp);
+        t_ok(a, "game");
+        t_ok(b, "imported game");
+        const cJSON *ga = t_obj(a, "game"), *gb = t_obj(b, "game");
+        char *ma = cJSON_PrintUnformatted(cJSON_GetObjectItem(ga, "moves"));
+        char *mb = cJSON_PrintUnformatted(cJSON_GetObjectItem(gb, "moves"));
+        cr_assert_str_eq(ma, mb, "record %d: moves", k);
+        free(ma);
+        free(mb);
+        cr_assert_str_eq(t_text(cJSON_GetObjectItem(gb, "result")),
+                         t_text(cJSON_GetObjectItem(ga, "result")));
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(gb, "imported")));
+        /* An imported record is no tournament game. */
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(gb, "tournament")));
+        cr_assert(cJSON_IsNull(cJSON_GetObjectItem(gb, "round")));
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+    }
+    cJSON_Delete(r);
+    /* ... and is not in the tournament's export. */
+    r = export_t(T, tid, NULL);
+    cr_assert_eq(cJSON_GetArraySize(t_obj(r, "records")), 6);
+    cJSON_Delete(r);
+
+    char *before = t_db_dump(S.db);
+    err_unchanged(export_t(E, 999, NULL), "not_found", before, "export of no tournament");
+    tc_close(D);
+    tc_close(E);
+}
+
+/*
+ * A class-only tournament's games: its organiser (the teacher), its
+ * players and the class's other members export them all; an outsider
+ * gets forbidden and no games, with or without a user filter. The
+ * tournament's name has a tab: the Event tag has a space there.
+ */
+Test(tourney, class_tournament_games_for_the_class_only)
+{
+    cJSON *r = tc_rpc(T, "{\"type\":\"class_create\",\"name\":\"6A\"}");
+    t_ok(r, "class_create");
+    long long cid = t_int(t_obj(r, "class"), "id");
+    char code[16];
+    snprintf(code, sizeof code, "%s", t_str(t_obj(r, "class"), "code"));
+    cJSON_Delete(r);
+    tconn *members[] = {A, B, C};
+    for (int i = 0; i < 3; i++) {
+        r = tc_rpc(members[i], "{\"type\":\"class_join\",\"code\":\"%s\"}", code);
+        t_ok(r, "class_join");
+        cJSON_Delete(r);
+    }
+    tconn *E = tc_open(S.port);
+    t_register(E, "eve");
+    r = tc_rpc(T,
+               "{\"type\":\"tournament_create\",\"name\":\"6A\\tfinals\",\"system\":"
+               "\"round_robin\",\"class\":%lld}",
+               cid);
+    t_ok(r, "create");
+    long long tid = t_int(t_obj(r, "tournament"), "id");
+    cJSON_Delete(r);
+    join(A, tid);
+    join(B, tid);
+    r = tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", tid);
+    t_ok(r, "start");
+    long long g = t_int(pairing(t_obj(r, "tournament"), 1, 0), "game");
+    cJSON_Delete(r);
+    r = tc_rpc(B, "{\"type\":\"resign\",\"game\":%lld}", g);
+    t_ok(r, "resign");
+    cJSON_Delete(r);
+    check_result_event(T, tid, 1, g, "alice", "bob", "white", "resign", "game", false);
+
+    tconn *see[] = {T, A, B, C}; /* teacher-organiser, the players, a member */
+    for (int i = 0; i < 4; i++) {
+        r = export_t(see[i], tid, NULL);
+        size_t n;
+        qk_pdn_record *recs = records_of(r, &n);
+        cr_assert_eq(n, 1, "viewer %d", i);
+        cr_assert_str_eq(recs[0].round, "1");
+        cr_assert_str_eq(recs[0].event, "6A finals");
+        cr_assert_str_eq(recs[0].white, "alice");
+        cr_assert_str_eq(qk_pdn_result_text(recs[0].result), "1-0");
+        qk_pdn_free_all(recs, n);
+        cJSON_Delete(r);
+    }
+    char *before = t_db_dump(S.db);
+    r = export_t(E, tid, NULL);
+    cr_assert_null(cJSON_GetObjectItem(r, "records"));
+    err_unchanged(r, "forbidden", before, "an outsider exports a class tournament");
+    before = t_db_dump(S.db);
+    err_unchanged(export_t(E, tid, ",\"user\":\"alice\""), "forbidden", before,
+                  "an outsider exports a player's games of a class tournament");
+    before = t_db_dump(S.db);
+    err_unchanged(export_t(E, tid, ",\"format\":\"json\""), "forbidden", before,
+                  "an outsider exports a class tournament as JSON");
+    tc_close(E);
 }

@@ -1,0 +1,85 @@
+/*
+ * tourney_watch: who may see a tournament's games (tourney_may_see(), the
+ * rule `export` with a `tournament` filter applies) and what the organiser
+ * is told when one of its games ends (tourney_send_result(), the
+ * `tournament_result` event). Declared in tourney.h; apart from tourney.c
+ * because neither needs the tournament's whole state, only its row, its
+ * class and one pairing.
+ */
+#include "game/tourney.h"
+
+#include "game/events.h"
+#include "game/games.h"
+
+typedef struct find_player {
+    int64_t user_id;
+    bool found;
+} find_player;
+
+static int find_player_cb(void *arg, const store_tplayer *p)
+{
+    find_player *f = arg;
+    if (p->user_id == f->user_id) {
+        f->found = true;
+        return 1;
+    }
+    return 0;
+}
+
+qk_err tourney_may_see(gsvc *s, int64_t tid, int64_t viewer, const char **why)
+{
+    store_tourney t;
+    store_class c;
+    *why = NULL;
+    int rc = store_tourney_get(s->store, tid, &t);
+    if (rc == STORE_NOTFOUND) {
+        *why = "no such tournament";
+        return QK_ERR_NOT_FOUND;
+    }
+    if (rc != STORE_OK)
+        return QK_ERR_INTERNAL;
+    if (t.organiser_id == viewer || t.class_id <= 0)
+        return QK_ERR_NONE;
+    rc = store_class_get(s->store, t.class_id, &c);
+    if (rc == STORE_OK && c.teacher_id == viewer)
+        return QK_ERR_NONE;
+    bool member = false;
+    if (rc != STORE_OK && rc != STORE_NOTFOUND)
+        return QK_ERR_INTERNAL;
+    if (rc == STORE_OK && store_member_is(s->store, t.class_id, viewer, &member) != STORE_OK)
+        return QK_ERR_INTERNAL;
+    if (member)
+        return QK_ERR_NONE;
+    /* A player is a member (tourney_join checks); asked anyway, so that a
+     * player stays one whatever becomes of the class. */
+    find_player f = {viewer, false};
+    rc = store_tplayers_each(s->store, tid, find_player_cb, &f);
+    if (rc != STORE_OK && !f.found)
+        return QK_ERR_INTERNAL;
+    if (f.found)
+        return QK_ERR_NONE;
+    *why = "this tournament is for its class only";
+    return QK_ERR_FORBIDDEN;
+}
+
+void tourney_send_result(gsvc *s, int64_t organiser_id, const store_pairing *p,
+                         const struct game *g)
+{
+    cJSON *ev = qk_proto_event("tournament_result");
+    const char *reason = qk_reason_name(g->reason);
+    if (ev && !(cJSON_AddNumberToObject(ev, "tournament", (double)p->tournament_id) &&
+                cJSON_AddNumberToObject(ev, "round", (double)p->round) &&
+                cJSON_AddNumberToObject(ev, "game", (double)g->id) &&
+                cJSON_AddStringToObject(ev, "white", g->white.name) &&
+                cJSON_AddStringToObject(ev, "black", g->black.name) &&
+                (p->result[0] ? cJSON_AddStringToObject(ev, "result", p->result)
+                              : cJSON_AddNullToObject(ev, "result")) &&
+                (reason ? cJSON_AddStringToObject(ev, "reason", reason)
+                        : cJSON_AddNullToObject(ev, "reason")) &&
+                cJSON_AddStringToObject(ev, "kind", p->kind) &&
+                cJSON_AddBoolToObject(ev, "by_hand", p->by_hand))) {
+        cJSON_Delete(ev);
+        ev = NULL;
+    }
+    events_to_user(s, organiser_id, "tournament_result", ev);
+}
