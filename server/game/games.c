@@ -69,6 +69,22 @@ static void game_free(game *g)
  * be plain. */
 static int json_string(const char *text, char *out, int size)
 {
+    /* Move texts are points and '-' or 'x' (RULES.md section 6), which a
+     * JSON string holds as they are: the quotes are enough. Anything else
+     * (a stored row is not trusted to be plain) goes through cJSON. */
+    size_t n = strlen(text);
+    bool plain = n + 3 <= (size_t)size;
+    for (size_t i = 0; plain && i < n; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        plain = ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\';
+    }
+    if (plain) {
+        out[0] = '"';
+        memcpy(out + 1, text, n);
+        out[n + 1] = '"';
+        out[n + 2] = '\0';
+        return (int)n + 2;
+    }
     cJSON *s = cJSON_CreateString(text);
     int ok = s && cJSON_PrintPreallocated(s, out, size, false);
     cJSON_Delete(s);
@@ -937,20 +953,52 @@ static cJSON *legal_array(games *gs, const game *g, bool *truncated)
 }
 
 /* Keep the legal moves' text of g's position now (after a move: the
- * move's event and its answer both carry them). Without memory nothing
- * is kept and games_add_legal() builds them each time. */
+ * move's event and its answer both carry them), a JSON array of
+ * json_string()s. Without memory nothing is kept and games_add_legal()
+ * builds them each time. */
 static void keep_legal(games *gs, game *g)
 {
     free(g->legal_json);
     g->legal_json = NULL;
+    if (g->status != GAME_ACTIVE)
+        return;
     bool truncated = false;
-    cJSON *legal = g->status == GAME_ACTIVE ? legal_array(gs, g, &truncated) : NULL;
-    if (legal) {
-        g->legal_json = cJSON_PrintUnformatted(legal);
-        g->legal_ply = g->ply;
-        g->legal_truncated = truncated;
+    const qk_move *lm;
+    int n = games_legal(gs, g, &lm, &truncated);
+    size_t cap = 64, len = 1;
+    char *buf = malloc(cap);
+    for (int i = 0; buf && i < n; i++) {
+        char text[QK_MOVE_STRLEN], quoted[6 * QK_MOVE_STRLEN + 8];
+        int q = qk_move_format(&g->v, &lm[i], text, sizeof text) < 0
+                    ? -1
+                    : json_string(text, quoted, (int)sizeof quoted);
+        if (q < 0) {
+            free(buf);
+            return;
+        }
+        if (len + (size_t)q + 3 > cap) { /* ',', the move, then ']' and NUL */
+            while (len + (size_t)q + 3 > cap)
+                cap *= 2;
+            char *p = realloc(buf, cap);
+            if (!p) {
+                free(buf);
+                return;
+            }
+            buf = p;
+        }
+        if (i > 0)
+            buf[len++] = ',';
+        memcpy(buf + len, quoted, (size_t)q);
+        len += (size_t)q;
     }
-    cJSON_Delete(legal);
+    if (!buf)
+        return;
+    buf[0] = '[';
+    buf[len++] = ']';
+    buf[len] = '\0';
+    g->legal_json = buf;
+    g->legal_ply = g->ply;
+    g->legal_truncated = truncated;
 }
 
 int games_add_legal(games *gs, const game *g, cJSON *o)

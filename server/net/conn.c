@@ -16,6 +16,17 @@
 outbuf *outbuf_from_json(const cJSON *msg)
 {
     size_t len;
+    const char *text = qk_proto_print_scratch(msg, &len);
+    if (text) {
+        /* The common case: one allocation, the outbuf. */
+        outbuf *ob = malloc(sizeof *ob + len);
+        if (ob) {
+            ob->refs = 1;
+            ob->len = len;
+            memcpy(ob->data, text, len);
+        }
+        return ob;
+    }
     char *s = qk_proto_print(msg, &len);
     if (!s)
         return NULL;

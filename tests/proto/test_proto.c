@@ -439,3 +439,29 @@ Test(proto, integers_print_as_cjson_prints_them)
     free(p);
     cJSON_Delete(o);
 }
+
+/* qk_proto_print_scratch gives qk_proto_print's text, and NULL (the caller
+ * falls back) for a message too long for its buffer. */
+Test(proto, scratch_print_is_the_same_text)
+{
+    cJSON *m = qk_proto_event("move");
+    cJSON_AddStringToObject(m, "move", "a1xc3");
+    qk_json_add_int(m, "deadline", 1764737999000LL);
+    cJSON_AddNumberToObject(m, "rating", 1662.31);
+    size_t n1, n2;
+    char *a = qk_proto_print(m, &n1);
+    const char *b = qk_proto_print_scratch(m, &n2);
+    cr_assert_not_null(b);
+    cr_assert_eq(n1, n2);
+    cr_assert_str_eq(a, b);
+    cr_assert_eq(b[n2 - 1], '\n');
+    free(a);
+    static char big[QK_PROTO_SCRATCH];
+    memset(big, 'x', sizeof big - 1);
+    cJSON_AddStringToObject(m, "big", big);
+    cr_assert_null(qk_proto_print_scratch(m, &n2), "too long for the scratch buffer");
+    a = qk_proto_print(m, &n1);
+    cr_assert_gt(n1, sizeof big);
+    free(a);
+    cJSON_Delete(m);
+}
