@@ -35,7 +35,8 @@ static void stop_finish(srv *s);
 
 void srv_flush(srv *s)
 {
-    if (batch_end(&s->batch) != STORE_OK) {
+    /* Stopping, every batch commits now: the stop waits for it. */
+    if ((s->stopping ? batch_end(&s->batch) : batch_end_or_keep(&s->batch)) != STORE_OK) {
         /* The batch's undo actions have put memory back in line with the
          * database; what it answered must not reach anyone. */
         log_error("commit failed: answering the batch with internal errors");

@@ -98,6 +98,16 @@ void batch_on_undo(batch *b, batch_undo_fn undo, batch_release_fn release, void 
     b->log[b->n++] = (batch_action){undo, release, arg, ptr, key};
 }
 
+int batch_end_or_keep(batch *b)
+{
+    if (store_in_txn(b->store) && !b->poisoned && b->n < BATCH_KEEP_MAX &&
+        store_durability_busy(b->store)) {
+        b->kept++;
+        return STORE_OK;
+    }
+    return batch_end(b);
+}
+
 int batch_end(batch *b)
 {
     int rc = STORE_OK;

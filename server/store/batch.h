@@ -62,6 +62,7 @@ typedef struct batch {
     uint64_t committed; /* epochs committed so far */
     uint64_t durable;   /* epochs reported durable so far (<= committed) */
     uint64_t commits, losses; /* batches ended, and lost, so far (the log at stop) */
+    uint64_t kept;            /* loop turns a batch was kept open into the next (batch_end_or_keep) */
     /* batch_begin() calls refused STORE_BUSY (another process holds the
      * database), so far and as of the last batch_end(): a request that saw
      * busy grow is answered server_busy, not internal (api/req.c). */
@@ -101,5 +102,19 @@ void batch_on_undo(batch *b, batch_undo_fn undo, batch_release_fn release, void 
  * reports its durability, maybe before this returns) or when no
  * transaction was open, STORE_EIO when it is lost. */
 int batch_end(batch *b);
+
+/* End the batch like batch_end(), or, while the store's last commit is
+ * still being made durable (store_durability_busy()), keep it open into
+ * the next loop turn: the batch then commits with what the next turns
+ * add, once that fsync is done. Why: a commit made now could not be
+ * acknowledged before the next fsync anyway (fsyncs are one at a time,
+ * store.h), so waiting costs no latency, and one commit instead of one per
+ * loop turn writes each page the moves touched (a game's row, its index
+ * entries) to the log once: measured, the commit was the second cost of a
+ * move (docs/perf.md). Output of the kept turns keeps the batch's epoch
+ * and waits for it. Not kept past BATCH_KEEP_MAX undo actions, nor when
+ * poisoned. Same results as batch_end(); STORE_OK when kept. */
+#define BATCH_KEEP_MAX 4096
+int batch_end_or_keep(batch *b);
 
 #endif

@@ -483,6 +483,11 @@ static uint64_t sq_fsyncs(store *base)
     return atomic_load(&sq_of(base)->fsyncs);
 }
 
+static bool sq_durability_busy(store *base)
+{
+    return sq_of(base)->inflight;
+}
+
 static int sq_commit(store *base, store_done_cb done, void *arg)
 {
     sq_store *s = sq_of(base);
@@ -550,6 +555,7 @@ static const store_ops sq_ops = {
     .async_start = sq_async_start,
     .async_stop = sq_async_stop,
     .fsyncs = sq_fsyncs,
+    .durability_busy = sq_durability_busy,
     .rollback = sq_rollback,
     .fail_commit_at = sq_fail_commit_at,
     .user_by_name = sq_user_by_name,

@@ -52,6 +52,11 @@ uint64_t store_fsyncs(store *s)
     return s->ops->fsyncs(s);
 }
 
+bool store_durability_busy(store *s)
+{
+    return s->ops->durability_busy(s);
+}
+
 int store_commit(store *s)
 {
     return s->ops->commit(s, NULL, NULL);

@@ -275,6 +275,7 @@ typedef struct store_ops {
     int (*async_start)(store *s, uv_loop_t *loop, int fsync_delay_ms);
     void (*async_stop)(store *s);
     uint64_t (*fsyncs)(store *s);
+    bool (*durability_busy)(store *s);
     void (*rollback)(store *s);
     void (*fail_commit_at)(store *s, int n);
 
@@ -419,6 +420,10 @@ void store_async_stop(store *s);
  * under load this grows slower than the commits (sqlite.c "Group fsync");
  * tests and benchmarks read it. Loop thread. */
 uint64_t store_fsyncs(store *s);
+/* Whether a commit's durability is being completed off the loop right now
+ * (SQLite: an fsync is with the writer thread). A commit made meanwhile
+ * waits for that fsync and the next one. Loop thread. */
+bool store_durability_busy(store *s);
 /* The blocking commit, for start-up and shut-down code and tools:
  * commits the open transaction (no-op when none) and returns STORE_OK, or
  * STORE_EIO after rolling it back (logged). Never STORE_PENDING. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "store/batch.h"
 #include "store/sqlite.h"
 #include "store/store.h"
 
@@ -476,6 +477,91 @@ Test(store, a_played_move_updates_the_game_row_and_keeps_its_clock)
     cr_assert_eq(store_game_get(s, gid, &g), STORE_OK);
     cr_assert_eq(g.ply, 2);
     store_close(s);
+}
+
+/* batch_end_or_keep (batch.h): while the last commit's fsync runs, the
+ * loop turn's batch stays open into the next turns and commits with them
+ * once that fsync is done; its epoch does not move meanwhile. A kept batch
+ * that is poisoned loses every kept turn, and each turn's undo runs. The
+ * writer cannot report an fsync done before the loop runs, so "in flight"
+ * is certain between the uv_run calls below. */
+static int undos;
+static uint64_t durable_epochs;
+
+static void count_undo(void *arg, int64_t key, void *ptr)
+{
+    (void)arg;
+    (void)key;
+    (void)ptr;
+    undos++;
+}
+
+static void note_durable(void *arg, uint64_t epoch, int rc)
+{
+    (void)arg;
+    cr_assert_eq(rc, STORE_OK);
+    durable_epochs = epoch;
+}
+
+static void turn(batch *b, store *s, int64_t gid, int ply, int64_t user)
+{
+    static const char *mv[6] = {"b2-c3", "d4-c3", "b1-b2", "d3-d2", "a1-b1", "c3-c2"};
+    cr_assert_eq(batch_begin(b), 0);
+    cr_assert_eq(store_move_insert(s, gid, ply, mv[ply], user, ply + 1), STORE_OK);
+    batch_on_undo(b, count_undo, NULL, NULL, ply, NULL);
+}
+
+Test(store, a_batch_is_kept_open_while_an_fsync_runs)
+{
+    store *s = open_db();
+    int64_t w = add_user(s, "w"), bl = add_user(s, "b");
+    int64_t gid = add_game(s, w, bl);
+    uv_loop_t loop;
+    cr_assert_eq(uv_loop_init(&loop), 0);
+    cr_assert_eq(store_async_start(s, &loop, 0), STORE_OK);
+    batch b;
+    batch_init(&b, s, NULL, NULL, note_durable, NULL);
+    undos = 0;
+    durable_epochs = 0;
+    uint64_t f0 = store_fsyncs(s);
+    turn(&b, s, gid, 0, w);
+    cr_assert_eq(batch_end_or_keep(&b), STORE_OK);
+    cr_assert_eq(b.committed, 1, "nothing in flight: the first turn commits");
+    cr_assert(store_durability_busy(s));
+    turn(&b, s, gid, 1, bl);
+    cr_assert_eq(batch_end_or_keep(&b), STORE_OK);
+    turn(&b, s, gid, 2, w);
+    cr_assert_eq(batch_end_or_keep(&b), STORE_OK);
+    cr_assert_eq(b.kept, 2, "two turns kept open behind the fsync");
+    cr_assert(store_in_txn(s));
+    cr_assert_eq(batch_epoch(&b), 2, "the kept turns' output waits for epoch 2");
+    while (durable_epochs < 1)
+        uv_run(&loop, UV_RUN_ONCE);
+    cr_assert_not(store_durability_busy(s));
+    cr_assert_eq(batch_end_or_keep(&b), STORE_OK);
+    cr_assert_eq(b.committed, 2, "the two kept turns commit as one batch");
+    while (durable_epochs < 2)
+        uv_run(&loop, UV_RUN_ONCE);
+    cr_assert_eq(store_fsyncs(s) - f0, 2);
+    cr_assert_eq(undos, 0);
+    /* A kept batch, then poisoned: both of its turns are lost. */
+    turn(&b, s, gid, 3, bl);
+    cr_assert_eq(batch_end_or_keep(&b), STORE_OK); /* epoch 3, its fsync in flight */
+    turn(&b, s, gid, 4, w);
+    cr_assert_eq(batch_end_or_keep(&b), STORE_OK); /* kept */
+    turn(&b, s, gid, 5, bl);
+    batch_poison(&b);
+    cr_assert_eq(batch_end_or_keep(&b), STORE_EIO);
+    cr_assert_eq(undos, 2, "the undo of each lost turn ran");
+    cr_assert_not(store_in_txn(s));
+    while (durable_epochs < 3)
+        uv_run(&loop, UV_RUN_ONCE);
+    batch_free(&b);
+    store_async_stop(s);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    cr_assert_eq(uv_loop_close(&loop), 0);
+    store_close(s);
+    cr_assert_eq(count("moves"), 4, "plies 0 to 3; 4 and 5 were lost");
 }
 
 Test(store, refused_writes_change_nothing)
