@@ -24,7 +24,11 @@
  * one fsync), and nothing a client is told can be lost. The commit's
  * durability may complete later (store_commit_async(): a writer thread, a network
  * database); the held output then waits for its done callback, while the
- * loop goes on with the next batch (net/conn.h "Durability epochs"). The in-memory
+ * loop goes on with the next batch (net/conn.h "Durability epochs"). While
+ * such a completion is still running, the server keeps the iteration's
+ * transaction open into the next iterations instead of committing
+ * (batch.h batch_end_or_keep()): they commit together when it is done.
+ * The in-memory
  * game state is advanced when a move is staged, so a second move in the
  * same batch validates against it; if the commit fails the transaction is
  * rolled back, the server forgets the touched games (they are reloaded
