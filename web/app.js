@@ -266,6 +266,7 @@ function onEvent(ev) {
       break;
     case 'tournament_round':
     case 'tournament_end':
+    case 'tournament_result':
       schoolEvent(ev); // redraws the tournament screens itself
       return;
     case 'server_stopping':

@@ -17,8 +17,9 @@ let ui = null; // {app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsH
 
 export function setupSchool(deps) {
   ui = deps;
-  // Results of games the organiser does not play send it no event: look
-  // again now and then while a running tournament is on screen.
+  // The organiser hears of every result (tournament_result) and the players
+  // of their own games (game_end); anyone else looking on gets no event for
+  // a result: look again now and then while a running tournament is on screen.
   setInterval(() => {
     const s = ui.app.screen;
     if (s?.name === 'tournament' && school.tourney?.id === s.id && school.tourney.status === 'running'
@@ -685,7 +686,9 @@ export async function showTournament(id) {
   try {
     t = (await req('tournament', { tournament: id })).tournament;
   } catch (e) {
-    if (on('tournament', id)) failed('Cannot open this tournament', e, '#/tournaments', 'Back to the tournaments');
+    // forbidden: a class-only tournament of a class I am not in.
+    const why = e?.code === 'forbidden' ? { message: 'it is only for the pupils of one class. Join the class first, with the code from its teacher' } : e;
+    if (on('tournament', id)) failed('Cannot open this tournament', why, '#/tournaments', 'Back to the tournaments');
     return;
   }
   // Its class: the teacher sees the pupils' names and may add them all.
@@ -937,21 +940,20 @@ function wireTournament() {
     }
   }));
   $('#btn-pdn')?.addEventListener('click', (e) => busy(e.currentTarget, async () => {
-    // One `export` per game: the export's tournament filter lists only the
-    // asker's own games, and an organiser need not play. The Round tag is
-    // set here from the pairing (the server writes "-").
-    const games = t.rounds.flatMap((r) => r.pairings.filter((p) => p.game).map((p) => ({ game: p.game, round: r.round })));
-    const texts = new Array(games.length);
+    // One `export` of the tournament, page by page (`next` until null): the
+    // server sends every game of it, oldest first, to whoever may see the
+    // tournament, each with its [Round "N"] and [Event "NAME"] tags.
+    const texts = [];
     try {
-      for (let i = 0; i < games.length; i += 4) {
-        await Promise.all(games.slice(i, i + 4).map(async (g, k) => {
-          const r = await req('export', { game: g.game });
-          texts[i + k] = String(r.records[0] || '').replace(/^\[Round "[^"]*"\]$/m, `[Round "${g.round}"]`);
-        }));
-      }
+      let after = null;
+      do {
+        const r = await req('export', after === null ? { tournament: id } : { tournament: id, after });
+        for (const rec of r.records || []) texts.push(String(rec));
+        after = r.next ?? null;
+      } while (after !== null);
       download(`${slug(t.name)}-games.pdn`, texts.join(''), 'application/x-pdn');
     } catch (ex) {
-      err().textContent = plain(ex);
+      err().textContent = plain(ex, { forbidden: 'This tournament is only for the pupils of one class.' });
     }
   }));
 }
@@ -985,7 +987,10 @@ export function schoolRoute() {
   if (school.ready) showNotice();
 }
 
-/** tournament_round, tournament_end and game_end events (app.js onEvent). */
+/**
+ * tournament_round, tournament_end, tournament_result (the organiser's: a
+ * game of its tournament ended) and game_end events (app.js onEvent).
+ */
 export function schoolEvent(ev) {
   const s = ui.app.screen;
   if (ev.event === 'tournament_round') {
@@ -1006,7 +1011,7 @@ export function schoolEvent(ev) {
   if (s.name === 'tournament' && (ev.tournament === s.id
     || (ev.event === 'game_end' && t?.id === s.id && t.rounds?.some((r) => r.pairings.some((p) => p.game === ev.game))))) {
     showTournament(s.id);
-  } else if (s.name === 'tournaments' && ev.tournament) {
+  } else if (s.name === 'tournaments' && ev.tournament && ev.event !== 'tournament_result') {
     showTournaments();
   }
 }

@@ -6,7 +6,10 @@
  * (game/tourney.h) decides and writes. Each answer that changes a
  * tournament carries the whole tournament object. tournament_start and
  * tournament_pair of a tournament with the external pairer are deferred
- * until the pairing program's round is back (start_or_pair).
+ * until the pairing program's round is back (start_or_pair). The read ops
+ * (tournament, tournaments, tournament_standings) show a tournament only
+ * to whoever may see it (tourney_may_see(): a class-only one is its
+ * class's); the others are refused or left out of the list.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,18 @@ static void reply_tourney(req *r, int64_t tid)
         res = NULL;
     }
     req_reply(r, res);
+}
+
+/* May the caller see tid (game/tourney.h tourney_may_see(): the read ops
+ * answer a class-only tournament to its class, teacher and players only)?
+ * Else r is answered with the error: not_found, forbidden or internal. */
+static bool visible(req *r, int64_t tid)
+{
+    const char *why = NULL;
+    qk_err e = tourney_may_see(r->api->svc, tid, r->sess->user_id, &why);
+    if (e)
+        req_error(r, e, why);
+    return e == QK_ERR_NONE;
 }
 
 static void answer(req *r, int64_t tid, qk_err e, const char *why)
@@ -335,7 +350,8 @@ void op_tournament(req *r)
 {
     int64_t tid;
     tid_of(r, &tid);
-    reply_tourney(r, tid);
+    if (visible(r, tid))
+        reply_tourney(r, tid);
 }
 
 void op_tournaments(req *r)
@@ -346,7 +362,8 @@ void op_tournaments(req *r)
         req_error(r, QK_ERR_BAD_REQUEST, "status must be open, running or finished");
         return;
     }
-    cJSON *a = tourney_list(r->api->svc, status, 100), *res = a ? req_ok(r) : NULL;
+    cJSON *a = tourney_list(r->api->svc, status, 100, r->sess->user_id),
+          *res = a ? req_ok(r) : NULL;
     if (!res || !cJSON_AddItemToObject(res, "tournaments", a)) {
         cJSON_Delete(a);
         cJSON_Delete(res);
@@ -364,6 +381,8 @@ void op_tournament_standings(req *r)
         req_error(r, QK_ERR_BAD_REQUEST, "format must be json or csv");
         return;
     }
+    if (!visible(r, tid))
+        return;
     if (!format || strcmp(format, "json") == 0) {
         qk_err e;
         cJSON *t = tourney_json(r->api->svc, tid, &e), *res = t ? req_ok(r) : NULL;

@@ -145,21 +145,27 @@ qk_err tourney_forbid(gsvc *s, int64_t tid, int64_t actor, int64_t a, int64_t b,
 /* The tournament object of PROTOCOL.md (caller owns): NULL and *err
  * (NOT_FOUND or INTERNAL) on failure. */
 cJSON *tourney_json(gsvc *s, int64_t tid, qk_err *err);
-/* The tournaments of status (NULL = all), newest first, at most limit, as
- * an array of objects without rounds and standings. NULL on failure. */
-cJSON *tourney_list(gsvc *s, const char *status, int64_t limit);
+/* The tournaments of status (NULL = all) that viewer may see
+ * (tourney_sees()), newest first, at most limit, as an array of objects
+ * without rounds and standings: the ones viewer may not see are skipped,
+ * not counted. NULL on failure. */
+cJSON *tourney_list(gsvc *s, const char *status, int64_t limit, int64_t viewer);
 /* The standings as CSV (standings.h standings_csv); *out malloc()ed, the
  * caller frees. QK_ERR_NONE, NOT_FOUND or INTERNAL. */
 qk_err tourney_csv(gsvc *s, int64_t tid, char **out);
 
-/* May viewer (a user id) see the games of tid as a tournament's, all of
- * them (`export` with a `tournament` filter; docs/protocol.md)? Its
+/* May viewer (a user id) see tid: its object, its standings and all of
+ * its games (`tournament`, `tournament_standings`, `export` with a
+ * `tournament` filter; docs/protocol.md "Classes and tournaments")? Its
  * organiser, anyone for an open tournament (no class), and for a
  * class-only one the class's teacher, its members and the tournament's
- * players. QK_ERR_NONE; NOT_FOUND (no such tournament) or FORBIDDEN, with
- * a static *why; INTERNAL (store failure, *why NULL). Reads only
- * (tourney_watch.c). */
+ * players. QK_ERR_NONE; NOT_FOUND (no such tournament) or FORBIDDEN
+ * ("this tournament is for its class only"), with a static *why;
+ * INTERNAL (store failure, *why NULL). Reads only (tourney_watch.c). */
 qk_err tourney_may_see(gsvc *s, int64_t tid, int64_t viewer, const char **why);
+/* The same rule on a row already read: *yes whether viewer may see t.
+ * QK_ERR_NONE, or INTERNAL on a store failure. */
+qk_err tourney_sees(gsvc *s, const store_tourney *t, int64_t viewer, bool *yes);
 
 /* Queue the `tournament_result` event to organiser_id's connections: the
  * game g of pairing p (its row as just written) has ended. Fields:

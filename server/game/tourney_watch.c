@@ -1,10 +1,11 @@
 /*
- * tourney_watch: who may see a tournament's games (tourney_may_see(), the
- * rule `export` with a `tournament` filter applies) and what the organiser
- * is told when one of its games ends (tourney_send_result(), the
- * `tournament_result` event). Declared in tourney.h; apart from tourney.c
- * because neither needs the tournament's whole state, only its row, its
- * class and one pairing.
+ * tourney_watch: who may see a tournament, its players, rounds, standings
+ * and games (tourney_may_see(), tourney_sees(): the rule of the read ops
+ * `tournament`, `tournaments`, `tournament_standings` and of `export` with
+ * a `tournament` filter), and what the organiser is told when one of its
+ * games ends (tourney_send_result(), the `tournament_result` event).
+ * Declared in tourney.h; apart from tourney.c because neither needs the
+ * tournament's whole state, only its row, its class and one pairing.
  */
 #include "game/tourney.h"
 
@@ -26,10 +27,42 @@ static int find_player_cb(void *arg, const store_tplayer *p)
     return 0;
 }
 
+qk_err tourney_sees(gsvc *s, const store_tourney *t, int64_t viewer, bool *yes)
+{
+    store_class c;
+    bool member = false;
+    *yes = false;
+    if (t->organiser_id == viewer || t->class_id <= 0) {
+        *yes = true;
+        return QK_ERR_NONE;
+    }
+    int rc = store_class_get(s->store, t->class_id, &c);
+    if (rc != STORE_OK && rc != STORE_NOTFOUND)
+        return QK_ERR_INTERNAL;
+    if (rc == STORE_OK && c.teacher_id == viewer) {
+        *yes = true;
+        return QK_ERR_NONE;
+    }
+    if (rc == STORE_OK && store_member_is(s->store, t->class_id, viewer, &member) != STORE_OK)
+        return QK_ERR_INTERNAL;
+    if (member) {
+        *yes = true;
+        return QK_ERR_NONE;
+    }
+    /* A player is a member (tourney_join checks); asked anyway, so that a
+     * player stays one whatever becomes of the class. */
+    find_player f = {viewer, false};
+    rc = store_tplayers_each(s->store, t->id, find_player_cb, &f);
+    if (rc != STORE_OK && !f.found)
+        return QK_ERR_INTERNAL;
+    *yes = f.found;
+    return QK_ERR_NONE;
+}
+
 qk_err tourney_may_see(gsvc *s, int64_t tid, int64_t viewer, const char **why)
 {
     store_tourney t;
-    store_class c;
+    bool yes;
     *why = NULL;
     int rc = store_tourney_get(s->store, tid, &t);
     if (rc == STORE_NOTFOUND) {
@@ -38,25 +71,10 @@ qk_err tourney_may_see(gsvc *s, int64_t tid, int64_t viewer, const char **why)
     }
     if (rc != STORE_OK)
         return QK_ERR_INTERNAL;
-    if (t.organiser_id == viewer || t.class_id <= 0)
-        return QK_ERR_NONE;
-    rc = store_class_get(s->store, t.class_id, &c);
-    if (rc == STORE_OK && c.teacher_id == viewer)
-        return QK_ERR_NONE;
-    bool member = false;
-    if (rc != STORE_OK && rc != STORE_NOTFOUND)
-        return QK_ERR_INTERNAL;
-    if (rc == STORE_OK && store_member_is(s->store, t.class_id, viewer, &member) != STORE_OK)
-        return QK_ERR_INTERNAL;
-    if (member)
-        return QK_ERR_NONE;
-    /* A player is a member (tourney_join checks); asked anyway, so that a
-     * player stays one whatever becomes of the class. */
-    find_player f = {viewer, false};
-    rc = store_tplayers_each(s->store, tid, find_player_cb, &f);
-    if (rc != STORE_OK && !f.found)
-        return QK_ERR_INTERNAL;
-    if (f.found)
+    qk_err e = tourney_sees(s, &t, viewer, &yes);
+    if (e)
+        return e;
+    if (yes)
         return QK_ERR_NONE;
     *why = "this tournament is for its class only";
     return QK_ERR_FORBIDDEN;

@@ -12,7 +12,9 @@
  * and the CSV export agreeing with the JSON standings. The teacher, who
  * plays no game, got one tournament_result per game and exports all 15
  * games as PDN (`qirkat tournament export`), each with the Round of its
- * pairing; so does a student; someone outside the class gets forbidden.
+ * pairing; so does a student; someone outside the class gets forbidden for
+ * the export, the tournament and its standings, and an empty list, where a
+ * student gets all of them.
  */
 #include <criterion/criterion.h>
 
@@ -276,6 +278,33 @@ Test(tourney, class_round_robin_played_by_bots)
     cr_assert_str_eq(hj_str(r.json, "code"), "forbidden", "%s", r.out);
     cr_assert_null(strstr(r.out, "[Event"), "%s", r.out);
     hrun_free(&r);
+    /* ... nor the tournament, its standings (JSON or CSV), nor it in the
+     * list; a student (a member) gets all three. */
+    const char *shows[][5] = {{"--json", "tournament", "show", tid, NULL},
+                              {"--json", "tournament", "standings", tid, NULL},
+                              {"tournament", "standings", tid, "--csv", NULL}};
+    for (int i = 0; i < 3; i++) {
+        hcli_runv(&r, edir, s.addr, NULL, shows[i]);
+        cr_assert_eq(r.code, 1, "eve, case %d: %s", i, r.out);
+        if (i < 2)
+            cr_assert_str_eq(hj_str(r.json, "code"), "forbidden", "%s", r.out);
+        else
+            cr_assert(strstr(r.err, "class only"), "%s", r.err);
+        cr_assert_null(strstr(r.out, "kid1"), "%s", r.out);
+        hrun_free(&r);
+        hcli_runv(&r, dirs[1], s.addr, NULL, shows[i]);
+        cr_assert_eq(r.code, 0, "kid2, case %d: %s", i, r.err);
+        cr_assert(strstr(r.out, "kid1"), "%s", r.out);
+        hrun_free(&r);
+    }
+    for (int w = 0; w < 2; w++) {
+        hcli_run(&r, w ? edir : dirs[1], s.addr, NULL, "--json", "tournament", "show", NULL);
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(hrun_ok_json(&r), "tournaments");
+        cr_assert_eq(cJSON_GetArraySize(list), w ? 0 : 1, "%s", r.out);
+        if (!w)
+            cr_assert_eq(hj_int(cJSON_GetArrayItem(list, 0), "id"), tidn);
+        hrun_free(&r);
+    }
     hconn_close(tc);
     hsrv_stop(&s);
     h_pass();

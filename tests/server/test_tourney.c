@@ -7,7 +7,10 @@
  * that cannot happen twice; bad input answered with exact codes and no
  * change to the database; the export of a tournament's games (to its
  * organiser, to the class of a class-only one) with their Round and Event
- * tags, and the organiser's tournament_result events.
+ * tags, and the organiser's tournament_result events; who sees a class-only
+ * tournament through `tournament`, `tournament_standings` and
+ * `tournaments` (its class, teacher and players; forbidden or left out
+ * for anyone else).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -1009,5 +1012,253 @@ Test(tourney, class_tournament_games_for_the_class_only)
     before = t_db_dump(S.db);
     err_unchanged(export_t(E, tid, ",\"format\":\"json\""), "forbidden", before,
                   "an outsider exports a class tournament as JSON");
+    tc_close(E);
+}
+
+/* ---- who sees a tournament: `tournament`, `tournaments`,
+ * `tournament_standings` (docs/protocol.md "Classes and tournaments") --- */
+
+/* The ids of c's `tournaments` (extra: more fields), newest first, into
+ * ids (at most max); returns how many. Every item is checked to be an
+ * object with an id and players. */
+static int list_ids(tconn *c, const char *extra, long long *ids, int max)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"tournaments\"%s}", extra ? extra : "");
+    t_ok(r, "tournaments");
+    const cJSON *a = cJSON_GetObjectItem(r, "tournaments"), *t;
+    cr_assert(cJSON_IsArray(a), "%s", t_text(r));
+    int n = 0;
+    cJSON_ArrayForEach(t, a)
+    {
+        cr_assert_lt(n, max, "%s", t_text(r));
+        cr_assert(cJSON_IsArray(cJSON_GetObjectItem(t, "players")));
+        ids[n++] = t_int(t, "id");
+    }
+    cJSON_Delete(r);
+    return n;
+}
+
+/* c's `tournaments` (extra: more fields) are exactly want[0..n), in order. */
+static void list_is(tconn *c, const char *extra, const long long *want, int n, const char *who)
+{
+    long long got[8];
+    int k = list_ids(c, extra, got, 8);
+    cr_assert_eq(k, n, "%s%s: %d tournaments listed, expected %d", who, extra ? extra : "", k, n);
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(got[i], want[i], "%s%s: item %d is %lld, expected %lld", who,
+                     extra ? extra : "", i, got[i], want[i]);
+}
+
+/* r: forbidden with the class-only message and nothing of the tournament;
+ * the database is as before (freed). */
+static void class_only(cJSON *r, char *before, const char *what)
+{
+    cr_assert_str_eq(t_str(r, "message"), "this tournament is for its class only", "%s: %s", what,
+                     t_text(r));
+    cr_assert_null(cJSON_GetObjectItem(r, "tournament"), "%s", what);
+    cr_assert_null(cJSON_GetObjectItem(r, "standings"), "%s", what);
+    cr_assert_null(cJSON_GetObjectItem(r, "csv"), "%s", what);
+    err_unchanged(r, "forbidden", before, what);
+}
+
+/*
+ * tina teaches 6B (alice, bob, carol); dave teaches 7C (nobody); eve is in
+ * no class. Tournaments, oldest first: o (tina's, open to all), k (tina's
+ * for 6B: alice and bob play, running), d (dave's for 7C). A class-only
+ * tournament is seen by its class's teacher, its members (carol, who does
+ * not play, too) and its players: `tournament` and `tournament_standings`
+ * (JSON and CSV) answer anyone else forbidden (as `export` and
+ * `tournament_join` do), and `tournaments` leaves it out.
+ */
+Test(tourney, class_tournament_seen_by_its_class_only)
+{
+    cJSON *r = tc_rpc(T, "{\"type\":\"class_create\",\"name\":\"6B\"}");
+    t_ok(r, "class_create");
+    long long cid = t_int(t_obj(r, "class"), "id");
+    char code[16];
+    snprintf(code, sizeof code, "%s", t_str(t_obj(r, "class"), "code"));
+    cJSON_Delete(r);
+    tconn *members[] = {A, B, C};
+    for (int i = 0; i < 3; i++) {
+        r = tc_rpc(members[i], "{\"type\":\"class_join\",\"code\":\"%s\"}", code);
+        t_ok(r, "class_join");
+        cJSON_Delete(r);
+    }
+    tconn *D = tc_open(S.port), *E = tc_open(S.port);
+    t_register(D, "dave");
+    t_register(E, "eve");
+    r = tc_rpc(D, "{\"type\":\"class_create\",\"name\":\"7C\"}");
+    t_ok(r, "class_create 7C");
+    long long cid7 = t_int(t_obj(r, "class"), "id");
+    cJSON_Delete(r);
+
+    long long o = create_rr("");
+    char extra[48];
+    snprintf(extra, sizeof extra, ",\"class\":%lld", cid);
+    long long k = create_rr(extra);
+    join(A, k);
+    join(B, k);
+    r = tc_rpc(T, "{\"type\":\"tournament_start\",\"tournament\":%lld}", k);
+    t_ok(r, "start");
+    long long g = t_int(pairing(t_obj(r, "tournament"), 1, 0), "game");
+    cJSON_Delete(r);
+    r = tc_rpc(D,
+               "{\"type\":\"tournament_create\",\"name\":\"7C cup\",\"system\":\"round_robin\","
+               "\"class\":%lld}",
+               cid7);
+    t_ok(r, "create 7C cup");
+    long long d = t_int(t_obj(r, "tournament"), "id");
+    cJSON_Delete(r);
+
+    /* `tournament`: the whole object for the teacher, the players and a
+     * member who does not play. */
+    tconn *see[] = {T, A, B, C};
+    const char *names[] = {"tina (teacher)", "alice (player)", "bob (player)", "carol (member)"};
+    for (int i = 0; i < 4; i++) {
+        r = tc_rpc(see[i], "{\"type\":\"tournament\",\"tournament\":%lld}", k);
+        t_ok(r, names[i]);
+        const cJSON *t = t_obj(r, "tournament");
+        cr_assert_eq(t_int(t, "id"), k);
+        cr_assert_eq(t_int(t, "class"), cid);
+        const cJSON *pl = cJSON_GetObjectItem(t, "players");
+        cr_assert_eq(cJSON_GetArraySize(pl), 2, "%s", names[i]);
+        cr_assert_str_eq(cJSON_GetArrayItem(pl, 0)->valuestring, "alice");
+        cr_assert_str_eq(cJSON_GetArrayItem(pl, 1)->valuestring, "bob");
+        cr_assert_eq(t_int(pairing(t, 1, 0), "game"), g, "%s", names[i]);
+        cJSON_Delete(r);
+    }
+    /* ... and nothing for an outsider, nor for another class's teacher. */
+    char *before = t_db_dump(S.db);
+    class_only(tc_rpc(E, "{\"type\":\"tournament\",\"tournament\":%lld}", k), before,
+               "an outsider asks for a class tournament");
+    before = t_db_dump(S.db);
+    class_only(tc_rpc(D, "{\"type\":\"tournament\",\"tournament\":%lld}", k), before,
+               "another class's teacher asks for it");
+    before = t_db_dump(S.db);
+    class_only(tc_rpc(T, "{\"type\":\"tournament\",\"tournament\":%lld}", d), before,
+               "tina asks for dave's class tournament");
+    before = t_db_dump(S.db);
+    class_only(tc_rpc(A, "{\"type\":\"tournament\",\"tournament\":%lld}", d), before,
+               "a member of another class asks for it");
+    before = t_db_dump(S.db);
+    r = tc_rpc(E, "{\"type\":\"tournament\",\"tournament\":999}");
+    cr_assert_str_eq(t_str(r, "message"), "no such tournament");
+    err_unchanged(r, "not_found", before, "no such tournament");
+    r = tc_rpc(E, "{\"type\":\"tournament\",\"tournament\":%lld}", o);
+    t_ok(r, "an outsider asks for an open tournament");
+    cr_assert_eq(t_int(t_obj(r, "tournament"), "id"), o);
+    cJSON_Delete(r);
+    r = tc_rpc(D, "{\"type\":\"tournament\",\"tournament\":%lld}", d);
+    t_ok(r, "dave asks for his own");
+    cJSON_Delete(r);
+
+    /* `tournament_standings`, JSON and CSV: the same rule. */
+    r = tc_rpc(C, "{\"type\":\"tournament_standings\",\"tournament\":%lld}", k);
+    t_ok(r, "standings (member)");
+    const cJSON *st = cJSON_GetObjectItem(r, "standings");
+    cr_assert_eq(cJSON_GetArraySize(st), 2);
+    cr_assert_str_eq(t_str(cJSON_GetArrayItem(st, 0), "username"), "alice");
+    cJSON_Delete(r);
+    /* carol's CSV is tina's file. */
+    cJSON *mine =
+        tc_rpc(T, "{\"type\":\"tournament_standings\",\"tournament\":%lld,\"format\":\"csv\"}", k);
+    t_ok(mine, "CSV standings (teacher)");
+    r = tc_rpc(C, "{\"type\":\"tournament_standings\",\"tournament\":%lld,\"format\":\"csv\"}", k);
+    t_ok(r, "CSV standings (member)");
+    cr_assert_str_eq(t_str(r, "csv"), t_str(mine, "csv"));
+    cr_assert_eq(strncmp(t_str(r, "csv"), "rank,username,points,SB,BH,DE,WIN\r\n", 35), 0, "%s",
+                 t_str(r, "csv"));
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "csv_lines")), 3);
+    cJSON_Delete(r);
+    cJSON_Delete(mine);
+    before = t_db_dump(S.db);
+    class_only(tc_rpc(E, "{\"type\":\"tournament_standings\",\"tournament\":%lld}", k), before,
+               "an outsider's standings of a class tournament");
+    before = t_db_dump(S.db);
+    class_only(
+        tc_rpc(E, "{\"type\":\"tournament_standings\",\"tournament\":%lld,\"format\":\"csv\"}", k),
+        before, "an outsider's CSV standings of a class tournament");
+    before = t_db_dump(S.db);
+    class_only(tc_rpc(T,
+                      "{\"type\":\"tournament_standings\",\"tournament\":%lld,\"format\":"
+                      "\"json\"}",
+                      d),
+               before, "tina's standings of dave's class tournament");
+    /* The format is checked first; no such tournament stays not_found. */
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(E,
+                         "{\"type\":\"tournament_standings\",\"tournament\":%lld,\"format\":"
+                         "\"xml\"}",
+                         k),
+                  "bad_request", before, "a bad format");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(E, "{\"type\":\"tournament_standings\",\"tournament\":999,\"format\":"
+                            "\"csv\"}"),
+                  "not_found", before, "CSV standings of no tournament");
+    r = tc_rpc(E, "{\"type\":\"tournament_standings\",\"tournament\":%lld,\"format\":\"csv\"}", o);
+    t_ok(r, "an outsider's CSV standings of an open tournament");
+    cJSON_Delete(r);
+
+    /* `tournaments`: newest first, without those one may not see. */
+    long long all_tina[] = {k, o}, all_d[] = {d, o}, only_o[] = {o}, only_k[] = {k};
+    list_is(T, NULL, all_tina, 2, "tina (teacher)");
+    list_is(A, NULL, all_tina, 2, "alice (player)");
+    list_is(C, NULL, all_tina, 2, "carol (member)");
+    list_is(E, NULL, only_o, 1, "eve (outsider)");
+    list_is(D, NULL, all_d, 2, "dave (7C's teacher)");
+    list_is(A, ",\"status\":\"running\"", only_k, 1, "alice");
+    list_is(E, ",\"status\":\"running\"", NULL, 0, "eve");
+    list_is(E, ",\"status\":\"open\"", only_o, 1, "eve");
+    list_is(T, ",\"status\":\"open\"", only_o, 1, "tina");
+    list_is(D, ",\"status\":\"open\"", all_d, 2, "dave");
+    list_is(D, ",\"status\":\"running\"", NULL, 0, "dave");
+
+    /* Joining one (open: k runs, and a running round robin is conflict
+     * for anyone) is still refused, and changes nothing. */
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(E, "{\"type\":\"tournament_join\",\"tournament\":%lld}", d), "forbidden",
+                  before, "an outsider joins a class tournament");
+    before = t_db_dump(S.db);
+    err_unchanged(tc_rpc(T, "{\"type\":\"tournament_join\",\"tournament\":%lld}", d), "forbidden",
+                  before, "tina joins dave's class tournament");
+    tc_close(D);
+    tc_close(E);
+}
+
+/*
+ * The list is at most 100, newest first, of those one may see: hidden
+ * ones are skipped, not counted. tina makes 100 open tournaments, then 3
+ * for her class (the newest): eve gets the 100 open ones all the same,
+ * tina the 3 and the 97 newest open ones.
+ */
+Test(tourney, tournaments_list_skips_hidden_without_counting, .timeout = 120)
+{
+    cJSON *r = tc_rpc(T, "{\"type\":\"class_create\",\"name\":\"8D\"}");
+    t_ok(r, "class_create");
+    long long cid = t_int(t_obj(r, "class"), "id");
+    cJSON_Delete(r);
+    long long open[100], cls[3];
+    for (int i = 0; i < 100; i++)
+        open[i] = create_rr("");
+    char extra[48];
+    snprintf(extra, sizeof extra, ",\"class\":%lld", cid);
+    for (int i = 0; i < 3; i++)
+        cls[i] = create_rr(extra);
+    tconn *E = tc_open(S.port);
+    t_register(E, "eve");
+    long long got[101];
+    int n = list_ids(E, NULL, got, 101);
+    cr_assert_eq(n, 100, "eve: %d", n);
+    for (int i = 0; i < 100; i++)
+        cr_assert_eq(got[i], open[99 - i], "eve: item %d", i);
+    n = list_ids(E, ",\"status\":\"open\"", got, 101);
+    cr_assert_eq(n, 100, "eve, open: %d", n);
+    cr_assert_eq(got[99], open[0]);
+    n = list_ids(T, NULL, got, 101);
+    cr_assert_eq(n, 100, "tina: %d", n);
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(got[i], cls[2 - i], "tina: item %d", i);
+    for (int i = 3; i < 100; i++)
+        cr_assert_eq(got[i], open[102 - i], "tina: item %d", i);
     tc_close(E);
 }

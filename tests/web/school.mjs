@@ -13,8 +13,11 @@
 //   page, the teacher adds the rest of the class and starts it; the pupil's
 //   page follows the round live; results are set by hand; the standings
 //   table must show the hand-computed points and the server's tie-breaks in
-//   its order; the CSV and PDN downloads are checked; round 2 shows the pupil
-//   "your game in round 2 is ready — play".
+//   its order; the CSV download is checked; round 2 shows the pupil
+//   "your game in round 2 is ready — play"; a result of round 2 reaches the
+//   organiser's page by the tournament_result event (no reload, no poll);
+//   the PDN download holds exactly the tournament's games with their Round
+//   tags, and the same file comes page by page (export's `next`).
 // - Screenshots go to build/web-artifacts/school-*.png (1024 and 360 px).
 //
 // Prints SKIP and exits 0 only when chromium cannot start.
@@ -171,6 +174,7 @@ test('a teacher makes a class, adds 6 pupils from a pasted list, reads and print
   assert.equal(await page.locator('#students-form textarea').inputValue(), '', 'the list is cleared once made');
   s.pupilTcp = [];
   for (const u of usernames) s.pupilTcp.push(await tcpLogin(u, s.passwords[u]));
+  s.usernames = usernames;
 
   // The class's pupils: username and display name.
   const pupils = await page.locator('#students tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.cells[0].textContent.trim(), tr.cells[1].textContent.trim()]));
@@ -421,13 +425,100 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
   await pupil.locator(`#game-screen[data-game-id="${zg.game}"]`).waitFor();
   assert.equal(await pupil.locator('#game-tournament').textContent(), 'Tournament, round 2');
 
-  // The games as PDN: every game of both rounds, with its round.
+  // A result by event: Black of a board of round 2 without zoe resigns over
+  // TCP. The organiser plays no game of it, yet its page shows the result
+  // without a reload: the poll is held off (the page reads as hidden, and
+  // school.js polls only a visible page), so only the tournament_result
+  // event can redraw it.
+  const rb = r2.pairings.find((p) => p.white !== 'zoe' && p.black !== 'zoe');
+  const blackTcp = s.pupilTcp[s.usernames.indexOf(rb.black)];
+  await teacher.evaluate(() => {
+    window.__sameDocument = true; // gone after a reload
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+  });
+  assert.equal(await teacher.locator(`.pairing[data-game="${rb.game}"]`).getAttribute('data-result'), '', 'not over yet');
+  await blackTcp.request('resign', { game: rb.game });
+  await teacher.locator(`.pairing[data-game="${rb.game}"][data-result="white"]`).waitFor();
+  assert.equal(await teacher.locator(`.pairing[data-game="${rb.game}"] .res`).textContent(), '1–0');
+  assert.equal(await teacher.evaluate(() => window.__sameDocument), true, 'the page was not reloaded');
+  assert.equal(await teacher.locator(`#standings tr[data-username="${rb.white}"] [data-points]`).getAttribute('data-points'),
+    String(points[rb.white] + 1), `${rb.white}'s point of round 2 is in the standings`);
+  await teacher.evaluate(() => { delete document.visibilityState; });
+
+  // A game outside the tournament (a pupil who plays in it against someone
+  // else): it must not be in the tournament's PDN.
+  const visitor = new TcpClient(server.tcpPort);
+  await visitor.connect();
+  await visitor.request('register', { username: 'visitor', password: 'visitor password' });
+  const ch = (await s.pupilTcp[0].request('challenge', { to: 'visitor', variant: 'alquerque', color: 'white' })).challenge;
+  const casual = (await visitor.request('accept', { challenge: ch.id })).game;
+  visitor.close();
+
+  // The games as PDN: exactly the tournament's games, oldest first, each with
+  // its round, players, result and the tournament's name as Event.
+  T = (await s.teacherTcp.request('tournament', { tournament: tid })).tournament;
+  const PDN_RESULT = { white: '1-0', black: '0-1', draw: '1/2-1/2' };
+  const expected = T.rounds.flatMap((r) => r.pairings.filter((p) => p.game).map((p) => ({ game: p.game, round: String(r.round), white: p.white, black: p.black, result: PDN_RESULT[p.result] || '*' })))
+    .sort((a, b) => a.game - b.game).map(({ game, ...rest }) => rest);
+  assert.equal(expected.length, 6);
+  const tagsOf = (text) => text.split(/\n\n(?=\[Event )/).filter((x) => x.trim()).map((rec) => Object.fromEntries([...rec.matchAll(/^\[(\w+) "((?:[^"\\]|\\.)*)"\]$/gm)].map((m) => [m[1], m[2]])));
   const pdn = await downloaded(teacher, '#btn-pdn');
   assert.equal(pdn.name, 'spring-cup-5b-games.pdn');
-  assert.equal((pdn.text.match(/^\[Event /gm) || []).length, 6);
+  const recs = tagsOf(pdn.text);
+  assert.deepEqual(recs.map((r) => ({ round: r.Round, white: r.White, black: r.Black, result: r.Result })), expected);
+  for (const r of recs) assert.equal(r.Event, 'Spring cup <5B>');
   assert.equal((pdn.text.match(/^\[Round "1"\]$/gm) || []).length, 3);
   assert.equal((pdn.text.match(/^\[Round "2"\]$/gm) || []).length, 3);
+  assert.ok(!recs.some((r) => r.White === casual.white && r.Black === 'visitor'), 'the casual game is not in it');
   assert.match(pdn.text, new RegExp(`\\[White "${b1.white}"\\]\\n\\[Black "${b1.black}"\\]\\n\\[Result "1-0"\\]`));
+
+  // The same download page by page: a second page of the teacher's, its
+  // WebSocket routed through this test, which asks export for 2 records a
+  // page. Six games: three full pages and an empty last one, each asked
+  // with the `next` of the one before; the file is the same.
+  const routed = await newPage(DESKTOP);
+  const asked = [], nexts = new Map();
+  await routed.routeWebSocket(/\/ws$/, (ws) => {
+    const srv = ws.connectToServer();
+    ws.onMessage((m) => {
+      const msg = typeof m === 'string' ? JSON.parse(m) : null;
+      if (msg?.type === 'export') {
+        asked.push(msg);
+        m = JSON.stringify({ ...msg, limit: 2 });
+      }
+      srv.send(m);
+    });
+    srv.onMessage((m) => {
+      const msg = typeof m === 'string' ? JSON.parse(m) : null;
+      if (msg && asked.some((a) => a.id === msg.id)) nexts.set(msg.id, msg.next);
+      ws.send(m);
+    });
+  });
+  await register(routed, 'ms-okoro', 'teacher password', 'login');
+  await routed.goto(`${server.url}#/tournament/${tid}`);
+  await routed.locator(`#tournament-screen[data-tournament-id="${tid}"][data-round="2"]`).waitFor();
+  const paged = await downloaded(routed, '#btn-pdn');
+  assert.equal(paged.text, pdn.text, 'the same file in pages of 2');
+  assert.equal(asked.length, 4, 'four pages');
+  asked.forEach((a, i) => {
+    assert.equal(a.tournament, tid);
+    assert.equal(a.game, undefined, 'no export of one game');
+    assert.equal(a.after, i === 0 ? undefined : nexts.get(asked[i - 1].id), `page ${i + 1} follows page ${i}`);
+  });
+  assert.equal(nexts.get(asked[3].id), null, 'the last page says there is no more');
+  await routed.context().close();
+
+  // Someone in no class: the class's tournament is not in the list, and its
+  // page (a link passed on) says whom it is for.
+  const outsider = await newPage(PHONE);
+  await register(outsider, 'visitor', 'visitor password', 'login');
+  await outsider.goto(`${server.url}#/tournaments`);
+  await outsider.locator('#tournaments-screen').waitFor();
+  assert.equal(await outsider.locator(`[data-tournament-link="${tid}"]`).count(), 0, 'not listed for an outsider');
+  await outsider.goto(`${server.url}#/tournament/${tid}`);
+  await outsider.locator('#main .error', { hasText: 'only for the pupils of one class' }).waitFor();
+  assert.equal(await outsider.locator('#tournament-screen').count(), 0);
+  await outsider.context().close();
 
   // The class page lists the class's games (both rounds), each a link to its game.
   await teacher.goto(`${server.url}#/class/${s.classId}`);
