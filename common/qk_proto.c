@@ -616,17 +616,17 @@ char *qk_proto_print(const cJSON *msg, size_t *len)
     return out;
 }
 
-const char *qk_proto_print_scratch(const cJSON *msg, size_t *len)
+bool qk_proto_print_into(const cJSON *msg, char *buf, size_t size, size_t *len)
 {
-    static _Thread_local char buf[QK_PROTO_SCRATCH];
     /* cJSON asks for 5 bytes more than the text; one more for '\n'. */
-    if (has_inexact(msg) || !cJSON_PrintPreallocated((cJSON *)msg, buf, (int)sizeof buf - 6, false))
-        return NULL;
+    if (size < 8 || size > INT32_MAX || has_inexact(msg) ||
+        !cJSON_PrintPreallocated((cJSON *)msg, buf, (int)size - 6, false))
+        return false;
     size_t n = strlen(buf);
     buf[n] = '\n';
     buf[n + 1] = '\0';
     *len = n + 1;
-    return buf;
+    return true;
 }
 
 int64_t qk_now_ms(void)

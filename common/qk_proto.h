@@ -118,14 +118,13 @@ cJSON *qk_proto_event(const char *name);
  * the caller free()s and its length (newline included) in *len, or NULL
  * on allocation failure. */
 char *qk_proto_print(const cJSON *msg, size_t *len);
-/* The same text into a buffer of the calling thread's (QK_PROTO_SCRATCH
- * bytes), valid until that thread's next call: for a caller that copies
- * it at once, which saves qk_proto_print()'s allocations (cJSON's growing
- * print buffer, the copy with '\n'). NULL when msg's text does not fit,
- * has numbers cJSON would print inexactly, or on ENOMEM: then use
- * qk_proto_print(). */
-#define QK_PROTO_SCRATCH 16384
-const char *qk_proto_print_scratch(const cJSON *msg, size_t *len);
+/* The same text into the caller's buf (size bytes, NUL-terminated), for a
+ * caller that copies it at once: that saves qk_proto_print()'s
+ * allocations (cJSON's growing print buffer, the copy with '\n'). The
+ * length (newline included) in *len; false when the text does not fit in
+ * size - 6 bytes (cJSON asks for 5 to spare), has numbers cJSON would
+ * print inexactly, or on ENOMEM: then use qk_proto_print(). */
+bool qk_proto_print_into(const cJSON *msg, char *buf, size_t size, size_t *len);
 
 /* Wall-clock UTC milliseconds since the epoch (PROTOCOL.md "Times"). */
 int64_t qk_now_ms(void);

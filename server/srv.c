@@ -41,6 +41,10 @@ void srv_flush(srv *s)
          * database; what it answered must not reach anyone. */
         log_error("commit failed: answering the batch with internal errors");
         net_fail_txn(&s->net, "the change could not be saved; it was not made");
+        /* The deadline timer may have been armed from the lost batch's
+         * rows (a kept batch is flushed, corr_after_flush included, before
+         * it commits): look at the store again. */
+        s->svc.wake_dirty = true;
     }
     s->net.txn_epoch = batch_epoch(&s->batch);
     corr_after_flush(&s->svc);

@@ -91,8 +91,9 @@ void fanout_server_stopping(api *a)
      * yet would otherwise see only a close. */
     for (conn *c = a->net->all; c;) {
         conn *next = c->next; /* conn_send() may close c */
+        /* It depends on no write: a lost last batch must not drop it. */
         if (!c->closing)
-            conn_send(c, ob, batch_open(a->svc->batch) ? CONN_MSG_TXN : 0, NULL);
+            conn_send(c, ob, 0, NULL);
         c = next;
     }
     outbuf_unref(ob);

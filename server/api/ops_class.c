@@ -135,6 +135,20 @@ static cJSON *write_students(students_job *j)
     gsvc *g = s->svc;
     if (svc_write_begin(g) != 0)
         return deferred_error(&j->d, QK_ERR_INTERNAL, NULL);
+    /* A username taken while the passwords were hashed (off the loop) is
+     * refused here, before the first insert, not by undoing inserts:
+     * undoing means losing the batch, and with it every other request
+     * of the turns it was kept open for (batch.h batch_end_or_keep).
+     * Nothing can take a name between this check and the inserts: both
+     * run in this one callback on the loop thread. */
+    for (size_t i = 0; i < j->n && !j->reset; i++) {
+        store_user u;
+        int rc = store_user_by_name(g->store, j->st[i].username, &u);
+        if (rc == STORE_OK)
+            return deferred_error(&j->d, QK_ERR_CONFLICT, "a username was taken meanwhile");
+        if (rc != STORE_NOTFOUND)
+            return deferred_error(&j->d, QK_ERR_INTERNAL, NULL);
+    }
     int64_t now = svc_now(g);
     for (size_t i = 0; i < j->n; i++) {
         student *st = &j->st[i];

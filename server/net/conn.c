@@ -15,9 +15,11 @@
 
 outbuf *outbuf_from_json(const cJSON *msg)
 {
+    /* Loop thread only (net.h), so one buffer serves every message; a
+     * longer one (a long game's full object) takes the allocating path. */
+    static char text[16384];
     size_t len;
-    const char *text = qk_proto_print_scratch(msg, &len);
-    if (text) {
+    if (qk_proto_print_into(msg, text, sizeof text, &len)) {
         /* The common case: one allocation, the outbuf. */
         outbuf *ob = malloc(sizeof *ob + len);
         if (ob) {

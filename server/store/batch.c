@@ -103,6 +103,7 @@ int batch_end_or_keep(batch *b)
     if (store_in_txn(b->store) && !b->poisoned && b->n < BATCH_KEEP_MAX &&
         store_durability_busy(b->store)) {
         b->kept++;
+        b->busy_at_end = b->busy; /* as at the end of any turn (api/req.c) */
         return STORE_OK;
     }
     return batch_end(b);

@@ -395,7 +395,9 @@ static void sync_done(workers_job *w)
 {
     sq_sync_job *j = (sq_sync_job *)w;
     sq_store *s = j->s;
-    s->inflight = false;
+    /* Still in flight while the dones run: a commit made by a done
+     * gathers into the other job (never into j, being read), and goes to
+     * the writer below, after them. */
     if (j->rc == SQ_SYNC_NOT_RUN) {
         /* The writer is stopping and never got to this job: the fsync is
          * made here, on the loop thread, before the file is closed. */
@@ -403,6 +405,7 @@ static void sync_done(workers_job *w)
     } else {
         sync_finish(j);
     }
+    s->inflight = false;
     /* The commits made while this fsync ran share the next one. */
     if (s->async)
         sync_submit(s);

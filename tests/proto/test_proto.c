@@ -440,9 +440,9 @@ Test(proto, integers_print_as_cjson_prints_them)
     cJSON_Delete(o);
 }
 
-/* qk_proto_print_scratch gives qk_proto_print's text, and NULL (the caller
- * falls back) for a message too long for its buffer. */
-Test(proto, scratch_print_is_the_same_text)
+/* qk_proto_print_into gives qk_proto_print's text, and false (the caller
+ * falls back) for a message too long for the buffer. */
+Test(proto, print_into_is_the_same_text)
 {
     cJSON *m = qk_proto_event("move");
     cJSON_AddStringToObject(m, "move", "a1xc3");
@@ -450,16 +450,16 @@ Test(proto, scratch_print_is_the_same_text)
     cJSON_AddNumberToObject(m, "rating", 1662.31);
     size_t n1, n2;
     char *a = qk_proto_print(m, &n1);
-    const char *b = qk_proto_print_scratch(m, &n2);
-    cr_assert_not_null(b);
+    static char b[4096];
+    cr_assert(qk_proto_print_into(m, b, sizeof b, &n2));
     cr_assert_eq(n1, n2);
     cr_assert_str_eq(a, b);
     cr_assert_eq(b[n2 - 1], '\n');
     free(a);
-    static char big[QK_PROTO_SCRATCH];
+    static char big[sizeof b];
     memset(big, 'x', sizeof big - 1);
     cJSON_AddStringToObject(m, "big", big);
-    cr_assert_null(qk_proto_print_scratch(m, &n2), "too long for the scratch buffer");
+    cr_assert_not(qk_proto_print_into(m, b, sizeof b, &n2), "too long for the buffer");
     a = qk_proto_print(m, &n1);
     cr_assert_gt(n1, sizeof big);
     free(a);

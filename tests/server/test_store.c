@@ -479,6 +479,56 @@ Test(store, a_played_move_updates_the_game_row_and_keeps_its_clock)
     store_close(s);
 }
 
+/* A done that commits again (sqlite.c sync_done): its commits go to the
+ * next fsync, after every done of the current one, and none is lost. */
+static store *RS;
+static int64_t RG, RW;
+static bool made;
+
+static void committing_done(void *arg, int rc)
+{
+    cr_assert_eq(rc, STORE_OK);
+    DL.order[DL.n++] = (int)(intptr_t)arg;
+    if (made)
+        return;
+    made = true;
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(store_begin(RS), STORE_OK);
+        cr_assert_eq(store_move_insert(RS, RG, 3 + k, k ? "d3-d2" : "b1-b2", RW, 9), STORE_OK);
+        cr_assert_eq(store_commit_async(RS, log_done_n, (void *)(intptr_t)(10 + k)), STORE_OK);
+    }
+}
+
+Test(store, a_done_that_commits_loses_nothing)
+{
+    RS = open_db();
+    RW = add_user(RS, "w");
+    int64_t b = add_user(RS, "b");
+    RG = add_game(RS, RW, b);
+    uv_loop_t loop;
+    cr_assert_eq(uv_loop_init(&loop), 0);
+    cr_assert_eq(store_async_start(RS, &loop, 0), STORE_OK);
+    DL.n = 0;
+    made = false;
+    static const char *mv[3] = {"b2-c3", "d4-c3", "a1-b1"};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(store_begin(RS), STORE_OK);
+        cr_assert_eq(store_move_insert(RS, RG, i, mv[i], i % 2 ? b : RW, i + 1), STORE_OK);
+        cr_assert_eq(store_commit_async(RS, i ? committing_done : log_done_n, (void *)(intptr_t)(i ? 1 : 0)),
+                     STORE_OK);
+    }
+    while (DL.n < 5)
+        uv_run(&loop, UV_RUN_ONCE);
+    int want[5] = {0, 1, 1, 10, 11};
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(DL.order[i], want[i], "done %d", i);
+    store_async_stop(RS);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    cr_assert_eq(uv_loop_close(&loop), 0);
+    store_close(RS);
+    cr_assert_eq(count("moves"), 5);
+}
+
 /* batch_end_or_keep (batch.h): while the last commit's fsync runs, the
  * loop turn's batch stays open into the next turns and commits with them
  * once that fsync is done; its epoch does not move meanwhile. A kept batch

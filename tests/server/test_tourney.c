@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helper.h"
 #include "qk_pdn.h"
@@ -1261,4 +1262,41 @@ Test(tourney, tournaments_list_skips_hidden_without_counting, .timeout = 120)
     for (int i = 3; i < 100; i++)
         cr_assert_eq(got[i], open[102 - i], "tina: item %d", i);
     tc_close(E);
+}
+
+/* A username taken by someone else while the teacher's passwords were
+ * being hashed (off the loop): the list is refused with `conflict` before
+ * anything is written. It used to be undone by losing the batch, which
+ * answered `internal` and took every other request of that batch with it
+ * (batch.h batch_end_or_keep keeps a batch over several loop turns). The
+ * 1.5 s hash delay and the 0.4 s gap only order the two hashes: the
+ * register's ends first. */
+Test(classes_race, a_username_taken_while_hashing_is_a_conflict, .timeout = 90)
+{
+    tsrv s;
+    tsrv_start(&s, "QK_TEST_HASH_DELAY_MS=1500");
+    tconn *Tc = tc_open(s.port), *M = tc_open(s.port);
+    t_register(Tc, "teach");
+    cJSON *r = tc_rpc(Tc, "{\"type\":\"class_create\",\"name\":\"5B\"}");
+    t_ok(r, "class_create");
+    long long cid = t_int(t_obj(r, "class"), "id");
+    cJSON_Delete(r);
+    cr_assert(tc_sendf(M, "{\"type\":\"register\",\"id\":\"m\",\"username\":\"zed\","
+                          "\"password\":\"zed-secret-1\"}\n"));
+    usleep(400 * 1000);
+    r = tc_rpc(Tc,
+               "{\"type\":\"class_add_students\",\"class\":%lld,\"students\":["
+               "{\"username\":\"yod\"},{\"username\":\"zed\"}]}",
+               cid);
+    t_err(r, "conflict", "a name taken while hashing");
+    cr_assert_str_eq(t_str(r, "message"), "a username was taken meanwhile");
+    cJSON_Delete(r);
+    r = tc_reply(M, 10000);
+    t_ok(r, "the other register");
+    cJSON_Delete(r);
+    cr_assert_eq(t_db_count(s.db, "users"), 2, "teach and zed; yod was not made");
+    cr_assert_eq(t_db_count(s.db, "class_members"), 0);
+    tc_close(Tc);
+    tc_close(M);
+    tsrv_cleanup(&s);
 }
