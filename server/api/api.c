@@ -7,7 +7,8 @@
 
 void api_reply(api *a, conn *c, const cJSON *id, const cJSON *msg)
 {
-    conn_send_json(c, msg, CONN_MSG_REPLY | (batch_open(a->svc->batch) ? CONN_MSG_TXN : 0), id);
+    conn_send_json(c, msg,
+                   CONN_MSG_REPLY | (batch_open(a->svc->batch) ? CONN_MSG_TXN : CONN_MSG_AFTER), id);
 }
 
 void api_reply_now(api *a, conn *c, const cJSON *id, const cJSON *msg)

@@ -15,7 +15,7 @@ static void event_to(api *a, conn *c, outbuf *ob)
     if (c->closing || !se || se->event_stamp == a->event_seq)
         return;
     se->event_stamp = a->event_seq;
-    conn_send(c, ob, batch_open(a->svc->batch) ? CONN_MSG_TXN : 0, NULL);
+    conn_send(c, ob, batch_open(a->svc->batch) ? CONN_MSG_TXN : CONN_MSG_AFTER, NULL);
 }
 
 /* Every connection of registry r under key; with only (not NULL), only

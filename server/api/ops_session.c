@@ -357,7 +357,8 @@ static void revoke_elsewhere(api *s, conn *self, int64_t user_id, const uint8_t 
             ops_drop_hidden_subs(s, oc);
             cJSON *ev = qk_proto_event("logged_out");
             if (ev && cJSON_AddStringToObject(ev, "reason", "logout"))
-                conn_send_json(oc, ev, batch_open(s->svc->batch) ? CONN_MSG_TXN : 0, NULL);
+                conn_send_json(oc, ev, batch_open(s->svc->batch) ? CONN_MSG_TXN : CONN_MSG_AFTER,
+                               NULL);
             else
                 log_error("out of memory: logged_out event dropped");
             cJSON_Delete(ev);

@@ -304,7 +304,8 @@ int conn_send(conn *c, outbuf *ob, unsigned flags, const cJSON *id)
     }
     m->ob = outbuf_ref(ob);
     m->flags = flags;
-    m->epoch = (flags & CONN_MSG_TXN) ? c->net->txn_epoch : 0;
+    uint64_t txn = c->net->txn_epoch;
+    m->epoch = (flags & CONN_MSG_TXN) ? txn : (flags & CONN_MSG_AFTER) && txn > 0 ? txn - 1 : 0;
     *c->held_tail = m;
     c->held_tail = &m->next;
     c->held_bytes += ob->len;

@@ -101,6 +101,10 @@ void outbuf_unref(outbuf *ob);
 enum {
     CONN_MSG_TXN = 1,   /* depends on the open transaction */
     CONN_MSG_REPLY = 2, /* the answer to a request: never dropped for the output cap */
+    /* Depends on committed state but on no open transaction (a read, an
+     * event of a timer): waits for the last committed epoch, so nobody is
+     * shown a change before it is on disk. */
+    CONN_MSG_AFTER = 4,
 };
 
 typedef struct outmsg {
@@ -108,7 +112,8 @@ typedef struct outmsg {
     outbuf *ob;
     cJSON *txn_id; /* copy of the request id, for responses under CONN_MSG_TXN */
     unsigned flags;
-    uint64_t epoch; /* CONN_MSG_TXN: the batch's epoch (waits for its durability); else 0 */
+    uint64_t epoch; /* CONN_MSG_TXN: the batch's epoch; CONN_MSG_AFTER: the last committed
+                     * one (each waits for its durability); else 0 */
 } outmsg;
 
 

@@ -37,10 +37,12 @@ Test(durable, a_stalled_fsync_holds_only_the_answers_that_depend_on_it, .timeout
      * 3 s stall per fsync: far longer than anything else here takes, so
      * the order of the answers proves what waited for what. */
     tsrv_start(&S, NULL);
-    tconn *a = tc_open(S.port), *b = tc_open(S.port);
-    char ta[80], tb[80];
+    tconn *a = tc_open(S.port), *b = tc_open(S.port), *c = tc_open(S.port);
+    char ta[80], tb[80], tcar[80];
     token_of(a, "alice", ta);
     token_of(b, "bob", tb);
+    token_of(c, "carol", tcar);
+    tc_close(c);
     long long gid = t_new_game(a, b, "bob", "alquerque");
     cJSON *g = tc_rpc(a, "{\"type\":\"game\",\"game\":%lld}", gid);
     char move[32];
@@ -54,8 +56,10 @@ Test(durable, a_stalled_fsync_holds_only_the_answers_that_depend_on_it, .timeout
     a = tc_open(S.port);
     b = tc_open(S.port);
     tconn *p = tc_open(S.port);
+    c = tc_open(S.port);
     login_slow(a, ta);
     login_slow(b, tb);
+    login_slow(c, tcar);
     tc_drop_events(a);
     tc_drop_events(b);
     cr_assert(tc_sendf(a, "{\"type\":\"move\",\"id\":77,\"game\":%lld,\"ply\":0,\"move\":\"%s\"}\n",
@@ -68,6 +72,10 @@ Test(durable, a_stalled_fsync_holds_only_the_answers_that_depend_on_it, .timeout
     cJSON_Delete(r);
     cr_assert_null(tc_event(b, "move", 0), "the opponent's move event must wait for its fsync");
     cr_assert_null(tc_reply(a, 0), "the move's answer must wait for its fsync");
+    /* A third party reading the game after the commit, with no write of
+     * its own: it must not see the move before it is on disk either. */
+    cr_assert(tc_sendf(c, "{\"type\":\"game\",\"id\":5,\"game\":%lld}\n", gid));
+    cr_assert_null(tc_reply(c, 500), "a read must not show the move before its fsync");
     r = tc_reply(a, 6 * T_TIMEOUT_MS);
     t_ok(r, "the move, once durable");
     cr_assert_eq(t_int(r, "id"), 77);
@@ -75,8 +83,13 @@ Test(durable, a_stalled_fsync_holds_only_the_answers_that_depend_on_it, .timeout
     cJSON *ev = tc_event(b, "move", 6 * T_TIMEOUT_MS);
     cr_assert_not_null(ev, "bob sees the move once it is durable");
     cJSON_Delete(ev);
+    r = tc_reply(c, 6 * T_TIMEOUT_MS);
+    t_ok(r, "carol's read, once the move is durable");
+    cr_assert_eq(t_int(t_obj(r, "game"), "ply"), 1);
+    cJSON_Delete(r);
     tc_close(a);
     tc_close(b);
+    tc_close(c);
     tc_close(p);
     tsrv_stop(&S);
     tsrv_cleanup(&S);
