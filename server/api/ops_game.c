@@ -420,10 +420,6 @@ static void not_move_text(char *buf, size_t n, const char *what, const char *tai
  * legal moves. */
 static void illegal(req *r, game *g, const move_in *in, int rc, const char *bad_point)
 {
-    games *gs = r->api->svc->games;
-    const qk_move *lm;
-    bool truncated;
-    int n = games_legal(gs, g, &lm, &truncated);
     char why[160];
     int section = qk_variant_capture_section(&g->v);
     if (bad_point)
@@ -436,19 +432,7 @@ static void illegal(req *r, game *g, const move_in *in, int rc, const char *bad_
     else
         snprintf(why, sizeof why, "not a legal move here");
     cJSON *err = req_error_new(r, QK_ERR_ILLEGAL_MOVE, why);
-    cJSON *legal = err ? cJSON_AddArrayToObject(err, "legal_moves") : NULL;
-    if (truncated && !cJSON_AddTrueToObject(err, "legal_moves_truncated"))
-        legal = NULL;
-    for (int i = 0; legal && i < n; i++) {
-        char text[QK_MOVE_STRLEN];
-        cJSON *m = NULL;
-        if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0 ||
-            !(m = cJSON_CreateString(text)) || !cJSON_AddItemToArray(legal, m)) {
-            cJSON_Delete(m);
-            legal = NULL;
-        }
-    }
-    if (!legal) {
+    if (err && games_add_legal(r->api->svc->games, g, err) != 0) {
         cJSON_Delete(err);
         err = NULL;
     }

@@ -91,36 +91,47 @@ static int json_string(const char *text, char *out, int size)
     return ok ? (int)strlen(out) : -1;
 }
 
+/* Append text, quoted as a JSON string (json_string()), to the JSON array text in
+ * *buf (len bytes, cap allocated; empty: no array yet), which stays a
+ * complete array, NUL-terminated. 0, or -1 (no memory or a text cJSON
+ * cannot print: *buf unchanged). */
+static int text_array_push(char **buf, size_t *len, size_t *cap, const char *text)
+{
+    char quoted[6 * QK_MOVE_STRLEN + 8]; /* cJSON asks for 5 bytes to spare */
+    int n = json_string(text, quoted, (int)sizeof quoted);
+    if (n < 0)
+        return -1;
+    size_t need = *len + (size_t)n + 3; /* '[' or ',', the string, ']', NUL */
+    if (need > *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        while (c < need)
+            c *= 2;
+        char *p = realloc(*buf, c);
+        if (!p)
+            return -1;
+        *buf = p;
+        *cap = c;
+    }
+    char *p = *buf;
+    if (*len == 0)
+        p[(*len)++] = '[';
+    else
+        p[*len - 1] = ','; /* where the closing bracket was */
+    memcpy(p + *len, quoted, (size_t)n);
+    *len += (size_t)n;
+    p[(*len)++] = ']';
+    p[*len] = '\0';
+    return 0;
+}
+
 /* Append moves[index] (text) to g->moves_json. When the text is not in
  * step with the moves (an allocation failed once) it is left alone and
  * games_json() builds the array itself. */
 static void moves_json_push(game *g, int64_t index, const char *text)
 {
-    char quoted[6 * QK_MOVE_STRLEN + 8]; /* cJSON asks for 5 bytes to spare */
-    int n = g->moves_json_n == index ? json_string(text, quoted, (int)sizeof quoted) : -1;
-    if (n < 0)
-        return;
-    size_t need = g->moves_json_len + (size_t)n + 3; /* '[' or ',', the move, ']', NUL */
-    if (need > g->moves_json_cap) {
-        size_t cap = g->moves_json_cap ? 2 * g->moves_json_cap : 256;
-        while (cap < need)
-            cap *= 2;
-        char *p = realloc(g->moves_json, cap);
-        if (!p)
-            return;
-        g->moves_json = p;
-        g->moves_json_cap = cap;
-    }
-    char *p = g->moves_json;
-    if (g->moves_json_len == 0)
-        p[g->moves_json_len++] = '[';
-    else
-        p[g->moves_json_len - 1] = ','; /* where the closing bracket was */
-    memcpy(p + g->moves_json_len, quoted, (size_t)n);
-    g->moves_json_len += (size_t)n;
-    p[g->moves_json_len++] = ']';
-    p[g->moves_json_len] = '\0';
-    g->moves_json_n++;
+    if (g->moves_json_n == index &&
+        text_array_push(&g->moves_json, &g->moves_json_len, &g->moves_json_cap, text) == 0)
+        g->moves_json_n++;
 }
 
 static void touch_undo(void *arg, int64_t id, void *ptr)
@@ -932,30 +943,29 @@ static bool add_corr(games *gs, const game *g, cJSON *o)
                            g->draw_offer < 0 ? NULL : games_side_name((qk_side)g->draw_offer));
 }
 
-/* The legal moves of g as a cJSON array (caller owns), *truncated as
- * games_legal() says. NULL on allocation failure. */
-static cJSON *legal_array(games *gs, const game *g, bool *truncated)
+/* The legal moves of g as the text of a JSON array of json_string()s
+ * (malloc()ed, the caller frees), *truncated as games_legal() says. NULL
+ * on allocation failure. */
+static char *legal_text(games *gs, const game *g, bool *truncated)
 {
-    cJSON *legal = cJSON_CreateArray();
     const qk_move *lm;
-    int n = legal ? games_legal(gs, g, &lm, truncated) : 0;
+    int n = games_legal(gs, g, &lm, truncated);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
     for (int i = 0; i < n; i++) {
         char text[QK_MOVE_STRLEN];
-        cJSON *m = NULL;
         if (qk_move_format(&g->v, &lm[i], text, sizeof text) < 0 ||
-            !(m = cJSON_CreateString(text)) || !cJSON_AddItemToArray(legal, m)) {
-            cJSON_Delete(m);
-            cJSON_Delete(legal);
+            text_array_push(&buf, &len, &cap, text) != 0) {
+            free(buf);
             return NULL;
         }
     }
-    return legal;
+    return buf ? buf : strdup("[]");
 }
 
 /* Keep the legal moves' text of g's position now (after a move: the
- * move's event and its answer both carry them), a JSON array of
- * json_string()s. Without memory nothing is kept and games_add_legal()
- * builds them each time. */
+ * move's event and its answer both carry them). Without memory nothing
+ * is kept and games_add_legal() builds them each time. */
 static void keep_legal(games *gs, game *g)
 {
     free(g->legal_json);
@@ -963,40 +973,7 @@ static void keep_legal(games *gs, game *g)
     if (g->status != GAME_ACTIVE)
         return;
     bool truncated = false;
-    const qk_move *lm;
-    int n = games_legal(gs, g, &lm, &truncated);
-    size_t cap = 64, len = 1;
-    char *buf = malloc(cap);
-    for (int i = 0; buf && i < n; i++) {
-        char text[QK_MOVE_STRLEN], quoted[6 * QK_MOVE_STRLEN + 8];
-        int q = qk_move_format(&g->v, &lm[i], text, sizeof text) < 0
-                    ? -1
-                    : json_string(text, quoted, (int)sizeof quoted);
-        if (q < 0) {
-            free(buf);
-            return;
-        }
-        if (len + (size_t)q + 3 > cap) { /* ',', the move, then ']' and NUL */
-            while (len + (size_t)q + 3 > cap)
-                cap *= 2;
-            char *p = realloc(buf, cap);
-            if (!p) {
-                free(buf);
-                return;
-            }
-            buf = p;
-        }
-        if (i > 0)
-            buf[len++] = ',';
-        memcpy(buf + len, quoted, (size_t)q);
-        len += (size_t)q;
-    }
-    if (!buf)
-        return;
-    buf[0] = '[';
-    buf[len++] = ']';
-    buf[len] = '\0';
-    g->legal_json = buf;
+    g->legal_json = legal_text(gs, g, &truncated);
     g->legal_ply = g->ply;
     g->legal_truncated = truncated;
 }
@@ -1009,11 +986,11 @@ int games_add_legal(games *gs, const game *g, cJSON *o)
             return -1;
         truncated = g->legal_truncated;
     } else {
-        cJSON *legal = legal_array(gs, g, &truncated);
-        if (!legal || !cJSON_AddItemToObject(o, "legal_moves", legal)) {
-            cJSON_Delete(legal);
+        char *text = legal_text(gs, g, &truncated);
+        cJSON *item = text ? cJSON_AddRawToObject(o, "legal_moves", text) : NULL;
+        free(text);
+        if (!item)
             return -1;
-        }
     }
     if (truncated && !cJSON_AddTrueToObject(o, "legal_moves_truncated"))
         return -1;

@@ -110,6 +110,14 @@ int sq_run(sq_store *s, sq_stmt which)
     return sq_fail(s, which, rc);
 }
 
+int sq_run_one(sq_store *s, sq_stmt which)
+{
+    int rc = sq_run(s, which);
+    if (rc)
+        return rc;
+    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+}
+
 int sq_one_row(sq_store *s, sq_stmt which)
 {
     int rc = sqlite3_step(s->st[which]);

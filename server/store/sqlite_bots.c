@@ -11,9 +11,7 @@ int sq_game_challenge_put(store *base, int64_t game_id, int64_t challenge_id)
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_GCH_PUT, "io", game_id, challenge_id);
-    if (rc || (rc = sq_run(s, ST_GCH_PUT)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_GCH_PUT);
 }
 
 int sq_game_challenge_get(store *base, int64_t game_id, int64_t *challenge_id)

@@ -33,9 +33,7 @@ int sq_game_x_put(store *base, int64_t id, const store_game_x *x)
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_GX_PUT, "iiiiTOO", id, x->extended_ms, (int64_t)x->vacation,
                      (int64_t)x->priv, x->draw_offer, x->warned_deadline, x->wake_at);
-    if (rc || (rc = sq_run(s, ST_GX_PUT)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_GX_PUT);
 }
 
 int sq_wake_next(store *base, int64_t *at)

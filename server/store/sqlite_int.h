@@ -374,6 +374,9 @@ int sq_fail(sq_store *s, sq_stmt which, int rc);
  * register expect it); any other failure, including other constraints
  * (a bug of ours), is logged and STORE_EIO. */
 int sq_run(sq_store *s, sq_stmt which);
+/* sq_run() for a write of exactly one row (an UPDATE or DELETE by key):
+ * STORE_NOTFOUND when it changed none. */
+int sq_run_one(sq_store *s, sq_stmt which);
 /* Step a statement expected to return at most one row: STORE_OK with the
  * row current (the caller reads it, then resets), STORE_NOTFOUND or
  * STORE_EIO (logged), both after a reset. */

@@ -46,9 +46,7 @@ int sq_move_clock_set(store *base, int64_t game_id, int64_t ply, int64_t clock_m
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_MOVE_CLOCK_SET, "iii", game_id, ply, clock_ms);
-    if (rc || (rc = sq_run(s, ST_MOVE_CLOCK_SET)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_MOVE_CLOCK_SET);
 }
 
 int sq_move_clocks_each(store *base, int64_t game_id, store_clock_cb cb, void *arg)
@@ -70,7 +68,5 @@ int sq_game_mark_imported(store *base, int64_t id, const char *white, const char
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_GAME_MARK_IMPORTED, "itt", id, white, black);
-    if (rc || (rc = sq_run(s, ST_GAME_MARK_IMPORTED)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_GAME_MARK_IMPORTED);
 }

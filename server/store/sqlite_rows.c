@@ -253,9 +253,7 @@ int sq_game_update(store *base, const store_game *g)
     int rc =
         sq_bind(s, ST_GAME_UPDATE, "itittTTOOOi", g->id, g->position, g->ply, g->turn, g->status,
                 g->result, g->reason, g->deadline, g->white_ms, g->black_ms, g->updated);
-    if (rc || (rc = sq_run(s, ST_GAME_UPDATE)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_GAME_UPDATE);
 }
 
 int sq_move_insert(store *base, int64_t game_id, int64_t ply, const char *move, int64_t user_id,

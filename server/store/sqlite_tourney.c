@@ -127,9 +127,7 @@ int sq_user_pwhash_set(store *base, int64_t user_id, const char *pwhash)
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_PWHASH_SET, "it", user_id, pwhash);
-    if (rc || (rc = sq_run(s, ST_PWHASH_SET)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_PWHASH_SET);
 }
 
 /* ---- tournaments ------------------------------------------------------ */
@@ -184,9 +182,7 @@ int sq_tourney_update(store *base, const store_tourney *t)
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_TOURNEY_UPDATE, "iitiTi", t->id, t->rounds, t->status, t->current_round,
                      t->end_reason, t->updated);
-    if (rc || (rc = sq_run(s, ST_TOURNEY_UPDATE)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_TOURNEY_UPDATE);
 }
 
 int sq_tourneys_list(store *base, const char *status, int64_t limit, store_tourney_cb cb, void *arg)
@@ -228,18 +224,14 @@ int sq_tplayer_withdraw(store *base, int64_t tid, int64_t user_id)
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_TPLAYER_WITHDRAW, "ii", tid, user_id);
-    if (rc || (rc = sq_run(s, ST_TPLAYER_WITHDRAW)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_TPLAYER_WITHDRAW);
 }
 
 int sq_tplayer_remove(store *base, int64_t tid, int64_t user_id)
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_TPLAYER_REMOVE, "ii", tid, user_id);
-    if (rc || (rc = sq_run(s, ST_TPLAYER_REMOVE)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_TPLAYER_REMOVE);
 }
 
 static void read_pairing(sqlite3_stmt *st, void *row)
@@ -284,9 +276,7 @@ int sq_pairing_set(store *base, const store_pairing *p)
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_PAIRING_SET, "iiitTi", p->tournament_id, p->round, p->board, p->kind,
                      p->result, (int64_t)p->by_hand);
-    if (rc || (rc = sq_run(s, ST_PAIRING_SET)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_PAIRING_SET);
 }
 
 int sq_forbid_add(store *base, int64_t tid, int64_t a, int64_t b)
@@ -315,9 +305,7 @@ int sq_game_tourney_set(store *base, int64_t game_id, int64_t tid, int64_t round
 {
     sq_store *s = sq_of(base);
     int rc = sq_bind(s, ST_GAME_T_SET, "ioo", game_id, tid, round);
-    if (rc || (rc = sq_run(s, ST_GAME_T_SET)))
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
+    return rc ? rc : sq_run_one(s, ST_GAME_T_SET);
 }
 
 int sq_game_tourney_get(store *base, int64_t game_id, int64_t *tid, int64_t *round)
