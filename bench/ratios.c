@@ -1013,7 +1013,8 @@ int main(void)
     make_tmpdir();
 
     /* BENCH_ONLY=moves, ping or idle: one part; qk50: qirkatd at 50 games
-     * alone (for a profile: QK_BIN names a wrapper running valgrind) */
+     * alone (for a profile: QK_BIN names a wrapper running valgrind); base50:
+     * the baseline alone, the same way */
     const char *only = getenv("BENCH_ONLY");
     pid_t bpid, qpid, epid;
     int bport, qport;
@@ -1021,6 +1022,12 @@ int main(void)
         qpid = start_qirkatd(&qport);
         move_load(qpid, qport, 50, false, seconds);
         stop(qpid, "qirkatd");
+        goto done;
+    }
+    if (only && !strcmp(only, "base50")) {
+        bport = spawn(baseline_main, &bpid);
+        move_load(bpid, bport, 50, true, seconds);
+        stop(bpid, "baseline");
         goto done;
     }
     if (only && strcmp(only, "moves"))

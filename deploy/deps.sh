@@ -9,7 +9,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # clang and libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes): `make fuzz`.
 # libwebsockets-dev: qirkatd --http (server/net/ws.c); Debian builds it with
 # libuv support as the plugin libwebsockets-evlib-uv, loaded at run time.
+# libmimalloc-dev: qirkatd's allocator (Makefile ALLOC_LIBS).
 pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium
+      libmimalloc-dev
       clang libclang-rt-14-dev libwebsockets-dev libwebsockets-evlib-uv)
 missing=()
 for p in "${pkgs[@]}"; do

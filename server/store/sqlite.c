@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -633,8 +634,21 @@ static const store_ops sq_ops = {
     .game_mark_imported = sq_game_mark_imported,
 };
 
+/* SQLite's memory statistics take a global mutex around every allocation
+ * of every connection (sqlite3Malloc: ~38 per move); nothing here reads
+ * them (sqlite3_memory_used). sqlite3_config must precede the library's
+ * initialisation, so this runs once, before the first open; a process that
+ * used SQLite first (a test opening a file itself) keeps the default: the
+ * call then fails with SQLITE_MISUSE and changes nothing. */
+static void sq_config_once(void)
+{
+    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int store_sqlite_open(const char *path, store **out)
 {
+    static pthread_once_t config = PTHREAD_ONCE_INIT;
+    pthread_once(&config, sq_config_once);
     *out = NULL;
     sq_store *s = calloc(1, sizeof *s);
     if (!s)
