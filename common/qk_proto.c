@@ -616,6 +616,40 @@ char *qk_proto_print(const cJSON *msg, size_t *len)
     return out;
 }
 
+cJSON *qk_proto_splice(const cJSON *head, const char *body)
+{
+    size_t bl = body ? strlen(body) : 0;
+    while (bl && body[bl - 1] == '\n')
+        bl--;
+    if (bl < 2 || body[0] != '{' || body[bl - 1] != '}' || !cJSON_IsObject(head))
+        return NULL;
+    size_t hl;
+    char *h = qk_proto_print(head, &hl);
+    if (!h)
+        return NULL;
+    hl--; /* the '\n' */
+    /* "{h...}" + "{b...}" -> "{h...,b...}"; an empty side adds no comma. */
+    bool hempty = hl == 2, bempty = bl == 2;
+    char *out = malloc(hl + bl + 1);
+    cJSON *raw = out ? cJSON_CreateNull() : NULL;
+    if (!raw) {
+        free(out);
+        free(h);
+        return NULL;
+    }
+    size_t n = hl - 1;
+    memcpy(out, h, n);
+    if (!hempty && !bempty)
+        out[n++] = ',';
+    memcpy(out + n, body + 1, bl - 1);
+    n += bl - 1;
+    out[n] = '\0';
+    free(h);
+    raw->type = cJSON_Raw;
+    raw->valuestring = out; /* as exact_numbers(): cJSON_Delete frees it */
+    return raw;
+}
+
 bool qk_proto_print_into(const cJSON *msg, char *buf, size_t size, size_t *len)
 {
     /* cJSON asks for 5 bytes more than the text; one more for '\n'. */

@@ -125,6 +125,18 @@ char *qk_proto_print(const cJSON *msg, size_t *len);
  * size - 6 bytes (cJSON asks for 5 to spare), has numbers cJSON would
  * print inexactly, or on ENOMEM: then use qk_proto_print(). */
 bool qk_proto_print_into(const cJSON *msg, char *buf, size_t size, size_t *len);
+/* One message of head's members followed by the members of body, where
+ * body is an object's text as qk_proto_print() or cJSON prints it
+ * ("{...}", unformatted, a trailing '\n' allowed). For members printed
+ * once and sent under several heads: the move event and the compact move
+ * answer carry the same fields (docs/perf.md "Third round"), and cJSON's
+ * build, print and delete of them was a fifth of a move's cost. The
+ * result is a cJSON_Raw node holding the whole message's text, owned by
+ * the caller (cJSON_Delete), printed verbatim by qk_proto_print*(); head
+ * is printed here (exact numbers, as qk_proto_print()) and not changed.
+ * NULL on allocation failure, or when head or body is not an object's
+ * text. */
+cJSON *qk_proto_splice(const cJSON *head, const char *body);
 
 /* Wall-clock UTC milliseconds since the epoch (PROTOCOL.md "Times"). */
 int64_t qk_now_ms(void);

@@ -337,13 +337,45 @@ static int move_cmp(const qk_variant *v, const qk_move *a, const qk_move *b)
     return strcmp(ta, tb);
 }
 
+/* Lists up to this long are sorted with each text formatted once, on the
+ * stack (~8 KiB of texts): formatting both texts in every comparison was
+ * most of the cost of a move's legal list (docs/perf.md "Third round").
+ * Longer lists (large RxC boards) take the slower path without scratch. */
+#define SORT_TEXTS 64
+
 int qk_movegen_sorted(const qk_variant *v, const qk_pos *p, qk_move *moves, int cap)
 {
     int n = qk_movegen(v, p, moves, cap);
     if (n <= 1)
         return n;
-    /* Binary insertion sort: lists are short (tens) and this needs no
-     * scratch memory or comparison context. */
+    if (n <= SORT_TEXTS) {
+        char text[SORT_TEXTS][QK_MOVE_STRLEN];
+        unsigned char idx[SORT_TEXTS];
+        qk_move copy[SORT_TEXTS];
+        for (int i = 0; i < n; i++) {
+            qk_move_format(v, &moves[i], text[i], sizeof text[i]);
+            idx[i] = (unsigned char)i;
+            copy[i] = moves[i];
+        }
+        /* Binary insertion sort of the indexes: lists are short. */
+        for (int i = 1; i < n; i++) {
+            unsigned char k = idx[i];
+            int lo = 0, hi = i;
+            while (lo < hi) {
+                int mid = (lo + hi) / 2;
+                if (strcmp(text[idx[mid]], text[k]) <= 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            memmove(&idx[lo + 1], &idx[lo], (size_t)(i - lo));
+            idx[lo] = k;
+        }
+        for (int i = 0; i < n; i++)
+            moves[i] = copy[idx[i]];
+        return n;
+    }
+    /* Binary insertion sort: no scratch memory or comparison context. */
     for (int i = 1; i < n; i++) {
         qk_move m = moves[i];
         int lo = 0, hi = i;

@@ -456,15 +456,32 @@ static bool add_move_fields(api *s, const game *g, cJSON *o)
            games_add_legal(s->svc->games, g, o) == 0;
 }
 
-/* Queue the move event, and game_end if the move ended the game. */
-static void move_events(api *s, const game *g)
+/* The move's fields (add_move_fields), printed once for the move event
+ * and the compact answer, which carry the same ones. malloc'd text
+ * ("{...}\n") or NULL on allocation failure. */
+static char *move_fields_text(api *s, const game *g)
 {
-    cJSON *ev = qk_proto_event("move");
-    if (ev && !add_move_fields(s, g, ev)) {
-        cJSON_Delete(ev);
-        ev = NULL;
-    }
-    events_to_game(s->svc, g, "move", ev);
+    cJSON *f = cJSON_CreateObject();
+    size_t len;
+    char *text = f && add_move_fields(s, g, f) ? qk_proto_print(f, &len) : NULL;
+    cJSON_Delete(f);
+    return text;
+}
+
+/* head's members followed by fields (move_fields_text), or NULL. head is
+ * deleted. */
+static cJSON *with_fields(cJSON *head, const char *fields)
+{
+    cJSON *msg = head && fields ? qk_proto_splice(head, fields) : NULL;
+    cJSON_Delete(head);
+    return msg;
+}
+
+/* Queue the move event (game_end, if the move ended the game, is
+ * notify_game_over's). */
+static void move_events(api *s, const game *g, const char *fields)
+{
+    events_to_game(s->svc, g, "move", with_fields(qk_proto_event("move"), fields));
 }
 
 static void reply_game(req *r, const game *g, bool duplicate)
@@ -480,20 +497,22 @@ static void reply_game(req *r, const game *g, bool duplicate)
 
 /* The answer to `move` with "compact": true (docs/protocol.md): the move
  * event's fields, not the whole game object, whose move list grows with
- * the game (docs/perf.md). */
-static void reply_move(req *r, const game *g, bool duplicate, bool compact)
+ * the game (docs/perf.md). fields: move_fields_text(), or NULL to print
+ * them here. */
+static void reply_move(req *r, const game *g, bool duplicate, bool compact, const char *fields)
 {
     if (!compact) {
         reply_game(r, g, duplicate);
         return;
     }
+    char *own = fields ? NULL : move_fields_text(r->api, g);
     cJSON *res = req_ok(r);
-    if (res && ((duplicate && !cJSON_AddTrueToObject(res, "duplicate")) ||
-                !add_move_fields(r->api, g, res))) {
+    if (res && duplicate && !cJSON_AddTrueToObject(res, "duplicate")) {
         cJSON_Delete(res);
         res = NULL;
     }
-    req_reply(r, res);
+    req_reply(r, with_fields(res, fields ? fields : own));
+    free(own);
 }
 
 void op_move(req *r)
@@ -521,7 +540,7 @@ void op_move(req *r)
         if ((int64_t)ply + 1 == g->ply && g->last_mover == me &&
             (in.text ? strcmp(in.text, g->moves[ply]) == 0
                      : points_ok && path_equal(&in, &g->last_move))) {
-            reply_move(r, g, true, compact);
+            reply_move(r, g, true, compact, NULL);
             return;
         }
         cJSON *err = req_error_new(r, QK_ERR_STALE_PLY, NULL);
@@ -553,12 +572,14 @@ void op_move(req *r)
         return;
     }
     /* Events first: when a client reads the answer it has seen them all. */
-    move_events(s, g);
+    char *fields = move_fields_text(s, g);
+    move_events(s, g, fields);
     if (g->status != GAME_ACTIVE)
         notify_game_over(s->svc, g);
     else
         notify_turn_after_move(s->svc, g);
-    reply_move(r, g, false, compact);
+    reply_move(r, g, false, compact, fields);
+    free(fields);
 }
 
 /* ---- resign, subscribe ------------------------------------------------ */

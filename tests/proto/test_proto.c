@@ -465,3 +465,62 @@ Test(proto, print_into_is_the_same_text)
     free(a);
     cJSON_Delete(m);
 }
+
+/* qk_proto_splice (docs/perf.md "Third round"): one printed set of fields
+ * under two heads gives exactly the text of each message built whole. */
+Test(proto, splice_is_the_text_of_the_whole_message)
+{
+    cJSON *f = cJSON_CreateObject();
+    qk_json_add_int(f, "game", 7);
+    cJSON_AddStringToObject(f, "move", "c3-c4");
+    cJSON_AddItemToObject(f, "legal", cJSON_CreateRaw("[\"a1-b2\"]"));
+    size_t n;
+    char *fields = qk_proto_print(f, &n);
+
+    cJSON *id = cJSON_CreateNumber(9007199254740991.0); /* exact only as digits */
+    cJSON *ok = qk_proto_ok(id);
+    cJSON_AddTrueToObject(ok, "duplicate");
+    cJSON *ev = qk_proto_event("move");
+    cJSON *ans = qk_proto_splice(ok, fields), *evt = qk_proto_splice(ev, fields);
+    cr_assert(ans && evt);
+    char *a = qk_proto_print(ans, &n), *e = qk_proto_print(evt, &n);
+    cr_assert_str_eq(a, "{\"type\":\"ok\",\"id\":9007199254740991,\"duplicate\":true,"
+                        "\"game\":7,\"move\":\"c3-c4\",\"legal\":[\"a1-b2\"]}\n");
+    cr_assert_str_eq(e, "{\"type\":\"event\",\"event\":\"move\",\"game\":7,\"move\":\"c3-c4\","
+                        "\"legal\":[\"a1-b2\"]}\n");
+    static char buf[512];
+    cr_assert(qk_proto_print_into(evt, buf, sizeof buf, &n));
+    cr_assert_str_eq(buf, e);
+    /* The head is unchanged and can be printed again. */
+    char *h = qk_proto_print(ok, &n);
+    cr_assert_str_eq(h, "{\"type\":\"ok\",\"id\":9007199254740991,\"duplicate\":true}\n");
+    free(a);
+    free(e);
+    free(h);
+    cJSON_Delete(ans);
+    cJSON_Delete(evt);
+
+    /* Empty sides add no comma; what is not an object's text is refused. */
+    cJSON *empty = cJSON_CreateObject();
+    cJSON *x = qk_proto_splice(ev, "{}");
+    a = qk_proto_print(x, &n);
+    cr_assert_str_eq(a, "{\"type\":\"event\",\"event\":\"move\"}\n");
+    free(a);
+    cJSON_Delete(x);
+    x = qk_proto_splice(empty, "{\"a\":1}\n");
+    a = qk_proto_print(x, &n);
+    cr_assert_str_eq(a, "{\"a\":1}\n");
+    free(a);
+    cJSON_Delete(x);
+    cr_assert_null(qk_proto_splice(ev, "[1]"));
+    cr_assert_null(qk_proto_splice(ev, "{"));
+    cr_assert_null(qk_proto_splice(ev, NULL));
+    cr_assert_null(qk_proto_splice(id, fields), "a head that is not an object");
+
+    cJSON_Delete(empty);
+    cJSON_Delete(ok);
+    cJSON_Delete(ev);
+    cJSON_Delete(id);
+    cJSON_Delete(f);
+    free(fields);
+}

@@ -349,3 +349,63 @@ Test(section8, order_of_end_checks)
     expect_end("alquerque-brainking", "....b/...../...../...../w.... w 300 -", QK_RESULT_NONE,
                QK_REASON_NONE);
 }
+
+/* qk_movegen_sorted sorts short lists with each text formatted once and
+ * long ones (over 64 moves) comparing formatted pairs: both give the same
+ * set as qk_movegen(), in strictly increasing strcmp order of the texts
+ * (qk_rules.h), two-digit ranks included. Random playouts from the start
+ * positions, and on 12x12 Alquerkonane (section 7) from a board of
+ * "wb." rows, where White has 81 jumps. */
+Test(section1, sorted_movegen_is_strcmp_order_for_short_and_long_lists)
+{
+    static const char *const names[] = {"alquerkonane-12x12", "alquerkonane-12x12", "alquerque",
+                                        "alquerque-brainking"};
+    static const char *const from[] = {
+        "wb.wb.wb.wb./wb.wb.wb.wb./wb.wb.wb.wb./wb.wb.wb.wb./wb.wb.wb.wb./wb.wb.wb.wb./"
+        "wb.wb.wb.wb./wb.wb.wb.wb./wb.wb.wb.wb./wb.wb.wb.wb./wb.wb.wb.wb./wb.wb.wb.wb. w 0 -",
+        NULL, NULL, NULL};
+    static qk_move gen[QK_MAX_MOVES], sorted[QK_MAX_MOVES];
+    uint64_t seed = 0x2545F4914F6CDD1Dull;
+    int longest = 0, short_lists = 0;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        qk_variant v;
+        must_variant(names[k], &v);
+        for (int game = 0; game < 20; game++) {
+            qk_pos p;
+            if (from[k])
+                must_pos(&v, from[k], &p);
+            else
+                qk_variant_start(&v, &p);
+            for (int ply = 0; ply < 200; ply++) {
+                int n = qk_movegen(&v, &p, gen, QK_MAX_MOVES);
+                cr_assert_eq(qk_movegen_sorted(&v, &p, sorted, QK_MAX_MOVES), n);
+                if (n <= 0)
+                    break;
+                if (n > longest)
+                    longest = n;
+                short_lists += n > 1 && n <= 64;
+                char prev[QK_MOVE_STRLEN] = "";
+                for (int i = 0; i < n; i++) {
+                    char t[QK_MOVE_STRLEN];
+                    qk_move_format(&v, &sorted[i], t, sizeof t);
+                    cr_assert(i == 0 || strcmp(prev, t) < 0, "%s: %s before %s", names[k], prev, t);
+                    strcpy(prev, t);
+                    int found = 0;
+                    for (int j = 0; j < n; j++) {
+                        char u[QK_MOVE_STRLEN];
+                        qk_move_format(&v, &gen[j], u, sizeof u);
+                        found += strcmp(t, u) == 0;
+                    }
+                    cr_assert_eq(found, 1, "%s: %s", names[k], t);
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                qk_undo u;
+                qk_pos_make(&v, &p, &gen[seed % (uint64_t)n], &u);
+            }
+        }
+    }
+    cr_assert_eq(longest, 81, "the longest list is the first position's");
+    cr_assert_gt(short_lists, 100);
+}
