@@ -394,3 +394,16 @@ DROP TABLE notifications;
 ALTER TABLE notifications_10 RENAME TO notifications;
 CREATE INDEX notifications_user ON notifications (user_id, read, id);
 CREATE INDEX notifications_read_old ON notifications (created) WHERE read = 1;
+
+-- migration 11
+-- Every move changed both (white_id, status, turn, deadline) indexes (from
+-- the second migration): the side to move flips each ply, so each move
+-- deleted and inserted an entry in each, a fifth of the pages a move's
+-- commit wrote (issue 16, docs/perf.md "Third round"). The lists they
+-- served ("my turn", GAMES_MINE; the turn filters of `games`) go through
+-- games_white/games_black (white_id, status) to a player's active games
+-- and test the turn on those rows: a player has tens of active games, not
+-- millions. The deadline timer keeps its own indexes (games_deadline,
+-- games_wake).
+DROP INDEX games_white_turn;
+DROP INDEX games_black_turn;

@@ -152,16 +152,20 @@ void sq_col_text(sqlite3_stmt *st, int i, char *buf, size_t n)
 
 /* ---- migrations ------------------------------------------------------ */
 
-/* Find migration n in the schema text: *start and *len cover its SQL. */
+/* Find migration n in the schema text: *start and *len cover its SQL,
+ * up to the mark of migration n + 1 exactly, so a comment line that
+ * happens to begin "-- migration " (a reference to an earlier one) cannot
+ * end a migration early and drop the statements after it. */
 static bool migration_find(int n, const char **start, size_t *len)
 {
-    char mark[32];
+    char mark[32], next[32];
     snprintf(mark, sizeof mark, "\n" MIGRATION_MARK "%d\n", n);
+    snprintf(next, sizeof next, "\n" MIGRATION_MARK "%d\n", n + 1);
     const char *p = strstr(store_schema_sql, mark);
     if (!p)
         return false;
     p += strlen(mark);
-    const char *end = strstr(p, "\n" MIGRATION_MARK);
+    const char *end = strstr(p, next);
     *start = p;
     *len = end ? (size_t)(end - p) + 1 : strlen(p);
     return true;
