@@ -38,7 +38,8 @@
  * would: docs/protocol.md `move`); the baseline ignores the field.
  *
  * Environment: QK_BIN (binaries, default build/), BENCH_SECONDS (per
- * measurement, default 4), BENCH_IDLE (idle connections, default 10000;
+ * measurement, default 4: the move loads split it into BENCH_ROUNDS
+ * rounds, default 3, alternating baseline and qirkatd), BENCH_IDLE (idle connections, default 10000;
  * fewer if the hard RLIMIT_NOFILE is lower), BENCH_FULL_ANSWER=1 (moves
  * without "compact": the whole game object in every answer). Exit status 0, or 1 if anything
  * went wrong (a failed figure prints nothing).
@@ -782,8 +783,17 @@ static double cpu_ms(pid_t pid)
     return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* games games in flight against the server pid on port for seconds. */
-static moves_result move_load(pid_t pid, int port, int games, bool baseline, double seconds)
+/* What the rounds of one server at one size add up to (moves_rounds). */
+typedef struct moves_acc {
+    double moves, seconds, cpu_ms;
+    double *rtt;
+    size_t n, cap;
+} moves_acc;
+
+/* One round: games games on the server at port (pid, for its CPU time)
+ * for seconds; its moves, time, CPU and round trips are added to *acc. */
+static void move_load(pid_t pid, int port, int games, bool baseline, double seconds,
+                      moves_acc *acc)
 {
     static int round;
     memset(C, 0, sizeof C);
@@ -821,19 +831,55 @@ static moves_result move_load(pid_t pid, int port, int games, bool baseline, dou
         close(C[i].fd);
         free(C[i].buf);
     }
-    if (nrtt == 0)
+    acc->moves += (double)moves_done;
+    acc->seconds += elapsed;
+    acc->cpu_ms = cpu0 >= 0 && acc->cpu_ms >= 0 ? acc->cpu_ms + cpu : -1;
+    if (acc->n + nrtt > acc->cap) {
+        acc->cap = (acc->n + nrtt) * 2;
+        acc->rtt = realloc(acc->rtt, acc->cap * sizeof *acc->rtt);
+        if (!acc->rtt)
+            die("out of memory");
+    }
+    memcpy(acc->rtt + acc->n, rtt, nrtt * sizeof *rtt);
+    acc->n += nrtt;
+}
+
+/* The figures of all rounds of one server at one size, printed on stderr
+ * with the server's CPU per move (less sensitive to a busy machine than
+ * moves/s, which also depends on how much of the cores the load generator
+ * and the neighbours get). Frees acc's round trips. */
+static moves_result moves_of(moves_acc *acc, const char *what, int games)
+{
+    if (acc->n == 0 || acc->moves == 0)
         die("no move was played");
-    qsort(rtt, nrtt, sizeof *rtt, cmp_double);
-    moves_result r = {moves_done / elapsed, rtt[nrtt / 2], rtt[(size_t)(nrtt * 0.99)]};
-    /* The server's CPU per move: less sensitive to a busy machine than
-     * moves/s, which also depends on how much of the cores the load
-     * generator and the neighbours get. */
+    qsort(acc->rtt, acc->n, sizeof *acc->rtt, cmp_double);
+    moves_result r = {acc->moves / acc->seconds, acc->rtt[acc->n / 2],
+                      acc->rtt[(size_t)((double)acc->n * 0.99)]};
     fprintf(stderr,
             "bench-ratios: %s %d games: %.0f moves/s, round trip median %.3f ms p99 %.3f ms, "
             "server CPU %.1f us/move\n",
-            baseline ? "baseline" : "qirkatd", games, r.per_s, r.rtt_median, r.rtt_p99,
-            cpu0 >= 0 && moves_done > 0 ? cpu * 1000.0 / (double)moves_done : -1.0);
+            what, games, r.per_s, r.rtt_median, r.rtt_p99,
+            acc->cpu_ms >= 0 ? acc->cpu_ms * 1000.0 / acc->moves : -1.0);
+    free(acc->rtt);
+    *acc = (moves_acc){0};
     return r;
+}
+
+/* The baseline and qirkatd at games games, in rounds rounds that
+ * alternate between them (seconds in all for each), as the ping load
+ * does: the machine is shared, and its speed drifts over seconds (runs of
+ * 4 s each, one server after the other, put a neighbour's burst on one
+ * side only and moved the ratios by a third). */
+static void moves_rounds(pid_t bpid, int bport, pid_t qpid, int qport, int games, int rounds,
+                         double seconds, moves_result *b, moves_result *q)
+{
+    moves_acc ba = {0}, qa = {0};
+    for (int k = 0; k < rounds; k++) {
+        move_load(bpid, bport, games, true, seconds / rounds, &ba);
+        move_load(qpid, qport, games, false, seconds / rounds, &qa);
+    }
+    *b = moves_of(&ba, "baseline", games);
+    *q = moves_of(&qa, "qirkatd", games);
 }
 
 /* ---- ping ------------------------------------------------------------- */
@@ -992,6 +1038,10 @@ int main(void)
     const char *e = getenv("BENCH_SECONDS");
     if (e && atof(e) > 0)
         seconds = atof(e);
+    int rounds = 3;
+    e = getenv("BENCH_ROUNDS");
+    if (e && atoi(e) > 0 && atoi(e) <= 20)
+        rounds = atoi(e);
     int idle = 10000;
     e = getenv("BENCH_IDLE");
     if (e && atoi(e) > 0)
@@ -1012,32 +1062,35 @@ int main(void)
     }
     make_tmpdir();
 
-    /* BENCH_ONLY=moves, ping or idle: one part; qk50: qirkatd at 50 games
-     * alone (for a profile: QK_BIN names a wrapper running valgrind); base50:
-     * the baseline alone, the same way */
+    /* BENCH_ONLY=moves, ping or idle: one part; qkN (qk50, qk500): qirkatd
+     * at N games alone (for a profile: QK_BIN names a wrapper running
+     * valgrind); baseN: the baseline alone, the same way */
     const char *only = getenv("BENCH_ONLY");
     pid_t bpid, qpid, epid;
     int bport, qport;
-    if (only && !strcmp(only, "qk50")) {
-        qpid = start_qirkatd(&qport);
-        move_load(qpid, qport, 50, false, seconds);
-        stop(qpid, "qirkatd");
-        goto done;
-    }
-    if (only && !strcmp(only, "base50")) {
-        bport = spawn(baseline_main, &bpid);
-        move_load(bpid, bport, 50, true, seconds);
-        stop(bpid, "baseline");
+    int alone = 0;
+    if (only && (sscanf(only, "qk%d", &alone) == 1 || sscanf(only, "base%d", &alone) == 1) &&
+        alone > 0 && alone <= MAX_CLIENTS / 2) {
+        bool base = only[0] == 'b';
+        pid_t pid;
+        int port;
+        if (base)
+            port = spawn(baseline_main, &pid);
+        else
+            pid = start_qirkatd(&port);
+        moves_acc acc = {0};
+        move_load(pid, port, alone, base, seconds, &acc);
+        moves_of(&acc, base ? "baseline" : "qirkatd", alone);
+        stop(pid, base ? "baseline" : "qirkatd");
         goto done;
     }
     if (only && strcmp(only, "moves"))
         goto ping;
     bport = spawn(baseline_main, &bpid);
     qpid = start_qirkatd(&qport);
-    moves_result b50 = move_load(bpid, bport, 50, true, seconds);
-    moves_result q50 = move_load(qpid, qport, 50, false, seconds);
-    moves_result b500 = move_load(bpid, bport, 500, true, seconds);
-    moves_result q500 = move_load(qpid, qport, 500, false, seconds);
+    moves_result b50, q50, b500, q500;
+    moves_rounds(bpid, bport, qpid, qport, 50, rounds, seconds, &b50, &q50);
+    moves_rounds(bpid, bport, qpid, qport, 500, rounds, seconds, &b500, &q500);
     stop(bpid, "baseline");
     stop(qpid, "qirkatd");
     printf("ratio durable_moves_50 %.3f\n", q50.per_s / b50.per_s);
