@@ -236,6 +236,11 @@ int main(int argc, char **argv)
     const char *upkeep_ms = getenv("QK_UPKEEP_MS");
     if (upkeep_ms && parse_int(upkeep_ms, 1, INT_MAX, &cfg.upkeep_ms) != 0)
         cfg.upkeep_ms = 0;
+    /* QK_WAL_RESTART_FRAMES: the log length that starts a restart
+     * (store.h store_wal_restart; tests set it low). */
+    const char *restart = getenv("QK_WAL_RESTART_FRAMES");
+    if (restart && parse_int(restart, 1, INT_MAX, &cfg.wal_restart_frames) != 0)
+        cfg.wal_restart_frames = 0;
     const char *journal = getenv("QK_JOURNAL_LIMIT");
     int journal_bytes = 0;
     if (journal && parse_int(journal, 4096, INT_MAX, &journal_bytes) == 0)

@@ -35,6 +35,9 @@ static void stop_finish(srv *s);
 
 void srv_flush(srv *s)
 {
+    /* Requests held while the write-ahead log started over run first, so
+     * their writes join this flush's commit (api/dispatch.h). */
+    dispatch_release(&s->api);
     /* Stopping, every batch commits now: the stop waits for it. */
     if ((s->stopping ? batch_end(&s->batch) : batch_end_or_keep(&s->batch)) != STORE_OK) {
         /* The batch's undo actions have put memory back in line with the
@@ -127,6 +130,8 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
         return -1;
     if (cfg->journal_limit > 0 && store_journal_limit(s->store, cfg->journal_limit) != STORE_OK)
         goto fail_store;
+    if (cfg->wal_restart_frames > 0)
+        store_wal_restart_at(s->store, cfg->wal_restart_frames);
     batch_init(&s->batch, s->store, forget_all_games, s, on_durable, s);
     g->store = s->store;
     g->batch = &s->batch;
@@ -200,6 +205,7 @@ fail_hints:
     heartbeat_stop(&s->beat);
 fail_api:
     heartbeat_free(&s->beat);
+    dispatch_drop_held(&s->api);
     api_free(&s->api);
     log_error("libuv: %s", uv_strerror(rc));
     games_free(g->games);
@@ -381,6 +387,7 @@ void srv_close(srv *s)
     s->svc.games = NULL;
     corr_free(&s->svc);
     heartbeat_free(&s->beat);
+    dispatch_drop_held(&s->api);
     api_free(&s->api);
     net_free(&s->net);
     store_close(s->store);

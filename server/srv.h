@@ -113,6 +113,7 @@ typedef struct srv_config {
     int fsync_delay_ms;   /* tests and benchmarks: every fsync stalls this long (store.h) */
     int upkeep_ms;        /* upkeep tick (game/upkeep.h); 0 = UPKEEP_TICK_MS */
     int64_t journal_limit; /* bytes the WAL is cut back to; 0 = STORE_JOURNAL_LIMIT */
+    int wal_restart_frames; /* store_wal_restart_at(); 0 = STORE_WAL_RESTART_FRAMES */
     const char *pairing_program; /* --pairing-program: the external Swiss pairer; NULL = none */
     int pairing_timeout_ms;      /* one run of it; 0 = TOURNEY_PAIRING_TIMEOUT_MS */
 } srv_config;

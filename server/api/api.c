@@ -31,6 +31,7 @@ void api_init(api *a, uv_loop_t *loop, net *n, gsvc *svc, rate_cfg rate, int max
     }
     reg_init(&a->users);
     reg_init(&a->subs);
+    a->held_tail = &a->held;
 }
 
 void api_stop(api *a)

@@ -48,6 +48,9 @@ typedef struct api {
     bool stopping;      /* every request is answered server_shutdown */
     int max_per_account; /* connections logged in as one user (API_MAX_CONNS_PER_ACCOUNT) */
     workers *hints;      /* borrowed: the engine's pool (hint.c); NULL = hints refused */
+    /* Request lines held while the store holds writes (dispatch.h
+     * dispatch_release), oldest first; owned. */
+    struct held_line *held, **held_tail;
 } api;
 
 /* Set a up over net and svc (both borrowed). rate all zero = the

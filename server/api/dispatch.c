@@ -4,6 +4,7 @@
 #include "api/dispatch.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/optable.h"
@@ -84,7 +85,77 @@ static void answer_busy(req *r)
     req_reply_error(r, err);
 }
 
+/* ---- held requests (dispatch.h) --------------------------------------- */
+
+typedef struct held_line {
+    struct held_line *next;
+    conn *c; /* a reference */
+    size_t len;
+    char line[];
+} held_line;
+
+/* Keep line (len bytes) of c for dispatch_release(); false when there is
+ * no memory for it (the caller then runs it now: a write that waits for
+ * nothing is better than an answer lost). */
+static bool hold(api *s, conn *c, const char *line, size_t len)
+{
+    held_line *h = malloc(sizeof *h + len + 1);
+    if (!h)
+        return false;
+    h->next = NULL;
+    h->c = c;
+    h->len = len;
+    memcpy(h->line, line, len);
+    h->line[len] = '\0';
+    conn_ref(c);
+    conn_pause(c);
+    *s->held_tail = h;
+    s->held_tail = &h->next;
+    return true;
+}
+
+static void dispatch(conn *c, char *line, size_t len, bool again);
+
+void dispatch_release(api *a)
+{
+    if (!a->held || svc_writes_held(a->svc))
+        return;
+    held_line *h = a->held;
+    a->held = NULL;
+    a->held_tail = &a->held;
+    while (h) {
+        held_line *next = h->next;
+        if (!h->c->closing)
+            dispatch(h->c, h->line, h->len, true);
+        /* Its next lines, if any, run now (and may be held again). */
+        conn_resume(h->c);
+        conn_unref(h->c);
+        free(h);
+        h = next;
+    }
+}
+
 void dispatch_line_cb(conn *c, char *line, size_t len)
+{
+    dispatch(c, line, len, false);
+}
+
+void dispatch_drop_held(api *a)
+{
+    held_line *h = a->held;
+    a->held = NULL;
+    a->held_tail = &a->held;
+    while (h) {
+        held_line *next = h->next;
+        conn_unref(h->c);
+        free(h);
+        h = next;
+    }
+}
+
+/* One line of c; again: a held line run by dispatch_release(), whose rate
+ * token was taken when it came. */
+static void dispatch(conn *c, char *line, size_t len, bool again)
 {
     api *s = api_of(c);
     const char *why = NULL;
@@ -95,7 +166,8 @@ void dispatch_line_cb(conn *c, char *line, size_t len)
     }
     /* Every line costs a token, a malformed one too: parsing is the work. */
     uint64_t retry_ms = 0;
-    bool limited = !rate_take(&session_of(c)->rate, &s->rate, uv_now(s->loop), &retry_ms);
+    bool limited =
+        !again && !rate_take(&session_of(c)->rate, &s->rate, uv_now(s->loop), &retry_ms);
     qk_err e = qk_proto_parse_line(line, len, &msg, &why);
     if (e != QK_ERR_NONE) {
         /* A well-formed object with a repeated field or too deep: answer
@@ -131,6 +203,8 @@ void dispatch_line_cb(conn *c, char *line, size_t len)
         req_error(&r, QK_ERR_UNKNOWN_OP, buf);
         goto done;
     }
+    if (!r.op->stateless && svc_writes_held(s->svc) && hold(s, c, line, len))
+        goto done;
     if (r.op->login && r.sess->user_id == 0) {
         req_error(&r, QK_ERR_UNAUTHENTICATED, NULL);
         goto done;

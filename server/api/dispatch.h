@@ -25,9 +25,25 @@
 
 #include <stddef.h>
 
+#include "api/api.h"
 #include "net/conn.h"
 
 /* net hooks line callback: one framed line from c. */
 void dispatch_line_cb(conn *c, char *line, size_t len);
+
+/* Held requests. While the store holds writes (svc_writes_held(): the
+ * write-ahead log starting over, one fsync and one checkpoint long), a
+ * request whose op is not stateless is not run: its line is copied, its
+ * connection paused (so its later lines wait behind it, in order) and the
+ * line kept in a's queue. hello and ping are answered as always. The
+ * server calls dispatch_release() at each flush: once writes are no longer
+ * held it runs the kept lines in arrival order, exactly as if they came
+ * now (their rate token was taken when they came), and resumes their
+ * connections. A line whose connection closed meanwhile is dropped.
+ * Memory: one line per connection at most (it is paused). */
+void dispatch_release(api *a);
+/* Free the held lines without running them (after the loop ended, when
+ * every connection is closed). */
+void dispatch_drop_held(api *a);
 
 #endif

@@ -26,6 +26,11 @@ int svc_write_begin(gsvc *s)
     return batch_begin(s->batch);
 }
 
+bool svc_writes_held(const gsvc *s)
+{
+    return store_wal_restart(s->store) == STORE_WAL_HOLD;
+}
+
 void svc_poison(gsvc *s)
 {
     batch_poison(s->batch);

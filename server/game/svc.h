@@ -117,6 +117,11 @@ void svc_clock_set(gsvc *s, int64_t ms);
 /* Open the batch's transaction before a first write: 0, or -1 (answer
  * `internal`; the batch is poisoned). */
 int svc_write_begin(gsvc *s);
+/* Whether requests that may write must wait now: the store is starting
+ * its write-ahead log over and needs one fsync and checkpoint with no
+ * transaction open (store.h store_wal_restart; about one fsync's time per
+ * STORE_WAL_RESTART_FRAMES of log under sustained load). */
+bool svc_writes_held(const gsvc *s);
 /* A write failed half-way: the whole batch will be lost. */
 void svc_poison(gsvc *s);
 /* Whether the current batch is poisoned (stop further writes). */

@@ -113,7 +113,8 @@ int batch_end(batch *b);
  * entries) to the log once: measured, the commit was the second cost of a
  * move (docs/perf.md). Output of the kept turns keeps the batch's epoch
  * and waits for it. Not kept past BATCH_KEEP_MAX undo actions, nor when
- * poisoned. Same results as batch_end(); STORE_OK when kept. */
+ * poisoned, nor while the write-ahead log waits to start over
+ * (store_wal_restart()). Same results as batch_end(); STORE_OK when kept. */
 #define BATCH_KEEP_MAX 4096
 int batch_end_or_keep(batch *b);
 

@@ -339,7 +339,31 @@ static int commit_now(sq_store *s)
 
 #define SQ_CKPT_FRAMES 1000 /* SQLite's own wal_autocheckpoint default */
 
+/* Restarting the WAL. SQLite writes the log from its start again (and
+ * cuts the file to journal_size_limit) when a write transaction begins
+ * while every committed frame has been checkpointed: that transaction's
+ * read lock is then on the database alone (WAL_READ_LOCK(0)). Under
+ * sustained load the loop's next transaction always begins before the
+ * writer's checkpoint of the last commit is done, so the log only grows.
+ * Once it is longer than restart_above frames (store_wal_restart): no
+ * batch is kept, and while the fsync job of the last commit (whose
+ * checkpoint comes right after its fsync, sync_work) is with the writer
+ * the server begins no transaction. When that job is done the checkpoint
+ * has copied every frame (no reader was left behind), and the next
+ * transaction restarts the log; the wal hook sees it shorter. An attempt
+ * that does not restart (another process reading an old snapshot keeps
+ * the checkpoint from finishing) raises the length for the next one, so a
+ * stuck reader costs one hold per restart_frames of log, not one per
+ * fsync. The hold lasts one fsync and one checkpoint of what was
+ * committed since the last one. */
+
 #define SQ_SYNC_NOT_RUN 1
+
+static bool restart_wanted(const sq_store *s)
+{
+    return s->async && s->restart_frames > 0 && s->wal_size > s->restart_above;
+}
+
 
 static void sync_work(workers_job *w)
 {
@@ -353,12 +377,17 @@ static void sync_work(workers_job *w)
     j->rc = fdatasync(s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
     j->error = errno;
     atomic_fetch_add(&s->fsyncs, 1);
-    if (atomic_load(&s->wal_frames) > SQ_CKPT_FRAMES && s->ckpt_db) {
+    int seen = atomic_load(&s->wal_frames);
+    if (seen > atomic_load(&s->ckpt_frames) && s->ckpt_db) {
         int logged = 0, done = 0;
+        /* "Nothing left to checkpoint" only if no commit came since this
+         * count was read: a commit made while the checkpoint ran has
+         * frames it did not copy, and the next job must copy them (a
+         * restart waits for that, "Restarting the WAL" above). */
         if (sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged,
                                       &done) == SQLITE_OK &&
-            logged == done)
-            atomic_store(&s->wal_frames, 0);
+            logged == done && done >= seen)
+            atomic_compare_exchange_strong(&s->wal_frames, &seen, 0);
     }
 }
 
@@ -422,14 +451,50 @@ static void sync_done(workers_job *w)
     /* The commits made while this fsync ran share the next one. */
     if (s->async)
         sync_submit(s);
+    /* A hold for a restart ends here (nothing with the writer any more):
+     * the next transaction restarts the log, and the wal hook puts
+     * restart_above back; if it does not, the next attempt waits for
+     * restart_frames more of log. */
+    if (!s->inflight && restart_wanted(s))
+        s->restart_above = s->wal_size + s->restart_frames;
 }
 
 static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
 {
     (void)db;
     (void)name;
-    atomic_store(&((sq_store *)arg)->wal_frames, frames);
+    sq_store *s = arg;
+    if (frames < s->wal_size) {
+        s->wal_restarts++;
+        s->restart_above = s->restart_frames;
+    }
+    s->wal_size = frames;
+    atomic_store(&s->wal_frames, frames);
     return SQLITE_OK;
+}
+
+static int sq_wal_restart(store *base)
+{
+    sq_store *s = sq_of(base);
+    if (!restart_wanted(s))
+        return STORE_WAL_OK;
+    return s->inflight ? STORE_WAL_HOLD : STORE_WAL_WANTED;
+}
+
+static void sq_wal_restart_at(store *base, int64_t frames)
+{
+    sq_store *s = sq_of(base);
+    s->restart_frames = s->restart_above = frames > 0 ? frames : 0;
+    /* The writer checkpoints once the log is as long as a restart wants
+     * (so the hold's job does): a checkpoint copies each page changed
+     * since the last one once, so fewer of them copy less, and every one
+     * delays the fsyncs queued behind it on the writer. */
+    atomic_store(&s->ckpt_frames, s->restart_frames > 0 ? (int)s->restart_frames : SQ_CKPT_FRAMES);
+}
+
+static uint64_t sq_wal_restarts(store *base)
+{
+    return sq_of(base)->wal_restarts;
 }
 
 static int sq_async_start(store *base, uv_loop_t *loop, int fsync_delay_ms)
@@ -448,8 +513,16 @@ static int sq_async_start(store *base, uv_loop_t *loop, int fsync_delay_ms)
                   strerror(errno));
         return STORE_EIO;
     }
+    /* The connection must have read the database once: until then it does
+     * not know the file is in WAL mode, and sqlite3_wal_checkpoint_v2()
+     * returns SQLITE_OK having done nothing (*pnLog = -1). So it did here
+     * until issue 16's third round: the writer never checkpointed, and
+     * under sustained load the log grew without bound (40 MB/s at 50
+     * games). The read below opens its view of the log. */
     if (sqlite3_open_v2(s->path, &s->ckpt_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
+            SQLITE_OK ||
+        sqlite3_exec(s->ckpt_db, "PRAGMA synchronous = NORMAL; SELECT count(*) FROM sqlite_schema;",
+                     NULL, NULL, NULL) != SQLITE_OK) {
         log_warn("sqlite: no checkpoint connection (%s): checkpoints stay on the loop",
                  s->ckpt_db ? sqlite3_errmsg(s->ckpt_db) : "?");
         sqlite3_close(s->ckpt_db);
@@ -572,6 +645,9 @@ static const store_ops sq_ops = {
     .async_stop = sq_async_stop,
     .fsyncs = sq_fsyncs,
     .durability_busy = sq_durability_busy,
+    .wal_restart = sq_wal_restart,
+    .wal_restart_at = sq_wal_restart_at,
+    .wal_restarts = sq_wal_restarts,
     .rollback = sq_rollback,
     .fail_commit_at = sq_fail_commit_at,
     .user_by_name = sq_user_by_name,
@@ -659,6 +735,8 @@ int store_sqlite_open(const char *path, store **out)
         return STORE_EIO;
     s->base.ops = &sq_ops;
     s->wal_fd = -1;
+    s->restart_frames = s->restart_above = STORE_WAL_RESTART_FRAMES;
+    atomic_store(&s->ckpt_frames, STORE_WAL_RESTART_FRAMES);
     s->jobs[0].s = s->jobs[1].s = s;
     s->path = strdup(path);
     if (!s->path) {

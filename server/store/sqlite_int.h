@@ -346,12 +346,19 @@ typedef struct sq_store {
     int fsync_delay_ms; /* tests and benchmarks: stall each fsync */
     sqlite3 *ckpt_db;   /* the writer thread's own connection, for checkpoints */
     atomic_int wal_frames; /* frames in the WAL after the last commit (wal hook) */
+    atomic_int ckpt_frames; /* the writer checkpoints when wal_frames is above */
     /* Group fsync: at most one job with the writer (inflight); commits made
      * meanwhile gather in the other (jobs[!cur]) and share the next fsync. */
     sq_sync_job jobs[2];
     int cur;       /* jobs[cur] is gathering */
     atomic_uint_least64_t fsyncs; /* store_fsyncs() */
     bool inflight; /* jobs[!cur] is with the writer */
+    /* WAL restart under sustained load (sqlite.c "Restarting the WAL"),
+     * loop thread only: the WAL's length in frames after the last commit,
+     * the length above which a restart is wanted (restart_frames, raised
+     * after an attempt that did not restart), and the restarts seen. */
+    int64_t wal_size, restart_above, restart_frames;
+    uint64_t wal_restarts;
 } sq_store;
 
 static inline sq_store *sq_of(store *s)

@@ -57,6 +57,21 @@ bool store_durability_busy(store *s)
     return s->ops->durability_busy(s);
 }
 
+int store_wal_restart(store *s)
+{
+    return s->ops->wal_restart(s);
+}
+
+void store_wal_restart_at(store *s, int64_t frames)
+{
+    s->ops->wal_restart_at(s, frames);
+}
+
+uint64_t store_wal_restarts(store *s)
+{
+    return s->ops->wal_restarts(s);
+}
+
 int store_commit(store *s)
 {
     return s->ops->commit(s, NULL, NULL);
