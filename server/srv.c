@@ -37,7 +37,7 @@ void srv_flush(srv *s)
 {
     /* Requests held while the write-ahead log started over run first, so
      * their writes join this flush's commit (api/dispatch.h). */
-    dispatch_release(&s->api);
+    dispatch_release(&s->api, false);
     /* Stopping, every batch commits now: the stop waits for it. */
     if ((s->stopping ? batch_end(&s->batch) : batch_end_or_keep(&s->batch)) != STORE_OK) {
         /* The batch's undo actions have put memory back in line with the
@@ -346,6 +346,7 @@ void srv_stop(srv *s)
         return;
     s->stopping = true;
     s->svc.stopping = true;
+    dispatch_release(&s->api, true); /* lines held before the stop run (dispatch.h) */
     fanout_server_stopping(&s->api); /* first: a client learns why before the refusals */
     api_stop(&s->api); /* requests are answered server_shutdown from now on */
     heartbeat_stop(&s->beat);

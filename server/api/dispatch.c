@@ -90,6 +90,7 @@ static void answer_busy(req *r)
 typedef struct held_line {
     struct held_line *next;
     conn *c; /* a reference */
+    uint64_t at; /* uv_now() when held */
     size_t len;
     char line[];
 } held_line;
@@ -104,6 +105,7 @@ static bool hold(api *s, conn *c, const char *line, size_t len)
         return false;
     h->next = NULL;
     h->c = c;
+    h->at = uv_now(s->loop);
     h->len = len;
     memcpy(h->line, line, len);
     h->line[len] = '\0';
@@ -116,22 +118,31 @@ static bool hold(api *s, conn *c, const char *line, size_t len)
 
 static void dispatch(conn *c, char *line, size_t len, bool again);
 
-void dispatch_release(api *a)
+void dispatch_release(api *a, bool now)
 {
-    if (!a->held || svc_writes_held(a->svc))
+    if (!a->held || (!now && svc_writes_held(a->svc)))
         return;
-    held_line *h = a->held;
+    held_line *first = a->held;
     a->held = NULL;
     a->held_tail = &a->held;
-    while (h) {
-        held_line *next = h->next;
+    size_t n = 0;
+    for (held_line *h = first; h; h = h->next)
+        n++;
+    /* One line per restart of the log (every 16 MiB of it under load), as
+     * a database logs its checkpoints: the pause is visible to clients. */
+    log_info("running %zu request%s held %llu ms while the write-ahead log started over", n,
+             n == 1 ? "" : "s", (unsigned long long)(uv_now(a->loop) - first->at));
+    /* Every held line first, in arrival order; only then the lines that
+     * came after them on their connections. */
+    for (held_line *h = first; h; h = h->next)
         if (!h->c->closing)
             dispatch(h->c, h->line, h->len, true);
-        /* Its next lines, if any, run now (and may be held again). */
-        conn_resume(h->c);
-        conn_unref(h->c);
-        free(h);
-        h = next;
+    while (first) {
+        held_line *next = first->next;
+        conn_resume(first->c);
+        conn_unref(first->c);
+        free(first);
+        first = next;
     }
 }
 
@@ -203,7 +214,9 @@ static void dispatch(conn *c, char *line, size_t len, bool again)
         req_error(&r, QK_ERR_UNKNOWN_OP, buf);
         goto done;
     }
-    if (!r.op->stateless && svc_writes_held(s->svc) && hold(s, c, line, len))
+    /* Behind held lines too, so lines that come after the hold ended but
+     * before the release (the same loop turn) do not overtake them. */
+    if (!r.op->stateless && !again && (s->held || svc_writes_held(s->svc)) && hold(s, c, line, len))
         goto done;
     if (r.op->login && r.sess->user_id == 0) {
         req_error(&r, QK_ERR_UNAUTHENTICATED, NULL);

@@ -35,13 +35,17 @@ void dispatch_line_cb(conn *c, char *line, size_t len);
  * write-ahead log starting over, one fsync and one checkpoint long), a
  * request whose op is not stateless is not run: its line is copied, its
  * connection paused (so its later lines wait behind it, in order) and the
- * line kept in a's queue. hello and ping are answered as always. The
- * server calls dispatch_release() at each flush: once writes are no longer
- * held it runs the kept lines in arrival order, exactly as if they came
- * now (their rate token was taken when they came), and resumes their
- * connections. A line whose connection closed meanwhile is dropped.
- * Memory: one line per connection at most (it is paused). */
-void dispatch_release(api *a);
+ * line kept in a's queue; so is any such line while the queue is not
+ * empty, so none overtakes a held one. hello and ping are answered as
+ * always; reads are held too (an op does not declare whether it writes).
+ * The server calls dispatch_release() at each flush: once writes are no
+ * longer held (or now, when the server is about to stop: the lines that
+ * came before the stop are run, not refused) it runs the kept lines in
+ * arrival order, exactly as if they came now (their rate token was taken
+ * when they came), and resumes their connections. A line whose connection
+ * closed meanwhile is dropped. Memory: one line per connection at most
+ * (it is paused). */
+void dispatch_release(api *a, bool now);
 /* Free the held lines without running them (after the loop ended, when
  * every connection is closed). */
 void dispatch_drop_held(api *a);

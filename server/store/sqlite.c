@@ -346,22 +346,25 @@ static int commit_now(sq_store *s)
  * sustained load the loop's next transaction always begins before the
  * writer's checkpoint of the last commit is done, so the log only grows.
  * Once it is longer than restart_above frames (store_wal_restart): no
- * batch is kept, and while the fsync job of the last commit (whose
- * checkpoint comes right after its fsync, sync_work) is with the writer
- * the server begins no transaction. When that job is done the checkpoint
- * has copied every frame (no reader was left behind), and the next
- * transaction restarts the log; the wal hook sees it shorter. An attempt
- * that does not restart (another process reading an old snapshot keeps
- * the checkpoint from finishing) raises the length for the next one, so a
- * stuck reader costs one hold per restart_frames of log, not one per
- * fsync. The hold lasts one fsync and one checkpoint of what was
- * committed since the last one. */
+ * batch is kept, and until the fsync job of the commit that made it so
+ * (hold_job; that job checkpoints right after its fsync, sync_work) is
+ * done, the server begins no transaction of its requests. Then the
+ * checkpoint has copied every frame, no reader was left behind, and the
+ * next transaction restarts the log (the wal hook sees the header's
+ * checkpoint count change). The hold ends with that job whatever else
+ * committed meanwhile (a timer, a password check finishing): such a
+ * commit's frames are not copied, that attempt fails, and restart_above,
+ * raised when the hold ends, puts the next one restart_frames of log
+ * later. So a hold lasts one fsync and one checkpoint, a reader in
+ * another process pinning an old snapshot costs one hold per
+ * restart_frames of log, and the writer checkpoints once per ckpt_frames
+ * of log not yet copied (counted from the last complete checkpoint). */
 
 #define SQ_SYNC_NOT_RUN 1
 
 static bool restart_wanted(const sq_store *s)
 {
-    return s->async && s->restart_frames > 0 && s->wal_size > s->restart_above;
+    return s->async && s->ckpt_db && s->restart_frames > 0 && s->wal_size > s->restart_above;
 }
 
 
@@ -378,7 +381,8 @@ static void sync_work(workers_job *w)
     j->error = errno;
     atomic_fetch_add(&s->fsyncs, 1);
     int seen = atomic_load(&s->wal_frames);
-    if (seen > atomic_load(&s->ckpt_frames) && s->ckpt_db) {
+    uint64_t force = atomic_load(&s->ckpt_job);
+    if ((seen > atomic_load(&s->ckpt_frames) || (force && j->seq >= force)) && s->ckpt_db) {
         int logged = 0, done = 0;
         /* "Nothing left to checkpoint" only if no commit came since this
          * count was read: a commit made while the checkpoint ran has
@@ -386,8 +390,10 @@ static void sync_work(workers_job *w)
          * restart waits for that, "Restarting the WAL" above). */
         if (sqlite3_wal_checkpoint_v2(s->ckpt_db, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged,
                                       &done) == SQLITE_OK &&
-            logged == done && done >= seen)
+            logged == done && done >= seen) {
+            atomic_store(&s->ckpt_logged, logged);
             atomic_compare_exchange_strong(&s->wal_frames, &seen, 0);
+        }
     }
 }
 
@@ -425,6 +431,7 @@ static void sync_submit(sq_store *s)
     j->rc = SQ_SYNC_NOT_RUN;
     j->job.work = sync_work;
     j->job.done = sync_done;
+    j->seq = ++s->submitted;
     s->cur = !s->cur;
     s->inflight = true;
     if (workers_submit(&s->writer, &j->job) != 0) {
@@ -448,15 +455,19 @@ static void sync_done(workers_job *w)
         sync_finish(j);
     }
     s->inflight = false;
+    s->finished = j->seq;
+    /* A hold for a restart ends with its job: the next transaction
+     * restarts the log, and the wal hook puts restart_above back; if it
+     * does not, the next attempt waits for restart_frames more of log. */
+    if (s->hold_job && s->finished >= s->hold_job) {
+        s->hold_job = 0;
+        atomic_store(&s->ckpt_job, 0);
+        if (restart_wanted(s))
+            s->restart_above = s->wal_size + s->restart_frames;
+    }
     /* The commits made while this fsync ran share the next one. */
     if (s->async)
         sync_submit(s);
-    /* A hold for a restart ends here (nothing with the writer any more):
-     * the next transaction restarts the log, and the wal hook puts
-     * restart_above back; if it does not, the next attempt waits for
-     * restart_frames more of log. */
-    if (!s->inflight && restart_wanted(s))
-        s->restart_above = s->wal_size + s->restart_frames;
 }
 
 static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
@@ -464,21 +475,39 @@ static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
     (void)db;
     (void)name;
     sq_store *s = arg;
-    if (frames < s->wal_size) {
+    /* A restart rewrites the log's header with the next checkpoint count
+     * (bytes 12-15, big-endian; sqlite.org fileformat "WAL header"). A
+     * shorter log says so too, when the header cannot be read. */
+    unsigned char h[4];
+    bool restarted = frames < s->wal_size;
+    if (pread(s->wal_fd, h, 4, 12) == 4) {
+        uint32_t seq = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+        restarted = seq != s->wal_ckpt_seq;
+        s->wal_ckpt_seq = seq;
+    }
+    if (restarted) {
         s->wal_restarts++;
         s->restart_above = s->restart_frames;
+        atomic_store(&s->ckpt_logged, 0);
     }
     s->wal_size = frames;
-    atomic_store(&s->wal_frames, frames);
+    int copied = atomic_load(&s->ckpt_logged);
+    atomic_store(&s->wal_frames, frames > copied ? frames - copied : frames);
+    /* This commit goes with the next job handed to the writer (sq_commit
+     * joins the gathering job, submitted next): the hold waits for it. */
+    if (!s->hold_job && restart_wanted(s)) {
+        s->hold_job = s->submitted + 1;
+        atomic_store(&s->ckpt_job, s->hold_job);
+    }
     return SQLITE_OK;
 }
 
 static int sq_wal_restart(store *base)
 {
     sq_store *s = sq_of(base);
-    if (!restart_wanted(s))
-        return STORE_WAL_OK;
-    return s->inflight ? STORE_WAL_HOLD : STORE_WAL_WANTED;
+    if (s->hold_job && s->finished < s->hold_job)
+        return STORE_WAL_HOLD;
+    return restart_wanted(s) ? STORE_WAL_WANTED : STORE_WAL_OK;
 }
 
 static void sq_wal_restart_at(store *base, int64_t frames)
@@ -541,7 +570,16 @@ static int sq_async_start(store *base, uv_loop_t *loop, int fsync_delay_ms)
         log_error("sqlite: no writer thread; commits stay synchronous");
         return STORE_EIO;
     }
-    sqlite3_wal_hook(s->db, wal_hook, s);
+    /* Without the checkpoint connection SQLite's own hook checkpoints on
+     * the loop (every SQ_CKPT_FRAMES): a wal hook of ours would replace it
+     * and nothing would checkpoint at all. */
+    if (s->ckpt_db) {
+        unsigned char h[4];
+        if (pread(s->wal_fd, h, 4, 12) == 4)
+            s->wal_ckpt_seq =
+                (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+        sqlite3_wal_hook(s->db, wal_hook, s);
+    }
     s->fsync_delay_ms = fsync_delay_ms;
     s->async = true;
     return STORE_OK;
@@ -559,6 +597,9 @@ static void sq_async_stop(store *base)
     /* Commits that gathered behind the last fsync: made durable here. */
     if (s->jobs[s->cur].n > 0)
         sync_here(&s->jobs[s->cur]);
+    /* That job never got a number: no hold may wait for it. */
+    s->hold_job = 0;
+    atomic_store(&s->ckpt_job, 0);
     sqlite3_wal_hook(s->db, NULL, NULL);
     exec_sql(s, "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000;", "pragmas");
     sqlite3_close(s->ckpt_db);

@@ -328,6 +328,7 @@ typedef struct sq_sync_job {
     size_t n, cap;
     int rc;    /* STORE_OK or STORE_EIO; SQ_SYNC_NOT_RUN until the writer ran it */
     int error; /* errno of a failed fsync */
+    uint64_t seq; /* 1, 2, ...: the order jobs go to the writer (set before) */
 } sq_sync_job;
 
 /* The backend's store: struct store first, so store * and sq_store *
@@ -345,8 +346,10 @@ typedef struct sq_store {
     int wal_fd;         /* the -wal file, for fsync; -1 = none */
     int fsync_delay_ms; /* tests and benchmarks: stall each fsync */
     sqlite3 *ckpt_db;   /* the writer thread's own connection, for checkpoints */
-    atomic_int wal_frames; /* frames in the WAL after the last commit (wal hook) */
+    atomic_int wal_frames;  /* frames not yet checkpointed after the last commit (wal hook) */
     atomic_int ckpt_frames; /* the writer checkpoints when wal_frames is above */
+    atomic_int ckpt_logged; /* the log length the last complete checkpoint copied */
+    atomic_uint_least64_t ckpt_job; /* a job from this seq on checkpoints anyway; 0 = none */
     /* Group fsync: at most one job with the writer (inflight); commits made
      * meanwhile gather in the other (jobs[!cur]) and share the next fsync. */
     sq_sync_job jobs[2];
@@ -359,6 +362,9 @@ typedef struct sq_store {
      * after an attempt that did not restart), and the restarts seen. */
     int64_t wal_size, restart_above, restart_frames;
     uint64_t wal_restarts;
+    uint32_t wal_ckpt_seq; /* the log header's checkpoint count: changes at a restart */
+    uint64_t submitted, finished; /* jobs handed to the writer / whose dones ran */
+    uint64_t hold_job;            /* the job a hold waits for; 0 = no hold */
 } sq_store;
 
 static inline sq_store *sq_of(store *s)

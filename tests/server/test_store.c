@@ -698,7 +698,7 @@ Test(store, the_write_ahead_log_starts_over_under_sustained_load, .timeout = 60)
     durable_epochs = 0;
     int ply = 0;
     write_turn(&b, s, gid, &ply, w);
-    for (int i = 0; i < 1500; i++) {
+    for (int i = 0; i < 6000; i++) {
         cr_assert_eq(batch_end_or_keep(&b), STORE_OK);
         write_turn(&b, s, gid, &ply, w); /* begun before the loop reports the fsync */
         uv_run(&loop, UV_RUN_NOWAIT);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "helper.h"
 
@@ -100,4 +101,63 @@ Test(wal, moves_held_while_the_log_starts_over_are_answered_in_order_and_kept)
         tc_close(side[k][0]);
         tc_close(side[k][1]);
     }
+}
+
+/* The dispatcher's side (api/dispatch.h "Held requests"), made certain by
+ * a slow disk: each fsync takes 300 ms and the log starts over at every
+ * frame. alice's first challenge commits and its fsync starts; 100 ms on,
+ * inside that fsync, she sends two more challenges in one write and carol
+ * sends a ping, and dave a challenge after which he hangs up. The log
+ * must start over before any new transaction, so alice's two lines are
+ * held (and her connection paused: they stay in order), dave's is held
+ * too and, a complete line sent before his end of the stream, is still
+ * run (conn.h: what was complete is answered), and carol's ping, which
+ * writes nothing, is answered at once. Then all of alice's challenges are
+ * answered in order, the four are stored, and the server says it held
+ * requests. */
+Test(wal, requests_wait_for_the_restart_in_order_and_a_ping_does_not)
+{
+    tsrv_start(&S, "QK_FAULT_FSYNC_MS=300 QK_WAL_RESTART_FRAMES=1");
+    tconn *a = tc_open(S.port), *b = tc_open(S.port), *c = tc_open(S.port),
+          *d = tc_open(S.port);
+    t_register(a, "alice");
+    t_register(b, "bob");
+    t_register(c, "carol");
+    t_register(d, "dave");
+    const char *ch = "{\"type\":\"challenge\",\"id\":%d,\"to\":\"bob\",\"variant\":\"alquerque\"}\n";
+    cr_assert(tc_sendf(a, ch, 1));
+    usleep(100 * 1000);
+    char two[512];
+    snprintf(two, sizeof two,
+             "{\"type\":\"challenge\",\"id\":2,\"to\":\"bob\",\"variant\":\"alquerque\"}\n"
+             "{\"type\":\"challenge\",\"id\":3,\"to\":\"bob\",\"variant\":\"alquerque\"}\n");
+    cr_assert(tc_send(a, two, strlen(two)));
+    cr_assert(tc_sendf(d, ch, 9));
+    tc_close(d);
+    cr_assert(tc_sendf(c, "{\"type\":\"ping\",\"id\":7}\n"));
+    cJSON *r = tc_reply(c, T_TIMEOUT_MS);
+    t_ok(r, "carol's ping during the hold");
+    cJSON_Delete(r);
+    for (int id = 1; id <= 3; id++) {
+        r = tc_reply(a, 4 * T_TIMEOUT_MS);
+        t_ok(r, "alice's challenge");
+        cr_assert_eq(t_int(r, "id"), id, "answers in order: %s", t_text(r));
+        cJSON_Delete(r);
+    }
+    long long nch = t_db_count(S.db, "challenges");
+    cr_assert_eq(nch, 4, "alice's three and dave's: %lld", nch);
+    FILE *f = fopen(S.log, "r");
+    cr_assert_not_null(f);
+    char line[1024];
+    bool held = false;
+    while (fgets(line, sizeof line, f))
+        held = held || (strstr(line, "held") && strstr(line, "write-ahead log started over"));
+    fclose(f);
+    cr_assert(held, "no request was held; see %s", S.log);
+    r = tc_rpc(c, "{\"type\":\"ping\"}");
+    t_ok(r, "the server goes on");
+    cJSON_Delete(r);
+    tc_close(a);
+    tc_close(b);
+    tc_close(c);
 }
