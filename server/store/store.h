@@ -438,11 +438,11 @@ bool store_durability_busy(store *s);
  * never happens and the -wal file grows without bound (measured: 40 MB/s
  * at 50 games, 240 MB after 6 s). Once the log is longer than the
  * restart length, STORE_WAL_WANTED: end each batch at once (no keeping);
- * STORE_WAL_HOLD while, in addition, the fsync of the last commit and
- * the checkpoint after it are with the writer: begin no transaction
- * until then (the server holds its requests, api/dispatch.c), so the next
- * one restarts the log. STORE_WAL_OK otherwise, and always for a
- * synchronous store. Loop thread. */
+ * STORE_WAL_HOLD until the fsync of the commit that crossed the length,
+ * and the checkpoint after it, are done: begin no transaction until then
+ * (the server holds its requests, api/dispatch.c), so the next one
+ * restarts the log. STORE_WAL_OK otherwise, and always for a synchronous
+ * store or one without the writer's checkpoint connection. Loop thread. */
 enum { STORE_WAL_OK, STORE_WAL_WANTED, STORE_WAL_HOLD };
 int store_wal_restart(store *s);
 /* The restart length in frames (default STORE_WAL_RESTART_FRAMES; tests
