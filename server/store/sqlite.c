@@ -367,6 +367,17 @@ static bool restart_wanted(const sq_store *s)
     return s->async && s->ckpt_db && s->restart_frames > 0 && s->wal_size > s->restart_above;
 }
 
+/* The log header's checkpoint count (bytes 12-15, big-endian; sqlite.org
+ * fileformat "WAL header"): a restart rewrites the header with the next
+ * one. false when the header cannot be read (an empty file). */
+static bool wal_header_seq(const sq_store *s, uint32_t *seq)
+{
+    unsigned char h[4];
+    if (pread(s->wal_fd, h, 4, 12) != 4)
+        return false;
+    *seq = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+    return true;
+}
 
 static void sync_work(workers_job *w)
 {
@@ -475,13 +486,11 @@ static int wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
     (void)db;
     (void)name;
     sq_store *s = arg;
-    /* A restart rewrites the log's header with the next checkpoint count
-     * (bytes 12-15, big-endian; sqlite.org fileformat "WAL header"). A
-     * shorter log says so too, when the header cannot be read. */
-    unsigned char h[4];
+    /* A restart shows in the header; a shorter log says so too, when the
+     * header cannot be read. */
+    uint32_t seq;
     bool restarted = frames < s->wal_size;
-    if (pread(s->wal_fd, h, 4, 12) == 4) {
-        uint32_t seq = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+    if (wal_header_seq(s, &seq)) {
         restarted = seq != s->wal_ckpt_seq;
         s->wal_ckpt_seq = seq;
     }
@@ -574,10 +583,7 @@ static int sq_async_start(store *base, uv_loop_t *loop, int fsync_delay_ms)
      * the loop (every SQ_CKPT_FRAMES): a wal hook of ours would replace it
      * and nothing would checkpoint at all. */
     if (s->ckpt_db) {
-        unsigned char h[4];
-        if (pread(s->wal_fd, h, 4, 12) == 4)
-            s->wal_ckpt_seq =
-                (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+        (void)wal_header_seq(s, &s->wal_ckpt_seq);
         sqlite3_wal_hook(s->db, wal_hook, s);
     }
     s->fsync_delay_ms = fsync_delay_ms;
