@@ -224,7 +224,8 @@ static void save_alice(void)
 
 Test(usability, play_prompt_words)
 {
-    prompt_ctx p = {.wfd = -1};
+    static prompt_ctx p; /* read by the fake's thread until teardown stops it */
+    p = (prompt_ctx){.wfd = -1};
     fake_start(&srv, prompt_script, &p);
     save_alice();
     crun r;
@@ -255,7 +256,8 @@ Test(usability, play_prompt_words)
 
 Test(usability, play_draw_answers_and_abort)
 {
-    prompt_ctx p = {.wfd = -1};
+    static prompt_ctx p; /* read by the fake's thread until teardown stops it */
+    p = (prompt_ctx){.wfd = -1};
     fake_start(&srv, prompt_script, &p);
     save_alice();
     crun r;
@@ -297,7 +299,8 @@ Test(usability, opponents_draw_offer_starts_a_fresh_line_and_asks_again)
 {
     int fds[2];
     cr_assert_eq(pipe(fds), 0);
-    prompt_ctx p = {.wfd = fds[1],
+    static prompt_ctx p; /* read by the fake's thread until teardown stops it */
+    p = (prompt_ctx){.wfd = fds[1],
                     .push_at = 2,
                     .push = "{\"type\":\"event\",\"event\":\"draw_offer\",\"game\":5,"
                             "\"action\":\"offer\",\"by\":\"black\"}\n",
@@ -318,7 +321,8 @@ Test(usability, opponents_draw_offer_starts_a_fresh_line_and_asks_again)
 
 Test(usability, final_board_is_drawn_once)
 {
-    prompt_ctx p = {.ending = true, .wfd = -1};
+    static prompt_ctx p; /* read by the fake's thread until teardown stops it */
+    p = (prompt_ctx){.ending = true, .wfd = -1};
     fake_start(&srv, prompt_script, &p);
     save_alice();
     crun r;
@@ -367,7 +371,8 @@ Test(usability, redraw_on_a_terminal_discards_the_half_typed_line)
 {
     int master, slave;
     cr_assert_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
-    prompt_ctx p = {.me = "bob",
+    static prompt_ctx p; /* read by the fake's thread until teardown stops it */
+    p = (prompt_ctx){.me = "bob",
                     .wfd = master,
                     .type_at = 1,
                     .type = "d4",
