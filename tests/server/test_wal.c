@@ -104,7 +104,7 @@ Test(wal, moves_held_while_the_log_starts_over_are_answered_in_order_and_kept)
 }
 
 /* The dispatcher's side (api/dispatch.h "Held requests"), made certain by
- * a slow disk: each fsync takes 300 ms and the log starts over at every
+ * a slow disk: each fsync takes 1 s and the log starts over at every
  * frame. alice's first challenge commits and its fsync starts; 100 ms on,
  * inside that fsync, she sends two more challenges in one write and carol
  * sends a ping, and dave a challenge after which he hangs up. The log
@@ -117,7 +117,7 @@ Test(wal, moves_held_while_the_log_starts_over_are_answered_in_order_and_kept)
  * requests. */
 Test(wal, requests_wait_for_the_restart_in_order_and_a_ping_does_not)
 {
-    tsrv_start(&S, "QK_FAULT_FSYNC_MS=300 QK_WAL_RESTART_FRAMES=1");
+    tsrv_start(&S, "QK_FAULT_FSYNC_MS=1000 QK_WAL_RESTART_FRAMES=1");
     tconn *a = tc_open(S.port), *b = tc_open(S.port), *c = tc_open(S.port),
           *d = tc_open(S.port);
     t_register(a, "alice");
