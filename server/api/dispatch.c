@@ -118,6 +118,20 @@ static bool hold(api *s, conn *c, const char *line, size_t len)
 
 static void dispatch(conn *c, char *line, size_t len, bool again);
 
+/* Free the list h; with resume, each connection is resumed first (its
+ * later lines run now, and may be held again). */
+static void free_held(held_line *h, bool resume)
+{
+    while (h) {
+        held_line *next = h->next;
+        if (resume)
+            conn_resume(h->c);
+        conn_unref(h->c);
+        free(h);
+        h = next;
+    }
+}
+
 void dispatch_release(api *a, bool now)
 {
     if (!a->held || (!now && svc_writes_held(a->svc)))
@@ -137,13 +151,7 @@ void dispatch_release(api *a, bool now)
     for (held_line *h = first; h; h = h->next)
         if (!h->c->closing)
             dispatch(h->c, h->line, h->len, true);
-    while (first) {
-        held_line *next = first->next;
-        conn_resume(first->c);
-        conn_unref(first->c);
-        free(first);
-        first = next;
-    }
+    free_held(first, true);
 }
 
 void dispatch_line_cb(conn *c, char *line, size_t len)
@@ -156,12 +164,7 @@ void dispatch_drop_held(api *a)
     held_line *h = a->held;
     a->held = NULL;
     a->held_tail = &a->held;
-    while (h) {
-        held_line *next = h->next;
-        conn_unref(h->c);
-        free(h);
-        h = next;
-    }
+    free_held(h, false);
 }
 
 /* One line of c; again: a held line run by dispatch_release(), whose rate

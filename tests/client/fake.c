@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "qk_frame.h"
+#include "util.h"
 
 static void serve_conn(fake *f, int fd, int conn)
 {
@@ -163,4 +164,12 @@ bool fake_basic(const cJSON *req, char *buf, size_t n)
         return true;
     }
     return false;
+}
+
+void fake_teardown(fake *f, const char *cfg)
+{
+    if (f->port)
+        fake_stop(f);
+    memset(f, 0, sizeof *f);
+    drop_config(cfg);
 }

@@ -43,6 +43,9 @@ void fake_start(fake *f, fake_fn fn, void *user);
 void fake_set_idle(fake *f, fake_idle_fn idle);
 /* Stop the thread and free the log. */
 void fake_stop(fake *f);
+/* A suite's teardown: stop f if it was started, forget it, and remove
+ * the config directory cfg made by fresh_config() (util.h). */
+void fake_teardown(fake *f, const char *cfg);
 /* The i-th logged request (0-based) of type op, or NULL; a copy the
  * caller cJSON_Delete()s. */
 cJSON *fake_request(fake *f, const char *op, int i);

@@ -29,10 +29,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-    if (srv.port)
-        fake_stop(&srv);
-    memset(&srv, 0, sizeof srv);
-    drop_config(cfg);
+    fake_teardown(&srv, cfg);
 }
 
 TestSuite(flow, .init = setup, .fini = teardown, .timeout = 30);

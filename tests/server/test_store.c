@@ -379,15 +379,35 @@ static void log_done_1(void *arg, int rc)
     DL.order[DL.n++] = 1;
 }
 
-Test(store, async_commits_complete_later_in_order)
+/* A store with users w and b and a game between them, its durability
+ * completed off the loop (store_async_start; each fsync stalled
+ * fsync_ms). */
+static store *open_async(uv_loop_t *loop, int fsync_ms, int64_t *w, int64_t *b, int64_t *gid)
 {
     store *s = open_db();
-    int64_t w = add_user(s, "w"), b = add_user(s, "b");
-    int64_t gid = add_game(s, w, b);
+    *w = add_user(s, "w");
+    *b = add_user(s, "b");
+    *gid = add_game(s, *w, *b);
+    cr_assert_eq(uv_loop_init(loop), 0);
+    cr_assert_eq(store_async_start(s, loop, fsync_ms), STORE_OK);
+    return s;
+}
+
+/* After store_async_stop(s): the writer's handle closes, then the loop
+ * and s. */
+static void close_async(store *s, uv_loop_t *loop)
+{
+    uv_run(loop, UV_RUN_DEFAULT);
+    cr_assert_eq(uv_loop_close(loop), 0);
+    store_close(s);
+}
+
+Test(store, async_commits_complete_later_in_order)
+{
+    int64_t w, b, gid;
     uv_loop_t loop;
-    cr_assert_eq(uv_loop_init(&loop), 0);
     /* A 50 ms stall per fsync: neither done can run before the loop does. */
-    cr_assert_eq(store_async_start(s, &loop, 50), STORE_OK);
+    store *s = open_async(&loop, 50, &w, &b, &gid);
     DL.n = 0;
     cr_assert_eq(store_begin(s), STORE_OK);
     cr_assert_eq(store_move_insert(s, gid, 0, "b2-c3", w, 1), STORE_OK);
@@ -401,9 +421,7 @@ Test(store, async_commits_complete_later_in_order)
     cr_assert_eq(DL.order[0], 0);
     cr_assert_eq(DL.order[1], 1);
     store_async_stop(s);
-    uv_run(&loop, UV_RUN_DEFAULT); /* the writer's handle closes */
-    cr_assert_eq(uv_loop_close(&loop), 0);
-    store_close(s);
+    close_async(s, &loop);
     cr_assert_eq(count("moves"), 2);
 }
 
@@ -420,12 +438,9 @@ static void log_done_n(void *arg, int rc)
 
 Test(store, commits_during_an_fsync_share_the_next_one)
 {
-    store *s = open_db();
-    int64_t w = add_user(s, "w"), b = add_user(s, "b");
-    int64_t gid = add_game(s, w, b);
+    int64_t w, b, gid;
     uv_loop_t loop;
-    cr_assert_eq(uv_loop_init(&loop), 0);
-    cr_assert_eq(store_async_start(s, &loop, 0), STORE_OK);
+    store *s = open_async(&loop, 0, &w, &b, &gid);
     uint64_t before = store_fsyncs(s);
     DL.n = 0;
     static const char *mv[4] = {"b2-c3", "d4-c3", "b1-b2", "d3-d2"};
@@ -452,9 +467,7 @@ Test(store, commits_during_an_fsync_share_the_next_one)
     cr_assert_eq(DL.order[0], 4);
     cr_assert_eq(DL.order[1], 5);
     cr_assert_eq(store_fsyncs(s) - before, 4);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    cr_assert_eq(uv_loop_close(&loop), 0);
-    store_close(s);
+    close_async(s, &loop);
     cr_assert_eq(count("moves"), 6);
 }
 
@@ -544,13 +557,9 @@ static void committing_done(void *arg, int rc)
 
 Test(store, a_done_that_commits_loses_nothing)
 {
-    RS = open_db();
-    RW = add_user(RS, "w");
-    int64_t b = add_user(RS, "b");
-    RG = add_game(RS, RW, b);
+    int64_t b;
     uv_loop_t loop;
-    cr_assert_eq(uv_loop_init(&loop), 0);
-    cr_assert_eq(store_async_start(RS, &loop, 0), STORE_OK);
+    RS = open_async(&loop, 0, &RW, &b, &RG);
     DL.n = 0;
     made = false;
     static const char *mv[3] = {"b2-c3", "d4-c3", "a1-b1"};
@@ -566,9 +575,7 @@ Test(store, a_done_that_commits_loses_nothing)
     for (int i = 0; i < 5; i++)
         cr_assert_eq(DL.order[i], want[i], "done %d", i);
     store_async_stop(RS);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    cr_assert_eq(uv_loop_close(&loop), 0);
-    store_close(RS);
+    close_async(RS, &loop);
     cr_assert_eq(count("moves"), 5);
 }
 
@@ -606,12 +613,9 @@ static void turn(batch *b, store *s, int64_t gid, int ply, int64_t user)
 
 Test(store, a_batch_is_kept_open_while_an_fsync_runs)
 {
-    store *s = open_db();
-    int64_t w = add_user(s, "w"), bl = add_user(s, "b");
-    int64_t gid = add_game(s, w, bl);
+    int64_t w, bl, gid;
     uv_loop_t loop;
-    cr_assert_eq(uv_loop_init(&loop), 0);
-    cr_assert_eq(store_async_start(s, &loop, 0), STORE_OK);
+    store *s = open_async(&loop, 0, &w, &bl, &gid);
     batch b;
     batch_init(&b, s, NULL, NULL, note_durable, NULL);
     undos = 0;
@@ -651,9 +655,7 @@ Test(store, a_batch_is_kept_open_while_an_fsync_runs)
         uv_run(&loop, UV_RUN_ONCE);
     batch_free(&b);
     store_async_stop(s);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    cr_assert_eq(uv_loop_close(&loop), 0);
-    store_close(s);
+    close_async(s, &loop);
     cr_assert_eq(count("moves"), 4, "plies 0 to 3; 4 and 5 were lost");
 }
 
@@ -685,13 +687,10 @@ static void write_turn(batch *b, store *s, int64_t gid, int *ply, int64_t user)
  * and the journal limit cuts the file back. */
 Test(store, the_write_ahead_log_starts_over_under_sustained_load, .timeout = 60)
 {
-    store *s = open_db();
-    int64_t w = add_user(s, "w"), bl = add_user(s, "b");
-    int64_t gid = add_game(s, w, bl);
-    cr_assert_eq(store_journal_limit(s, 256 * 1024), STORE_OK);
+    int64_t w, bl, gid;
     uv_loop_t loop;
-    cr_assert_eq(uv_loop_init(&loop), 0);
-    cr_assert_eq(store_async_start(s, &loop, 2), STORE_OK); /* fsyncs overlap turns */
+    store *s = open_async(&loop, 2, &w, &bl, &gid); /* fsyncs overlap turns */
+    cr_assert_eq(store_journal_limit(s, 256 * 1024), STORE_OK);
     store_wal_restart_at(s, 32);
     batch b;
     batch_init(&b, s, NULL, NULL, note_durable, NULL);
@@ -725,10 +724,8 @@ Test(store, the_write_ahead_log_starts_over_under_sustained_load, .timeout = 60)
     cr_assert_geq(r2, 5, "the log started over %llu times", (unsigned long long)r2);
     cr_assert_lt(after, 1024 * 1024, "the -wal file is %lld bytes after the restarts", after);
     store_async_stop(s);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    cr_assert_eq(uv_loop_close(&loop), 0);
     batch_free(&b);
-    store_close(s);
+    close_async(s, &loop);
     cr_assert_eq(count("moves"), ply, "every write committed");
 }
 

@@ -93,6 +93,26 @@ static const cJSON *pairing(const cJSON *t, int round, int board)
     return p;
 }
 
+/* The two boards of round `round` of tournament object t are want[b]
+ * (white, black); their games go to g. */
+static void check_boards(const cJSON *t, int round, const char *const want[2][2], long long g[2])
+{
+    for (int b = 0; b < 2; b++) {
+        const cJSON *p = pairing(t, round, b);
+        cr_assert_str_eq(t_str(p, "white"), want[b][0], "round %d board %d", round, b + 1);
+        cr_assert_str_eq(t_str(p, "black"), want[b][1], "round %d board %d", round, b + 1);
+        g[b] = t_int(p, "game");
+    }
+}
+
+/* c resigns game gid; what names the step in a failure. */
+static void resign(tconn *c, long long gid, const char *what)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"resign\",\"game\":%lld}", gid);
+    t_ok(r, what);
+    cJSON_Delete(r);
+}
+
 static const char *bye_of(const cJSON *t, int round)
 {
     const cJSON *ro = cJSON_GetArrayItem(cJSON_GetObjectItem(t, "rounds"), round - 1);
@@ -207,9 +227,7 @@ Test(tourney, round_robin_bye_forfeit_by_hand)
                   "bad_request", before, "a result word that is none");
     tc_close(D);
 
-    r = tc_rpc(C, "{\"type\":\"resign\",\"game\":%lld}", g1);
-    t_ok(r, "resign");
-    cJSON_Delete(r);
+    resign(C, g1, "resign");
     r = get_t(tid);
     t = t_obj(r, "tournament");
     cr_assert_str_eq(t_str(pairing(t, 1, 0), "result"), "white");
@@ -373,9 +391,7 @@ Test(tourney, join_and_start_errors)
     t_ok(r, "start");
     long long g = t_int(pairing(t_obj(r, "tournament"), 1, 0), "game");
     cJSON_Delete(r);
-    r = tc_rpc(A, "{\"type\":\"resign\",\"game\":%lld}", g);
-    t_ok(r, "resign");
-    cJSON_Delete(r);
+    resign(A, g, "resign");
     r = get_t(tid);
     cr_assert_str_eq(t_str(t_obj(r, "tournament"), "status"), "finished");
     cJSON_Delete(r);
@@ -573,9 +589,7 @@ Test(tourney, rated_games_update_ratings)
     cr_assert(cJSON_IsNull(cJSON_GetObjectItem(gj, "rating_change")));
     cJSON_Delete(ev);
     /* alice is White (Berger for 2: 1-2) */
-    r = tc_rpc(B, "{\"type\":\"resign\",\"game\":%lld}", g);
-    t_ok(r, "resign");
-    cJSON_Delete(r);
+    resign(B, g, "resign");
     ev = tc_event(A, "game_end", T_TIMEOUT_MS);
     cr_assert_not_null(ev);
     const cJSON *ch = t_obj(ev, "rating_change");
@@ -766,31 +780,17 @@ Test(tourney, organiser_exports_every_game_with_its_round)
         {{"dave", "carol"}, {"alice", "bob"}},
         {{"bob", "dave"}, {"carol", "alice"}},
     };
-    for (int b = 0; b < 2; b++) {
-        const cJSON *p = pairing(t, 1, b);
-        cr_assert_str_eq(t_str(p, "white"), want[0][b][0]);
-        cr_assert_str_eq(t_str(p, "black"), want[0][b][1]);
-        g[0][b] = t_int(p, "game");
-    }
+    check_boards(t, 1, want[0], g[0]);
     cJSON_Delete(r);
 
-    r = tc_rpc(D, "{\"type\":\"resign\",\"game\":%lld}", g[0][0]);
-    t_ok(r, "dave resigns");
-    cJSON_Delete(r);
+    resign(D, g[0][0], "dave resigns");
     check_result_event(T, tid, 1, g[0][0], "alice", "dave", "white", "resign", "game", false);
-    r = tc_rpc(C, "{\"type\":\"resign\",\"game\":%lld}", g[0][1]);
-    t_ok(r, "carol resigns");
-    cJSON_Delete(r);
+    resign(C, g[0][1], "carol resigns");
     check_result_event(T, tid, 1, g[0][1], "bob", "carol", "white", "resign", "game", false);
 
     r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid);
     t_ok(r, "pair 2");
-    for (int b = 0; b < 2; b++) {
-        const cJSON *p = pairing(t_obj(r, "tournament"), 2, b);
-        cr_assert_str_eq(t_str(p, "white"), want[1][b][0]);
-        cr_assert_str_eq(t_str(p, "black"), want[1][b][1]);
-        g[1][b] = t_int(p, "game");
-    }
+    check_boards(t_obj(r, "tournament"), 2, want[1], g[1]);
     cJSON_Delete(r);
     r = tc_rpc(T,
                "{\"type\":\"tournament_result\",\"tournament\":%lld,\"game\":%lld,"
@@ -799,19 +799,12 @@ Test(tourney, organiser_exports_every_game_with_its_round)
     t_ok(r, "draw by hand");
     cJSON_Delete(r);
     check_result_event(T, tid, 2, g[1][0], "dave", "carol", "draw", "agreement", "game", true);
-    r = tc_rpc(A, "{\"type\":\"resign\",\"game\":%lld}", g[1][1]);
-    t_ok(r, "alice resigns");
-    cJSON_Delete(r);
+    resign(A, g[1][1], "alice resigns");
     check_result_event(T, tid, 2, g[1][1], "alice", "bob", "black", "resign", "game", false);
 
     r = tc_rpc(T, "{\"type\":\"tournament_pair\",\"tournament\":%lld}", tid);
     t_ok(r, "pair 3");
-    for (int b = 0; b < 2; b++) {
-        const cJSON *p = pairing(t_obj(r, "tournament"), 3, b);
-        cr_assert_str_eq(t_str(p, "white"), want[2][b][0]);
-        cr_assert_str_eq(t_str(p, "black"), want[2][b][1]);
-        g[2][b] = t_int(p, "game");
-    }
+    check_boards(t_obj(r, "tournament"), 3, want[2], g[2]);
     cJSON_Delete(r);
     r = tc_rpc(D, "{\"type\":\"abort\",\"game\":%lld}", g[2][0]);
     t_ok(r, "dave aborts");
@@ -985,9 +978,7 @@ Test(tourney, class_tournament_games_for_the_class_only)
     t_ok(r, "start");
     long long g = t_int(pairing(t_obj(r, "tournament"), 1, 0), "game");
     cJSON_Delete(r);
-    r = tc_rpc(B, "{\"type\":\"resign\",\"game\":%lld}", g);
-    t_ok(r, "resign");
-    cJSON_Delete(r);
+    resign(B, g, "resign");
     check_result_event(T, tid, 1, g, "alice", "bob", "white", "resign", "game", false);
 
     tconn *see[] = {T, A, B, C}; /* teacher-organiser, the players, a member */

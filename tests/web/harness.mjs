@@ -95,6 +95,20 @@ export async function startServer() {
   return s;
 }
 
+/** The server of a browser test: started, announced on the test output, with
+ * the screenshots' folder made. */
+export async function serveForBrowser() {
+  const server = await startServer();
+  console.log(`# serving the page with ${server.mode} at ${server.url}`);
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  return server;
+}
+
+/** The skip reason when chromium does not start (its first line). */
+export function chromiumSkip(e) {
+  return `chromium cannot start: ${String(e.message || e).split('\n')[0]}`;
+}
+
 export function stopChild(child) {
   return new Promise((resolve) => {
     if (child.exitCode !== null) { resolve(); return; }

@@ -29,7 +29,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root, SHARED, CHROMIUM, ARTIFACTS, CHROMIUM_ARGS, startServer, TcpClient } from './harness.mjs';
+import { root, SHARED, CHROMIUM, ARTIFACTS, CHROMIUM_ARGS, serveForBrowser, chromiumSkip, TcpClient } from './harness.mjs';
 
 // ------------------------------------------------------------ the browser
 
@@ -53,12 +53,10 @@ before(async () => {
       timeout: 30000,
     });
   } catch (e) {
-    skipWhy = `chromium cannot start: ${String(e.message || e).split('\n')[0]}`;
+    skipWhy = chromiumSkip(e);
     return;
   }
-  server = await startServer();
-  console.log(`# serving the page with ${server.mode} at ${server.url}`);
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  server = await serveForBrowser();
 });
 
 after(async () => {

@@ -28,7 +28,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CHROMIUM, ARTIFACTS, CHROMIUM_ARGS, startServer, TcpClient } from './harness.mjs';
+import { CHROMIUM, ARTIFACTS, CHROMIUM_ARGS, serveForBrowser, chromiumSkip, TcpClient } from './harness.mjs';
 
 const CODE_RE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{8}$/; // docs/protocol.md: no look-alikes
 const PASSWORD_RE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{12}$/;
@@ -103,12 +103,10 @@ before(async () => {
     if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist (apt-get install chromium)`);
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30000 });
   } catch (e) {
-    skipWhy = `chromium cannot start: ${String(e.message || e).split('\n')[0]}`;
+    skipWhy = chromiumSkip(e);
     return;
   }
-  server = await startServer();
-  console.log(`# serving the page with ${server.mode} at ${server.url}`);
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  server = await serveForBrowser();
 });
 
 after(async () => {
