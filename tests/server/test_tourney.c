@@ -105,6 +105,25 @@ static void check_boards(const cJSON *t, int round, const char *const want[2][2]
     }
 }
 
+/* A class of tina's named name, which alice, bob and carol join by its
+ * code; its id. */
+static long long class_of_abc(const char *name)
+{
+    cJSON *r = tc_rpc(T, "{\"type\":\"class_create\",\"name\":\"%s\"}", name);
+    t_ok(r, "class_create");
+    long long cid = t_int(t_obj(r, "class"), "id");
+    char code[16];
+    snprintf(code, sizeof code, "%s", t_str(t_obj(r, "class"), "code"));
+    cJSON_Delete(r);
+    tconn *members[] = {A, B, C};
+    for (int i = 0; i < 3; i++) {
+        r = tc_rpc(members[i], "{\"type\":\"class_join\",\"code\":\"%s\"}", code);
+        t_ok(r, "class_join");
+        cJSON_Delete(r);
+    }
+    return cid;
+}
+
 /* c resigns game gid; what names the step in a failure. */
 static void resign(tconn *c, long long gid, const char *what)
 {
@@ -951,18 +970,8 @@ Test(tourney, organiser_exports_every_game_with_its_round)
  */
 Test(tourney, class_tournament_games_for_the_class_only)
 {
-    cJSON *r = tc_rpc(T, "{\"type\":\"class_create\",\"name\":\"6A\"}");
-    t_ok(r, "class_create");
-    long long cid = t_int(t_obj(r, "class"), "id");
-    char code[16];
-    snprintf(code, sizeof code, "%s", t_str(t_obj(r, "class"), "code"));
-    cJSON_Delete(r);
-    tconn *members[] = {A, B, C};
-    for (int i = 0; i < 3; i++) {
-        r = tc_rpc(members[i], "{\"type\":\"class_join\",\"code\":\"%s\"}", code);
-        t_ok(r, "class_join");
-        cJSON_Delete(r);
-    }
+    long long cid = class_of_abc("6A");
+    cJSON *r;
     tconn *E = tc_open(S.port);
     t_register(E, "eve");
     r = tc_rpc(T,
@@ -1064,18 +1073,8 @@ static void class_only(cJSON *r, char *before, const char *what)
  */
 Test(tourney, class_tournament_seen_by_its_class_only)
 {
-    cJSON *r = tc_rpc(T, "{\"type\":\"class_create\",\"name\":\"6B\"}");
-    t_ok(r, "class_create");
-    long long cid = t_int(t_obj(r, "class"), "id");
-    char code[16];
-    snprintf(code, sizeof code, "%s", t_str(t_obj(r, "class"), "code"));
-    cJSON_Delete(r);
-    tconn *members[] = {A, B, C};
-    for (int i = 0; i < 3; i++) {
-        r = tc_rpc(members[i], "{\"type\":\"class_join\",\"code\":\"%s\"}", code);
-        t_ok(r, "class_join");
-        cJSON_Delete(r);
-    }
+    long long cid = class_of_abc("6B");
+    cJSON *r;
     tconn *D = tc_open(S.port), *E = tc_open(S.port);
     t_register(D, "dave");
     t_register(E, "eve");
