@@ -112,7 +112,9 @@ Test(wal, moves_held_while_the_log_starts_over_are_answered_in_order_and_kept)
  * held (and her connection paused: they stay in order), dave's is held
  * too and, a complete line sent before his end of the stream, is still
  * run (conn.h: what was complete is answered), and carol's ping, which
- * writes nothing, is answered at once. Then all of alice's challenges are
+ * writes nothing, is answered at once, as are her broken line (bad_json)
+ * and unknown op (unknown_op); her challenge with a bad field is held and
+ * then refused (bad_request), changing nothing. Then all of alice's challenges are
  * answered in order, the four are stored, and the server says it held
  * requests. */
 Test(wal, requests_wait_for_the_restart_in_order_and_a_ping_does_not)
@@ -138,6 +140,22 @@ Test(wal, requests_wait_for_the_restart_in_order_and_a_ping_does_not)
     cJSON *r = tc_reply(c, T_TIMEOUT_MS);
     t_ok(r, "carol's ping during the hold");
     cJSON_Delete(r);
+    /* Bad lines are answered at once too, never held: the checks come
+     * before the hold, and they change nothing. */
+    cr_assert(tc_sendf(c, "{\"type\":\"ping\",\"id\":\n"));
+    r = tc_reply(c, T_TIMEOUT_MS);
+    t_err(r, "bad_json", "a broken line during the hold");
+    cJSON_Delete(r);
+    cr_assert(tc_sendf(c, "{\"type\":\"no_such_op\",\"id\":8}\n"));
+    r = tc_reply(c, T_TIMEOUT_MS);
+    t_err(r, "unknown_op", "an unknown op during the hold");
+    cr_assert_eq(t_int(r, "id"), 8);
+    cJSON_Delete(r);
+    cr_assert(tc_sendf(c, "{\"type\":\"challenge\",\"id\":10,\"variant\":\"alquerque\",\"to\":5}\n"));
+    r = tc_reply(c, 4 * T_TIMEOUT_MS);
+    t_err(r, "bad_request", "a challenge with a number for a name, held then refused");
+    cr_assert_eq(t_int(r, "id"), 10);
+    cJSON_Delete(r);
     for (int id = 1; id <= 3; id++) {
         r = tc_reply(a, 4 * T_TIMEOUT_MS);
         t_ok(r, "alice's challenge");
@@ -145,7 +163,7 @@ Test(wal, requests_wait_for_the_restart_in_order_and_a_ping_does_not)
         cJSON_Delete(r);
     }
     long long nch = t_db_count(S.db, "challenges");
-    cr_assert_eq(nch, 4, "alice's three and dave's: %lld", nch);
+    cr_assert_eq(nch, 4, "alice's three and dave's, not carol's refused one: %lld", nch);
     FILE *f = fopen(S.log, "r");
     cr_assert_not_null(f);
     char line[1024];
