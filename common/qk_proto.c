@@ -397,6 +397,141 @@ qk_err qk_proto_parse_line(const char *line, size_t len, cJSON **out, const char
     return QK_ERR_NONE;
 }
 
+/* ---- the top-level id of a line refused after the lexical pass ------- */
+
+static size_t skip_ws(const char *s, size_t i, size_t n)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* The index after the string token opening at s[i] == '"'. The lexical
+ * pass has checked every escape, so a backslash always has a partner. */
+static size_t string_end(const char *s, size_t i, size_t n)
+{
+    for (i++; i < n; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '"')
+            return i + 1;
+    }
+    return 0;
+}
+
+/* The index after the value starting at s[i], 0 when there is none. A
+ * container is skipped by counting brackets outside strings, with no
+ * recursion, so any depth costs one pass; scalars end at the next
+ * delimiter (their grammar is cJSON's to judge, see top_scalar_ok). */
+static size_t value_end(const char *s, size_t i, size_t n)
+{
+    if (i >= n)
+        return 0;
+    if (s[i] == '"')
+        return string_end(s, i, n);
+    if (s[i] == '{' || s[i] == '[') {
+        size_t depth = 0;
+        for (; i < n; i++) {
+            char c = s[i];
+            if (c == '"') {
+                size_t e = string_end(s, i, n);
+                if (!e)
+                    return 0;
+                i = e - 1;
+            } else if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (--depth == 0)
+                    return i + 1;
+            }
+        }
+        return 0;
+    }
+    size_t j = i;
+    while (j < n && s[j] != ',' && s[j] != '}' && s[j] != ']' && s[j] != ' ' && s[j] != '\t' &&
+           s[j] != '\n' && s[j] != '\r')
+        j++;
+    return j > i ? j : 0;
+}
+
+/* cJSON's verdict on one token: a string key or a top-level scalar. */
+static cJSON *parse_token(const char *s, size_t len)
+{
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithLengthOpts(s, len, &end, false);
+    if (v && end != s + len) {
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
+}
+
+cJSON *qk_proto_top_id(const char *line, size_t len)
+{
+    int maxdepth;
+    bool balanced;
+    const char *why;
+    if (!utf8_valid((const unsigned char *)line, len) ||
+        !lexically_strict(line, len, &maxdepth, &balanced, &why) || !balanced)
+        return NULL;
+    size_t i = skip_ws(line, 0, len);
+    if (i >= len || line[i] != '{')
+        return NULL;
+    i = skip_ws(line, i + 1, len);
+    size_t id_at = 0, id_len = 0;
+    int ids = 0;
+    if (i < len && line[i] == '}') {
+        i++;
+    } else {
+        for (;;) {
+            if (i >= len || line[i] != '"')
+                return NULL;
+            size_t kend = string_end(line, i, len);
+            if (!kend)
+                return NULL;
+            cJSON *key = parse_token(line + i, kend - i);
+            bool is_id = cJSON_IsString(key) && strcmp(key->valuestring, "id") == 0;
+            cJSON_Delete(key);
+            i = skip_ws(line, kend, len);
+            if (i >= len || line[i] != ':')
+                return NULL;
+            i = skip_ws(line, i + 1, len);
+            size_t vend = value_end(line, i, len);
+            if (!vend)
+                return NULL;
+            if (line[i] != '{' && line[i] != '[') {
+                cJSON *v = parse_token(line + i, vend - i);
+                if (!v)
+                    return NULL;
+                cJSON_Delete(v);
+            }
+            if (is_id) {
+                ids++;
+                id_at = i;
+                id_len = vend - i;
+            }
+            i = skip_ws(line, vend, len);
+            if (i < len && line[i] == ',') {
+                i = skip_ws(line, i + 1, len);
+                continue;
+            }
+            if (i < len && line[i] == '}') {
+                i++;
+                break;
+            }
+            return NULL;
+        }
+    }
+    if (skip_ws(line, i, len) != len || ids != 1)
+        return NULL;
+    cJSON *id = parse_token(line + id_at, id_len);
+    if (!qk_json_is_id(id)) {
+        cJSON_Delete(id);
+        return NULL;
+    }
+    return id;
+}
+
 bool qk_json_has(const cJSON *obj, const char *name)
 {
     return cJSON_GetObjectItemCaseSensitive(obj, name) != NULL;

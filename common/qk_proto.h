@@ -79,6 +79,20 @@ qk_err qk_err_parse(const char *code);
  *   QK_ERR_INTERNAL: out of memory. */
 qk_err qk_proto_parse_line(const char *line, size_t len, cJSON **out, const char **why);
 
+/* The top-level "id" of a line that qk_proto_parse_line() refused, so
+ * that its error can carry the id (docs/protocol.md section 3, step 1:
+ * "that answer carries the request's id when the top-level id is given
+ * once and valid"). Works at any nesting depth in one pass without
+ * recursion: cJSON stops at CJSON_NESTING_LIMIT (1,000) levels, and a
+ * line nested deeper still has a readable id. Returns a new cJSON number
+ * or string (caller cJSON_Delete()s it), or NULL when the line does not
+ * pass the lexical checks, its brackets do not balance, its top level is
+ * not an object of "key": value members (nested containers are only
+ * bracket-matched; top-level scalars and keys are judged by cJSON), the
+ * key "id" (after unescaping) occurs other than once at the top level, or
+ * its value is not a valid id (qk_json_is_id). */
+cJSON *qk_proto_top_id(const char *line, size_t len);
+
 /* Field access with exact, case-sensitive names. Each returns true and
  * fills *out when the field is present with the right type; false when it
  * is absent or ill-typed (check qk_json_has() to tell them apart).

@@ -25,23 +25,6 @@ static void answer_bare(api *s, conn *c, const cJSON *id, qk_err e, const char *
     cJSON_Delete(err);
 }
 
-/* The top-level "id" of obj if it occurs once and is a valid id. */
-static const cJSON *loose_id(const cJSON *obj)
-{
-    const cJSON *id = NULL, *v;
-    if (!cJSON_IsObject(obj))
-        return NULL;
-    cJSON_ArrayForEach(v, obj)
-    {
-        if (v->string && strcmp(v->string, "id") == 0) {
-            if (id)
-                return NULL;
-            id = v;
-        }
-    }
-    return qk_json_is_id(id) ? id : NULL;
-}
-
 /* Answer a request the connection's rate limit refused, with the time
  * until it may send the next one. */
 static void answer_limited(api *s, conn *c, const cJSON *id, uint64_t retry_ms)
@@ -63,14 +46,17 @@ static void answer_limited(api *s, conn *c, const cJSON *id, uint64_t retry_ms)
 static void answer_shutdown(api *s, conn *c, const char *line, size_t len)
 {
     cJSON *msg = NULL;
-    const char *why = NULL;
+    cJSON *loose = NULL;
     const cJSON *id = NULL;
-    if (qk_proto_parse_line(line, len, &msg, &why) == QK_ERR_NONE) {
+    if (qk_proto_parse_line(line, len, &msg, NULL) == QK_ERR_NONE) {
         id = cJSON_GetObjectItemCaseSensitive(msg, "id");
         if (!qk_json_is_id(id))
             id = NULL;
+    } else {
+        id = loose = qk_proto_top_id(line, len);
     }
     answer_bare(s, c, id, QK_ERR_SERVER_SHUTDOWN, NULL);
+    cJSON_Delete(loose);
     cJSON_Delete(msg);
 }
 
@@ -184,10 +170,11 @@ static void dispatch(conn *c, char *line, size_t len, bool again)
         !again && !rate_take(&session_of(c)->rate, &s->rate, uv_now(s->loop), &retry_ms);
     qk_err e = qk_proto_parse_line(line, len, &msg, &why);
     if (e != QK_ERR_NONE) {
-        /* A well-formed object with a repeated field or too deep: answer
-         * with its id when the id itself is readable and unique. */
-        cJSON *loose = e == QK_ERR_BAD_REQUEST ? cJSON_ParseWithLength(line, len) : NULL;
-        answer_bare(s, c, loose_id(loose), e, why);
+        /* A well-formed object with a repeated field or too deep (any
+         * depth, past cJSON's own limit too): answer with its id when the
+         * id itself is readable and unique. */
+        cJSON *loose = e == QK_ERR_BAD_REQUEST ? qk_proto_top_id(line, len) : NULL;
+        answer_bare(s, c, loose, e, why);
         cJSON_Delete(loose);
         return;
     }

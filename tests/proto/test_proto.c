@@ -106,6 +106,64 @@ Test(proto, nesting_limit_is_sixteen)
     cr_assert_eq(P("{\"a\":[[[[[[[[[[[[[[[[[[1}"), QK_ERR_BAD_JSON);
 }
 
+/* qk_proto_top_id(): the top-level id of a refused line, at any depth.
+ * Expected: the id's JSON text, or NULL for none. */
+static char *top_id_text(const char *line, size_t len)
+{
+    cJSON *id = qk_proto_top_id(line, len);
+    char *t = id ? cJSON_PrintUnformatted(id) : NULL;
+    cJSON_Delete(id);
+    return t;
+}
+
+static void expect_top_id(const char *line, const char *want)
+{
+    char *got = top_id_text(line, strlen(line));
+    if (!want)
+        cr_assert_null(got, "%s: got %s", line, got);
+    else
+        cr_assert(got && strcmp(got, want) == 0, "%s: got %s, want %s", line, got ? got : "none",
+                  want);
+    free(got);
+}
+
+Test(proto, top_id_of_refused_lines)
+{
+    expect_top_id("{\"id\":7,\"a\":1,\"a\":2}", "7");
+    expect_top_id(" {\"a\":{\"id\":1},\"id\":\"x\"} ", "\"x\"");
+    expect_top_id("{\"\\u0069d\":9}", "9");  /* the key after unescaping */
+    expect_top_id("{\"i\\\"d\":9}", NULL); /* i"d is another key */
+    expect_top_id("{\"a\":\"},\\\"id\\\":3\",\"id\":4}", "4"); /* brackets in strings */
+    expect_top_id("{\"id\":1,\"id\":1}", NULL);      /* twice */
+    expect_top_id("{\"id\":-1}", NULL);                /* not a valid id */
+    expect_top_id("{\"id\":1.5}", NULL);
+    expect_top_id("{\"id\":[1]}", NULL);
+    expect_top_id("{\"id\":1,}", NULL);                /* not an object's grammar */
+    expect_top_id("{\"id\":1 \"a\":2}", NULL);
+    expect_top_id("{\"id\":tru}", NULL);
+    expect_top_id("{\"id\":1,\"a\":[}", NULL);        /* unbalanced */
+    expect_top_id("{\"id\":1} x", NULL);
+    expect_top_id("[{\"id\":1}]", NULL);
+    expect_top_id("{}", NULL);
+    /* 100,000 levels after and before the id: one pass, no recursion. */
+    static char deep[200100];
+    for (int before = 0; before <= 1; before++) {
+        size_t n = 0;
+        if (!before)
+            n += (size_t)sprintf(deep, "{\"id\":42,\"x\":");
+        else
+            n += (size_t)sprintf(deep, "{\"x\":");
+        memset(deep + n, '[', 100000);
+        memset(deep + n + 100000, ']', 100000);
+        n += 200000;
+        n += (size_t)sprintf(deep + n, before ? ",\"id\":42}" : "}");
+        char *got = top_id_text(deep, n);
+        cr_assert(got && strcmp(got, "42") == 0, "deep, id %s", before ? "after" : "before");
+        free(got);
+        cr_assert_null(qk_proto_top_id(deep, n - 1), "cut short");
+    }
+}
+
 Test(proto, integers_are_whole_and_in_range)
 {
     cJSON *o = NULL;

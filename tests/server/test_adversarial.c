@@ -213,6 +213,9 @@ Test(adversarial, huge_nesting)
     free(line);
     cJSON *r = tc_reply(c, T_TIMEOUT_MS);
     t_err(r, "bad_request", "30000 levels");
+    /* Section 3 step 1: the id comes back at any depth (issue 21: past
+     * cJSON's 1,000 levels it used to be dropped). */
+    cr_assert_eq(t_int(r, "id"), 1, "the id of a 30000-level line: %s", t_text(r));
     cJSON_Delete(r);
     tc_close(c);
     still_serving("deep nesting");

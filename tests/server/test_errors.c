@@ -248,6 +248,47 @@ Test(errors, repeated_field_and_deep_nesting)
     unchanged("repeated field / nesting");
 }
 
+/* Issue 21: the line of the report, {"id":1000,"type":"ping","ts":
+ * + 1,000 '[' + 1,000 ']' + }, was answered without its id (with 999
+ * levels it had it): cJSON's own limit is 1,000 levels. Every depth
+ * around that limit, and an id after the deep member, keeps the id. */
+Test(errors, deep_nesting_keeps_the_id)
+{
+    snap();
+    static char line[8192];
+    const int depths[] = {998, 999, 1000, 1001, 3000};
+    for (size_t k = 0; k < sizeof depths / sizeof depths[0]; k++) {
+        int depth = depths[k];
+        int id = 1000 + (int)k;
+        bool id_last = k == 4;
+        int n = id_last ? snprintf(line, sizeof line, "{\"type\":\"ping\",\"ts\":")
+                        : snprintf(line, sizeof line, "{\"id\":%d,\"type\":\"ping\",\"ts\":", id);
+        memset(line + n, '[', (size_t)depth);
+        memset(line + n + depth, ']', (size_t)depth);
+        n += 2 * depth;
+        n += id_last ? snprintf(line + n, sizeof line - (size_t)n, ",\"id\":%d}\n", id)
+                     : snprintf(line + n, sizeof line - (size_t)n, "}\n");
+        cr_assert(tc_send(F.a, line, (size_t)n));
+        cJSON *r = tc_reply(F.a, T_TIMEOUT_MS);
+        t_err(r, "bad_request", "deep nesting");
+        cr_assert_eq(t_int(r, "id"), id, "%d levels: %s", depth, t_text(r));
+        cJSON_Delete(r);
+    }
+    /* An id given twice is not "given once": no id, as section 3 says. */
+    int n = snprintf(line, sizeof line, "{\"id\":1,\"type\":\"ping\",\"id\":2,\"ts\":");
+    memset(line + n, '[', 1200);
+    memset(line + n + 1200, ']', 1200);
+    n += 2400;
+    n += snprintf(line + n, sizeof line - (size_t)n, "}\n");
+    cr_assert(tc_send(F.a, line, (size_t)n));
+    cJSON *r = tc_reply(F.a, T_TIMEOUT_MS);
+    t_err(r, "bad_request", "two ids");
+    cr_assert_null(cJSON_GetObjectItemCaseSensitive(r, "id"), "%s", t_text(r));
+    cJSON_Delete(r);
+    ping_ok(F.a, "deep nesting");
+    unchanged("deep nesting");
+}
+
 Test(errors, unauthenticated_before_login)
 {
     snap();
