@@ -407,3 +407,30 @@ CREATE INDEX notifications_read_old ON notifications (created) WHERE read = 1;
 -- games_wake).
 DROP INDEX games_white_turn;
 DROP INDEX games_black_turn;
+
+-- migration 12
+-- Issue 21: who sent a notification (sender_id) and the object it is about
+-- (ref_id: the challenge of a challenge or challenge_declined notice), so
+-- that a kind one user can repeat at another (a challenge, a rematch, a
+-- draw offer, a decline) keeps at most a few unread per sender and
+-- receiver, and a challenge's unread notice is withdrawn when it is
+-- cancelled or expires (game/notify.h). Rows from before: the challenge
+-- and its sender are read back from the notice's data and the challenges
+-- table; a draw offer's sender is the receiver's opponent.
+ALTER TABLE notifications ADD COLUMN sender_id INTEGER REFERENCES users (id) ON DELETE CASCADE;
+ALTER TABLE notifications ADD COLUMN ref_id INTEGER;
+UPDATE notifications SET ref_id = json_extract(data, '$.challenge')
+    WHERE kind IN ('challenge', 'challenge_declined') AND json_valid(data);
+UPDATE notifications SET sender_id = (SELECT CASE WHEN notifications.kind = 'challenge'
+                                             THEN c.from_user ELSE c.to_user END
+                                      FROM challenges c WHERE c.id = notifications.ref_id)
+    WHERE kind IN ('challenge', 'challenge_declined') AND ref_id IS NOT NULL;
+UPDATE notifications SET sender_id = (SELECT CASE WHEN g.white_id = notifications.user_id
+                                             THEN g.black_id ELSE g.white_id END
+                                      FROM games g WHERE g.id = notifications.game_id)
+    WHERE kind IN ('draw_offer', 'draw_declined') AND game_id IS NOT NULL;
+CREATE INDEX notifications_sender ON notifications (user_id, kind, sender_id) WHERE read = 0;
+CREATE INDEX notifications_ref ON notifications (user_id, kind, ref_id) WHERE read = 0;
+-- The per-account challenge rate (api/ops_challenge.c) counts a user's
+-- challenges of the last window by creation time.
+CREATE INDEX challenges_from_created ON challenges (from_user, created);

@@ -66,7 +66,8 @@ static pid_t start(const char *db, int *port)
         close(p[0]);
         snprintf(fdarg, sizeof fdarg, "%d", p[1]);
         execl(path, "qirkatd", "--listen", "127.0.0.1:0", "--db", db, "--ready-fd", fdarg,
-              "--pwhash", "min", "--log-level", "warn", "--rate-limit", "off", (char *)NULL);
+              "--pwhash", "min", "--log-level", "warn", "--rate-limit", "off",
+              "--challenge-rate", "off", (char *)NULL);
         _exit(127);
     }
     close(p[1]);

@@ -30,7 +30,7 @@
  * flight on each, in four rounds alternating echo and qirkatd.
  *
  * qirkatd is started like bench-server (fresh database, --pwhash min), with
- * QK_RATE_LIMIT=off, QK_MAX_CONNS and QK_MAX_CONNS_PER_ADDRESS raised for
+ * QK_RATE_LIMIT=off, QK_CHALLENGE_RATE=off, QK_MAX_CONNS and QK_MAX_CONNS_PER_ADDRESS raised for
  * the 1,000 clients and 10,000 idle connections (docs/design.md names the
  * caps), and RLIMIT_NOFILE raised to its hard limit (inherited).
  *
@@ -206,6 +206,7 @@ static pid_t start_qirkatd(int *port)
         close(p[0]);
         snprintf(fdarg, sizeof fdarg, "%d", p[1]);
         setenv("QK_RATE_LIMIT", "off", 1);
+        setenv("QK_CHALLENGE_RATE", "off", 1); /* games restart through challenges */
         setenv("QK_MAX_CONNS", "20000", 1);
         setenv("QK_MAX_CONNS_PER_ADDRESS", "20000", 1);
         execl(path, "qirkatd", "--listen", "127.0.0.1:0", "--db", db, "--ready-fd", fdarg,

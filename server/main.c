@@ -30,6 +30,7 @@ static void usage(FILE *f)
                "[--http HOST:PORT]\n"
                "               [--log-level error|warn|info|debug]\n"
                "               [--ready-fd FD] [--pwhash interactive|min] [--rate-limit B/R|off]\n"
+               "               [--challenge-rate N/S|off]\n"
                "               [--max-conns N] [--max-conns-per-address N] [--max-conns-per-account N]\n"
                "               [--pairing-program PATH] [--pairing-timeout MS]\n"
                "               [--help]\n"
@@ -48,6 +49,8 @@ static void usage(FILE *f)
                "  --test-clock MS     tests only: the clock starts at MS (UTC ms) and moves only\n"
                "                      by the debug_clock op\n"
                "  --rate-limit B/R    requests per connection: bursts of B, R per second\n"
+               "  --challenge-rate N/S  challenges per account: at most N in any S seconds\n"
+               "                      (default 60/600; off)\n"
                "                      (default 1000/200; \"off\" for none; env QK_RATE_LIMIT)\n"
                "  --max-conns N       connections in all (default 4096; env QK_MAX_CONNS);\n"
                "                      each needs a file descriptor (RLIMIT_NOFILE)\n"
@@ -117,7 +120,7 @@ int main(int argc, char **argv)
     static char http_host[256];
     srv_config cfg = {.host = host, .port = 7420, .db_path = "./qirkat.db", .ready_fd = -1};
     log_level level = LOG_INFO;
-    bool rate_given = false;
+    bool rate_given = false, challenge_rate_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -151,6 +154,10 @@ int main(int argc, char **argv)
             if (rate_cfg_parse(v, &cfg.rate) != 0)
                 goto bad;
             rate_given = true;
+        } else if (strcmp(a, "--challenge-rate") == 0) {
+            if (rate_window_parse(v, &cfg.challenge_rate) != 0)
+                goto bad;
+            challenge_rate_given = true;
         } else if (strcmp(a, "--max-conns") == 0) {
             if (parse_int(v, 1, 1 << 20, &cfg.max_conns) != 0)
                 goto bad;
@@ -189,6 +196,9 @@ int main(int argc, char **argv)
     const char *rate = getenv("QK_RATE_LIMIT");
     if (rate && !rate_given && rate_cfg_parse(rate, &cfg.rate) != 0)
         log_warn("QK_RATE_LIMIT=%s is not BURST/PER_S or off: using the default", rate);
+    const char *crate = getenv("QK_CHALLENGE_RATE");
+    if (crate && !challenge_rate_given && rate_window_parse(crate, &cfg.challenge_rate) != 0)
+        log_warn("QK_CHALLENGE_RATE=%s is not COUNT/SECONDS or off: using the default", crate);
     const char *beat = getenv("QK_HEARTBEAT_MS");
     if (beat && parse_int(beat, 1, INT_MAX, &cfg.heartbeat_ms) != 0)
         cfg.heartbeat_ms = 0;

@@ -147,6 +147,8 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     if (cfg->max_per_addr > 0)
         s->net.max_per_addr = (size_t)cfg->max_per_addr;
     api_init(&s->api, loop, &s->net, g, cfg->rate, cfg->max_per_account);
+    if (cfg->challenge_rate.off || cfg->challenge_rate.count > 0)
+        s->api.challenge_rate = cfg->challenge_rate;
     s->net.data = &s->api;
     g->sink = fanout_sink(&s->api);
     int rc = UV_ENOMEM;

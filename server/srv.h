@@ -105,6 +105,7 @@ typedef struct srv_config {
     int heartbeat_ms;     /* empty line after this much output silence; 0 = 20000 */
     int login_timeout_ms; /* close a connection not logged in by then; 0 = 60000 */
     rate_cfg rate;        /* per-connection request limit; all zero = the defaults */
+    rate_window challenge_rate; /* challenges per account; all zero = the defaults (ratelimit.h) */
     int max_hash_jobs;    /* password hashes at once; 0 = SRV_MAX_HASH_JOBS */
     int hash_delay_ms;    /* tests only: each hash job sleeps this long first */
     int max_conns;        /* connections in all; 0 = NET_DEFAULT_MAX_CONNS (4096) */

@@ -25,6 +25,7 @@ void api_init(api *a, uv_loop_t *loop, net *n, gsvc *svc, rate_cfg rate, int max
     a->svc = svc;
     a->rate = rate;
     a->max_per_account = max_per_account > 0 ? max_per_account : API_MAX_CONNS_PER_ACCOUNT;
+    a->challenge_rate = (rate_window){RATE_CHALLENGES_COUNT, RATE_CHALLENGES_SECONDS, false};
     if (!a->rate.off && a->rate.burst == 0) {
         a->rate.burst = RATE_DEFAULT_BURST;
         a->rate.per_s = RATE_DEFAULT_PER_S;

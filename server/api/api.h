@@ -45,6 +45,7 @@ typedef struct api {
     registry subs;  /* game id -> conn subscribed to it */
     uint64_t event_seq; /* one per fan-out: a connection gets an event once */
     rate_cfg rate;      /* per-connection request limit */
+    rate_window challenge_rate; /* challenges per account (ops_challenge.c); set after api_init */
     bool stopping;      /* every request is answered server_shutdown */
     int max_per_account; /* connections logged in as one user (API_MAX_CONNS_PER_ACCOUNT) */
     workers *hints;      /* borrowed: the engine's pool (hint.c); NULL = hints refused */

@@ -26,6 +26,7 @@
 #include "game/challenges.h"
 #include "game/events.h"
 #include "game/games.h"
+#include "store/store_bound.h"
 #include "util/log.h"
 #include "game/notify.h"
 #include "game/ratings_svc.h"
@@ -263,6 +264,31 @@ static void challenge_create(req *r, store_challenge *cp, bool vacation, bool pr
     store_challenge c = *cp;
     char buf[96];
     int64_t open = 0;
+    /* Per account, not per connection (issue 21: one connection made 160
+     * challenge-and-cancel pairs a second at one target), and from the
+     * rows, so every connection and node of the account counts. */
+    const rate_window *w = &s->challenge_rate;
+    if (!w->off) {
+        int64_t now = svc_now(s->svc), window = (int64_t)w->seconds * 1000, made = 0, oldest = 0;
+        if (store_challenges_since(s->svc->store, r->sess->user_id, now - window + 1, &made,
+                                   &oldest) != STORE_OK) {
+            req_error(r, QK_ERR_INTERNAL, NULL);
+            return;
+        }
+        if (made >= (int64_t)w->count) {
+            snprintf(buf, sizeof buf, "at most %u challenges in %u s from one account",
+                     (unsigned)w->count, (unsigned)w->seconds);
+            cJSON *err = req_error_new(r, QK_ERR_RATE_LIMITED, buf);
+            int64_t retry = oldest + window - now; /* when the oldest leaves the window */
+            if (err &&
+                !cJSON_AddNumberToObject(err, "retry_after_ms", (double)(retry > 1 ? retry : 1))) {
+                cJSON_Delete(err);
+                err = NULL;
+            }
+            req_reply_error(r, err);
+            return;
+        }
+    }
     if (store_challenges_open_from(s->svc->store, r->sess->user_id, &open) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
@@ -423,7 +449,9 @@ void op_accept(req *r)
     }
     ratings_game rg = {g->id, g->v.name, g->white.id, g->black.id, g->rated, false,
                        QK_RESULT_NONE};
-    if (ratings_game_started(s->svc, &rg) != STORE_OK || notify_your_turn(s->svc, g) != 0) {
+    snprintf(c.status, sizeof c.status, "accepted");
+    if (ratings_game_started(s->svc, &rg) != STORE_OK || notify_your_turn(s->svc, g) != 0 ||
+        notify_challenge_closed(s->svc, &c) != 0) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
@@ -501,6 +529,10 @@ static void close_challenge(req *r, int who, const char *status, const char *eve
     snprintf(c.status, sizeof c.status, "%s", status);
     snprintf(c.decline_reason, sizeof c.decline_reason, "%s", reason ? reason : "");
     c.updated = now;
+    if (notify_challenge_closed(s->svc, &c) != 0) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
     /* The challenger may be offline (correspondence): a notification
      * waits for the next login. notify_push poisoned the batch on error. */
     if (decline && notify_challenge_declined(s->svc, &c, message) != 0) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "game/events.h"
+#include "game/notify.h"
 #include "qk_proto.h"
 #include "util/log.h"
 
@@ -91,6 +92,8 @@ void challenges_expire(gsvc *s)
             }
             snprintf(c.status, sizeof c.status, "expired");
             c.updated = now;
+            if (notify_challenge_closed(s, &c) != 0)
+                return;
             log_debug("challenge %lld expired", (long long)c.id);
             challenges_event(s, "challenge", &c, NULL);
         }

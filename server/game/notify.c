@@ -53,9 +53,28 @@ static bool replaces(const char *kind)
            strcmp(kind, "draw_declined") == 0;
 }
 
+/* Kinds one user can send another again and again (a challenge or
+ * rematch, its decline, a draw offer and its decline): bounded per sender
+ * and receiver (notify.h). */
+static bool repeatable(const char *kind)
+{
+    return strcmp(kind, "challenge") == 0 || strcmp(kind, "challenge_declined") == 0 ||
+           strcmp(kind, "draw_offer") == 0 || strcmp(kind, "draw_declined") == 0;
+}
+
 int notify_push(gsvc *s, int64_t user_id, const char *kind, int64_t game_id, cJSON *data)
 {
-    store_note n = {.user_id = user_id, .game_id = game_id, .created = svc_now(s)};
+    return notify_push_from(s, user_id, kind, game_id, 0, 0, data);
+}
+
+int notify_push_from(gsvc *s, int64_t user_id, const char *kind, int64_t game_id,
+                     int64_t sender_id, int64_t ref_id, cJSON *data)
+{
+    store_note n = {.user_id = user_id,
+                    .game_id = game_id,
+                    .created = svc_now(s),
+                    .sender_id = sender_id,
+                    .ref_id = ref_id};
     snprintf(n.kind, sizeof n.kind, "%s", kind);
     char *text = data ? cJSON_PrintUnformatted(data) : NULL;
     cJSON_Delete(data);
@@ -72,6 +91,13 @@ int notify_push(gsvc *s, int64_t user_id, const char *kind, int64_t game_id, cJS
      * loop does not add a row per move or per cycle. */
     if (replaces(kind) && game_id > 0 &&
         store_notes_drop_unread(s->store, user_id, kind, game_id) != STORE_OK)
+        goto fail;
+    /* Issue 21: one sender cannot fill another's inbox (1,000 challenge
+     * and cancel pairs left 1,000 unread rows): the oldest unread of the
+     * kind from that sender make room for the new one. */
+    if (repeatable(kind) && sender_id > 0 &&
+        store_notes_cap_sender(s->store, user_id, kind, sender_id, NOTIFY_PER_SENDER - 1) !=
+            STORE_OK)
         goto fail;
     if (store_note_insert(s->store, &n) != STORE_OK)
         goto fail;
@@ -167,7 +193,7 @@ int notify_draw_offer(gsvc *s, const game *g, int64_t from_id)
     cJSON *d = with_opponent(g, to);
     if (!d)
         return oom(s, d);
-    return notify_push(s, to, "draw_offer", g->id, d);
+    return notify_push_from(s, to, "draw_offer", g->id, from_id, 0, d);
 }
 
 int notify_challenge(gsvc *s, const store_challenge *c)
@@ -182,7 +208,19 @@ int notify_challenge(gsvc *s, const store_challenge *c)
         cJSON_Delete(tcj);
         return oom(s, d);
     }
-    return notify_push(s, c->to_id, "challenge", 0, d);
+    return notify_push_from(s, c->to_id, "challenge", 0, c->from_id, c->id, d);
+}
+
+int notify_challenge_closed(gsvc *s, const store_challenge *c)
+{
+    if (!c->to_id)
+        return 0;
+    bool withdrawn = strcmp(c->status, "canceled") == 0 || strcmp(c->status, "expired") == 0;
+    if (store_notes_settle(s->store, c->to_id, "challenge", c->id, withdrawn) != STORE_OK) {
+        svc_poison(s);
+        return -1;
+    }
+    return 0;
 }
 
 int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *message)
@@ -193,7 +231,7 @@ int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *mes
         !cJSON_AddStringToObject(d, "reason", c->decline_reason) ||
         (message && !cJSON_AddStringToObject(d, "message", message)))
         return oom(s, d);
-    return notify_push(s, c->from_id, "challenge_declined", 0, d);
+    return notify_push_from(s, c->from_id, "challenge_declined", 0, c->to_id, c->id, d);
 }
 
 int notify_draw_declined(gsvc *s, const game *g, int64_t decliner_id)
@@ -202,7 +240,7 @@ int notify_draw_declined(gsvc *s, const game *g, int64_t decliner_id)
     cJSON *d = with_opponent(g, to);
     if (!d)
         return oom(s, d);
-    return notify_push(s, to, "draw_declined", g->id, d);
+    return notify_push_from(s, to, "draw_declined", g->id, decliner_id, 0, d);
 }
 
 int notify_tournament_round(gsvc *s, int64_t user_id, const notify_tround *t)

@@ -25,6 +25,14 @@
  * its user's unread one of the same kind and game: one per game, not one
  * per move or per offer (issue 9); a read one stays until the upkeep sweep
  * (upkeep.h).
+ * Bounds per sender (issue 21: a challenge-and-cancel loop left one unread
+ * row per cycle in the target's inbox). The kinds one user can repeat at
+ * another, challenge (rematches are challenges), challenge_declined,
+ * draw_offer and draw_declined, record their sender; at most
+ * NOTIFY_PER_SENDER unread of one kind from one sender are kept, the
+ * oldest deleted to make room. A challenge's unread notice is withdrawn
+ * (deleted) when the challenge is cancelled or expires, and marked read
+ * when its target accepts or declines it (notify_challenge_closed()).
  * Every function needs svc_write_begin() done; on a store error it
  * poisons the batch (svc_poison) and returns -1, else 0.
  */
@@ -46,9 +54,16 @@ struct game;
  * allocation failure or data that is not a JSON object). */
 cJSON *notify_json(const store_note *n);
 
+#define NOTIFY_PER_SENDER 3 /* unread notices of one repeatable kind from one sender */
+
 /* Store a notification of kind for user_id about game_id (0 = none) with
  * data (an object, owned and consumed here, NULL = {}), and push it. */
 int notify_push(gsvc *s, int64_t user_id, const char *kind, int64_t game_id, cJSON *data);
+/* The same, recording the user whose act it reports (sender_id, 0 = none)
+ * and the challenge it is about (ref_id, 0 = none); a repeatable kind
+ * with a sender is bounded by NOTIFY_PER_SENDER. */
+int notify_push_from(gsvc *s, int64_t user_id, const char *kind, int64_t game_id,
+                     int64_t sender_id, int64_t ref_id, cJSON *data);
 
 /* The kinds above, for game g (its row as changed by the caller). */
 int notify_your_turn(gsvc *s, const struct game *g);
@@ -61,6 +76,11 @@ int notify_deadline_soon(gsvc *s, const struct game *g);
 /* To the opponent of from_id, who offered a draw in g. */
 int notify_draw_offer(gsvc *s, const struct game *g, int64_t from_id);
 int notify_challenge(gsvc *s, const store_challenge *c);
+/* c (its status now the closed one) left the open set: its target's
+ * unread `challenge` notice is deleted when c was canceled or expired,
+ * marked read when it was accepted or declined. Nothing for an open
+ * seek. */
+int notify_challenge_closed(gsvc *s, const store_challenge *c);
 /* To the challenger of c, just declined by its target (c->to) with
  * c->decline_reason and the free message (NULL = none). */
 int notify_challenge_declined(gsvc *s, const store_challenge *c, const char *message);

@@ -71,6 +71,34 @@ int sq_notes_drop_unread(store *base, int64_t user_id, const char *kind, int64_t
     return rc ? rc : sq_run(s, ST_NOTES_DROP_UNREAD);
 }
 
+int sq_notes_cap_sender(store *base, int64_t user_id, const char *kind, int64_t sender_id,
+                        int64_t keep)
+{
+    sq_store *s = sq_of(base);
+    int rc = sq_bind(s, ST_NOTES_CAP_SENDER, "itii", user_id, kind, sender_id, keep);
+    return rc ? rc : sq_run(s, ST_NOTES_CAP_SENDER);
+}
+
+int sq_notes_settle(store *base, int64_t user_id, const char *kind, int64_t ref_id, bool drop)
+{
+    sq_store *s = sq_of(base);
+    sq_stmt which = drop ? ST_NOTES_WITHDRAW : ST_NOTES_MARK_REF;
+    int rc = sq_bind(s, which, "iti", user_id, kind, ref_id);
+    return rc ? rc : sq_run(s, which);
+}
+
+int sq_challenges_since(store *base, int64_t user_id, int64_t since, int64_t *n, int64_t *oldest)
+{
+    sq_store *s = sq_of(base);
+    int rc = sq_bind(s, ST_CHALLENGES_SINCE, "ii", user_id, since);
+    if (rc || (rc = sq_one_row(s, ST_CHALLENGES_SINCE)))
+        return rc;
+    *n = sqlite3_column_int64(s->st[ST_CHALLENGES_SINCE], 0);
+    *oldest = sqlite3_column_int64(s->st[ST_CHALLENGES_SINCE], 1);
+    (void)sqlite3_reset(s->st[ST_CHALLENGES_SINCE]);
+    return STORE_OK;
+}
+
 int sq_seeks_page(store *base, int64_t user_id, int64_t after, int64_t limit, store_challenge_cb cb,
                   void *arg)
 {

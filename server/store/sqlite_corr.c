@@ -164,7 +164,8 @@ int sq_note_insert(store *base, store_note *n)
 {
     sq_store *s = sq_of(base);
     int rc =
-        sq_bind(s, ST_NOTE_INSERT, "itoti", n->user_id, n->kind, n->game_id, n->data, n->created);
+        sq_bind(s, ST_NOTE_INSERT, "itotioo", n->user_id, n->kind, n->game_id, n->data, n->created,
+                n->sender_id, n->ref_id);
     if (rc || (rc = sq_run(s, ST_NOTE_INSERT)))
         return rc;
     n->id = sqlite3_last_insert_rowid(s->db);

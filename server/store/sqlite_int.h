@@ -147,8 +147,8 @@
     X(CX_PUT, "UPDATE challenges SET vacation = ?2, private = ?3 WHERE id = ?1")              \
     X(CX_GET, "SELECT vacation, private FROM challenges WHERE id = ?")                        \
     X(NOTE_INSERT,                                                                            \
-      "INSERT INTO notifications (user_id, kind, game_id, data, read, created) "              \
-      "VALUES (?, ?, ?, ?, 0, ?)")                                                            \
+      "INSERT INTO notifications (user_id, kind, game_id, data, read, created, sender_id, "   \
+      "ref_id) VALUES (?, ?, ?, ?, 0, ?, ?, ?)")                                              \
     X(NOTES_UNREAD,                                                                           \
       "SELECT id, user_id, kind, coalesce(game_id, 0), data, read, created FROM notifications " \
       "WHERE user_id = ?1 AND read = 0 ORDER BY id LIMIT ?2 OFFSET ?3")                        \
@@ -185,6 +185,19 @@
     X(NOTES_DROP_UNREAD,                                                                      \
       "DELETE FROM notifications WHERE user_id = ?1 AND kind = ?2 AND game_id = ?3 AND "     \
       "read = 0")                                                                             \
+    X(NOTES_CAP_SENDER,                                                                       \
+      "DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE "           \
+      "user_id = ?1 AND kind = ?2 AND sender_id = ?3 AND read = 0 ORDER BY id DESC "          \
+      "LIMIT -1 OFFSET ?4)")                                                                  \
+    X(NOTES_WITHDRAW,                                                                         \
+      "DELETE FROM notifications WHERE user_id = ?1 AND kind = ?2 AND ref_id = ?3 AND "      \
+      "read = 0")                                                                             \
+    X(NOTES_MARK_REF,                                                                         \
+      "UPDATE notifications SET read = 1 WHERE user_id = ?1 AND kind = ?2 AND ref_id = ?3 "  \
+      "AND read = 0")                                                                         \
+    X(CHALLENGES_SINCE,                                                                       \
+      "SELECT count(*), coalesce(min(created), 0) FROM challenges WHERE from_user = ?1 AND " \
+      "created >= ?2")                                                                        \
     X(SEEKS_PAGE,                                                                             \
       CHALLENGE_SELECT "WHERE c.status = 'open' AND c.to_user IS NULL AND c.from_user <> ?1 " \
                        "AND c.id > ?2 ORDER BY c.id LIMIT ?3")                                \
@@ -441,6 +454,10 @@ int sq_journal_limit(store *s, int64_t bytes);
 int sq_checkpoint(store *s);
 int sq_prune(store *s, const struct store_prune_spec *p, int64_t *rows);
 int sq_notes_drop_unread(store *s, int64_t user_id, const char *kind, int64_t game_id);
+int sq_notes_cap_sender(store *s, int64_t user_id, const char *kind, int64_t sender_id,
+                        int64_t keep);
+int sq_notes_settle(store *s, int64_t user_id, const char *kind, int64_t ref_id, bool drop);
+int sq_challenges_since(store *s, int64_t user_id, int64_t since, int64_t *n, int64_t *oldest);
 int sq_seeks_page(store *s, int64_t user_id, int64_t after, int64_t limit, store_challenge_cb cb,
                   void *arg);
 int sq_draw_ply_get(store *s, int64_t game_id, const char *side, int64_t *ply);

@@ -219,6 +219,8 @@ typedef struct store_note {
     char data[STORE_NOTE_DATA_MAX]; /* JSON object text */
     bool read;
     int64_t created;
+    int64_t sender_id; /* the user whose act it reports, 0 = none (migration 12) */
+    int64_t ref_id;    /* the challenge of a challenge/challenge_declined notice, 0 = none */
 } store_note;
 
 /* A player's rating in one family (issue 12; SQLite: table ratings).
@@ -346,6 +348,11 @@ typedef struct store_ops {
     int (*checkpoint)(store *s);
     int (*prune)(store *s, const struct store_prune_spec *p, int64_t *rows);
     int (*notes_drop_unread)(store *s, int64_t user_id, const char *kind, int64_t game_id);
+    int (*notes_cap_sender)(store *s, int64_t user_id, const char *kind, int64_t sender_id,
+                            int64_t keep);
+    int (*notes_settle)(store *s, int64_t user_id, const char *kind, int64_t ref_id, bool drop);
+    int (*challenges_since)(store *s, int64_t user_id, int64_t since, int64_t *n,
+                            int64_t *oldest);
     int (*seeks_page)(store *s, int64_t user_id, int64_t after, int64_t limit,
                       store_challenge_cb cb, void *arg);
     int (*draw_ply_get)(store *s, int64_t game_id, const char *side, int64_t *ply);

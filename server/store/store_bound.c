@@ -23,6 +23,22 @@ int store_notes_drop_unread(store *s, int64_t user_id, const char *kind, int64_t
     return s->ops->notes_drop_unread(s, user_id, kind, game_id);
 }
 
+int store_notes_cap_sender(store *s, int64_t user_id, const char *kind, int64_t sender_id,
+                          int64_t keep)
+{
+    return s->ops->notes_cap_sender(s, user_id, kind, sender_id, keep);
+}
+
+int store_notes_settle(store *s, int64_t user_id, const char *kind, int64_t ref_id, bool drop)
+{
+    return s->ops->notes_settle(s, user_id, kind, ref_id, drop);
+}
+
+int store_challenges_since(store *s, int64_t user_id, int64_t since, int64_t *n, int64_t *oldest)
+{
+    return s->ops->challenges_since(s, user_id, since, n, oldest);
+}
+
 int store_seeks_page(store *s, int64_t user_id, int64_t after, int64_t limit, store_challenge_cb cb,
                      void *arg)
 {

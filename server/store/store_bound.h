@@ -46,6 +46,21 @@ int store_prune(store *s, const store_prune_spec *p, int64_t *rows);
  * before a newer one of the same kind replaces them. Absent is not an
  * error. */
 int store_notes_drop_unread(store *s, int64_t user_id, const char *kind, int64_t game_id);
+/* Delete, inside the open transaction, user's unread notifications of kind
+ * from sender_id (> 0) but the newest keep (>= 0): called before a new one
+ * is inserted, with keep one less than the bound (issue 21). */
+int store_notes_cap_sender(store *s, int64_t user_id, const char *kind, int64_t sender_id,
+                           int64_t keep);
+/* user's unread notifications of kind about ref_id (a challenge id): drop
+ * deletes them (the challenge was withdrawn or lapsed), else they are
+ * marked read (it was answered). Absent is not an error. */
+int store_notes_settle(store *s, int64_t user_id, const char *kind, int64_t ref_id, bool drop);
+/* How many challenges user_id made (any status, open seeks and rematches
+ * included) created at or after since (UTC ms), into *n, and the creation
+ * time of the oldest of them into *oldest (0 when none): the per-account
+ * challenge rate (api/ops_challenge.c). Pruned rows (store_prune) are not
+ * counted, so the window must be far shorter than the sweep's age. */
+int store_challenges_since(store *s, int64_t user_id, int64_t since, int64_t *n, int64_t *oldest);
 /* cb for the open seeks by users other than user_id with ids above after
  * (0: from the start), oldest first, at most limit (> 0). Return and
  * re-entrancy rules as store_challenges_for(). */

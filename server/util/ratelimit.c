@@ -67,3 +67,12 @@ int rate_cfg_parse(const char *s, rate_cfg *out)
     *out = c;
     return 0;
 }
+
+int rate_window_parse(const char *s, rate_window *out)
+{
+    rate_cfg c;
+    if (rate_cfg_parse(s, &c) != 0)
+        return -1;
+    *out = c.off ? (rate_window){.off = true} : (rate_window){.count = c.burst, .seconds = c.per_s};
+    return 0;
+}

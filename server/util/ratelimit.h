@@ -50,4 +50,22 @@ bool rate_take(rate_bucket *b, const rate_cfg *cfg, uint64_t now_ms, uint64_t *r
  * Returns 0, or -1 leaving *out untouched. */
 int rate_cfg_parse(const char *s, rate_cfg *out);
 
+/* A limit over a sliding window: at most count acts in any `seconds`
+ * seconds. Unlike the bucket above it keeps no state of its own: the
+ * caller counts the acts of the window from its rows (the challenges of
+ * an account, by creation time: api/ops_challenge.c), so the limit holds
+ * per account whichever connection, or later node, the acts come from. */
+typedef struct rate_window {
+    uint32_t count;   /* acts allowed in the window, 1..RATE_MAX */
+    uint32_t seconds; /* the window, 1..RATE_MAX */
+    bool off;         /* no limit */
+} rate_window;
+
+#define RATE_CHALLENGES_COUNT 60    /* default: challenges per account ... */
+#define RATE_CHALLENGES_SECONDS 600 /* ... in any ten minutes */
+
+/* Parse "COUNT/SECONDS" (two integers 1..RATE_MAX) or "off" into *out.
+ * Returns 0, or -1 leaving *out untouched. */
+int rate_window_parse(const char *s, rate_window *out);
+
 #endif

@@ -214,7 +214,8 @@ Test(feedback, a_declined_challenge_notifies_the_challenger_also_offline)
     r = tc_rpc(A, "{\"type\":\"cancel\",\"challenge\":%lld}", cid);
     t_ok(r, "cancel");
     cJSON_Delete(r);
-    cr_assert_eq(t_db_count(S.db, "notifications"), notes);
+    /* ... and withdraws bob's unread notice of it (issue 21). */
+    cr_assert_eq(t_db_count(S.db, "notifications"), notes - 1);
 }
 
 Test(feedback, a_declined_draw_offer_notifies_the_offerer)

@@ -201,7 +201,7 @@ Test(limits, a_slow_reader_is_paused_not_dropped, .timeout = 120)
 Test(limits, a_connection_that_does_not_read_its_events_is_disconnected, .timeout = 120)
 {
     tsrv s;
-    tsrv_start(&s, "QK_RATE_LIMIT=off");
+    tsrv_start(&s, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off");
     tconn *deaf = tc_open(s.port), *mouth = tc_open(s.port), *w = tc_open(s.port);
     t_register(w, "wanda");
     t_register(deaf, "dave");

@@ -565,7 +565,7 @@ Test(ws, a_client_that_stops_reading_is_disconnected, .timeout = 120)
 {
     tsrv_stop(&S);
     tsrv_cleanup(&S);
-    tsrv_start_http(&S, "QK_RATE_LIMIT=off QK_OUT_LIMIT=65536");
+    tsrv_start_http(&S, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_OUT_LIMIT=65536");
     wsc *deaf = calloc(1, sizeof *deaf);
     deaf->fd = socket(AF_INET, SOCK_STREAM, 0);
     int small = 4096;
