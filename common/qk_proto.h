@@ -18,7 +18,10 @@
 
 #include <cjson/cJSON.h>
 
-#define QK_PROTO_VERSION 1
+/* The newest protocol version spoken (docs/protocol.md `hello`): 2 requires
+ * `ply` on `move` and refuses top-level names that differ from an op's
+ * fields only in letter case; 1 (the default) ignores unknown fields. */
+#define QK_PROTO_VERSION 2
 #define QK_PROTO_MAX_DEPTH 16
 #define QK_JSON_MAX_INT 9007199254740991.0 /* 2^53 - 1 */
 

@@ -158,7 +158,7 @@ function wsUrl() {
 }
 
 async function onOpen() {
-  const hello = await app.conn.request('hello', { version: 1, client: 'qirkat-web' });
+  const hello = await app.conn.request('hello', { version: 2, client: 'qirkat-web' });
   app.variants = hello.variants || [];
   const token = localStorage.getItem(TOKEN_KEY);
   if (token) {

@@ -30,8 +30,14 @@ cJSON *ops_user_json(const char *name, bool bot)
 
 void op_hello(req *r)
 {
+    /* The connection speaks the version it declares, up to ours; none
+     * (or 0) is version 1, so old clients keep working. */
+    uint64_t want = 1;
+    if (req_uint(r, "version", &want) && want == 0)
+        want = 1;
+    r->sess->proto = (uint8_t)(want < QK_PROTO_VERSION ? want : QK_PROTO_VERSION);
     cJSON *res = req_ok(r), *variants, *limits;
-    if (!res || !cJSON_AddNumberToObject(res, "version", QK_PROTO_VERSION) ||
+    if (!res || !cJSON_AddNumberToObject(res, "version", r->sess->proto) ||
         !cJSON_AddStringToObject(res, "server", SERVER_NAME) ||
         !(variants = cJSON_AddArrayToObject(res, "variants")) ||
         !(limits = cJSON_AddObjectToObject(res, "limits")))

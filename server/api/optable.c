@@ -16,6 +16,11 @@
     {                                                                                              \
         n, t, false                                                                                \
     }
+/* Optional in protocol version 1, required once a connection declared 2. */
+#define OPT1(n, t)                                                                                 \
+    {                                                                                              \
+        n, t, false, true                                                                          \
+    }
 
 static const op_def ops[] = {
     {"hello", op_hello, false, {OPT("version", FT_UINT), OPT("client", FT_STR)}, NULL, true},
@@ -53,7 +58,7 @@ static const op_def ops[] = {
       OPT("tournament", FT_ID), OPT("imported", FT_BOOL), OPT("after", FT_ID)}},
     {"game", op_game, true, {REQ("game", FT_ID)}},
     {"move", op_move, true,
-     {REQ("game", FT_ID), OPT("ply", FT_UINT), REQ("move", FT_MOVE), OPT("compact", FT_BOOL)}},
+     {REQ("game", FT_ID), OPT1("ply", FT_UINT), REQ("move", FT_MOVE), OPT("compact", FT_BOOL)}},
     {"resign", op_resign, true, {REQ("game", FT_ID)}},
     {"subscribe", op_subscribe, true, {REQ("game", FT_ID)}},
     {"unsubscribe", op_unsubscribe, true, {REQ("game", FT_ID)}},

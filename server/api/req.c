@@ -5,7 +5,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "api/session.h"
 #include "util/log.h"
 
 static const char *type_name(field_type t)
@@ -223,14 +225,50 @@ void deferred_reply(deferred *d, cJSON *msg)
     conn_unref(c);
 }
 
+/* Protocol version 2: a top-level name that differs from one of the op's
+ * fields (or "type", "id") only in letter case is refused, naming it. In
+ * version 1 unknown fields are ignored (PROTOCOL.md "Framing"), which
+ * let {"Ply": 5} play a move with no ply check at all (issue 21). */
+static bool case_variants_ok(req *r)
+{
+    char buf[160];
+    const cJSON *item;
+    cJSON_ArrayForEach(item, r->msg)
+    {
+        const char *k = item->string;
+        if (!k || strcmp(k, "type") == 0 || strcmp(k, "id") == 0)
+            continue;
+        const char *near = strcasecmp(k, "type") == 0 ? "type" : strcasecmp(k, "id") == 0 ? "id" : NULL;
+        bool exact = false;
+        for (const field_spec *f = r->op->fields; f->name && !exact; f++) {
+            exact = strcmp(k, f->name) == 0;
+            if (!exact && strcasecmp(k, f->name) == 0)
+                near = f->name;
+        }
+        if (!exact && near) {
+            snprintf(buf, sizeof buf, "unknown field \"%.40s\": names are case-sensitive (\"%s\")", k,
+                     near);
+            req_error(r, QK_ERR_BAD_REQUEST, buf);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool req_check_fields(req *r)
 {
     char buf[160];
+    bool v2 = r->sess->proto >= 2;
+    if (v2 && !case_variants_ok(r))
+        return false;
     for (const field_spec *f = r->op->fields; f->name; f++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->msg, f->name);
-        if (!v || (!f->required && cJSON_IsNull(v))) {
-            if (f->required) {
-                snprintf(buf, sizeof buf, "\"%s\" is required", f->name);
+        bool required = f->required || (v2 && f->required_v2);
+        if (!v || (!required && cJSON_IsNull(v))) {
+            if (required) {
+                snprintf(buf, sizeof buf,
+                         f->required ? "\"%s\" is required" : "\"%s\" is required (protocol version 2)",
+                         f->name);
                 req_error(r, QK_ERR_BAD_REQUEST, buf);
                 return false;
             }

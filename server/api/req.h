@@ -37,6 +37,7 @@ typedef struct field_spec {
     const char *name;
     field_type type;
     bool required;
+    bool required_v2; /* required of connections that declared protocol version 2 in hello */
 } field_spec;
 
 #define OP_MAX_FIELDS 16 /* with the NULL row that ends the list */

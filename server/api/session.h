@@ -41,6 +41,7 @@ typedef struct session {
     uint16_t nsubs, subs_cap;
     bool logged_in_once; /* a login succeeded: never closed for idling anonymously */
     bool lobby;          /* subscribed to open seeks (`lobby`); delivered while logged in */
+    uint8_t proto;       /* protocol version declared in hello (req.c): 0 = none = 1 */
     uint64_t event_stamp; /* last event queued here (dedup) */
     rate_bucket rate;     /* requests of this connection (api.rate) */
     uint64_t opened_at;   /* uv_now() at accept: the login deadline counts from it */

@@ -173,7 +173,7 @@ static const char f1[] =
     "}\n"
     "\n"
     "async function onOpen() {\n"
-    "  const hello = await app.conn.request('hello', { version: 1, client: 'qirkat-web' });\n"
+    "  const hello = await app.conn.request('hello', { version: 2, client: 'qirkat-web' });\n"
     "  app.variants = hello.variants || [];\n"
     "  const token = localStorage.getItem(TOKEN_KEY);\n"
     "  if (token) {\n"

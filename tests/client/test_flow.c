@@ -88,7 +88,7 @@ Test(flow, register_saves_a_0600_session_for_this_server)
 
     cJSON *hello = fake_request(&srv, "hello", 0);
     cr_assert_not_null(hello);
-    cr_assert_eq(cJSON_GetObjectItem(hello, "version")->valueint, 1);
+    cr_assert_eq(cJSON_GetObjectItem(hello, "version")->valueint, 2, "the CLI declares protocol version 2 (ply on every move)");
     cJSON_Delete(hello);
     cJSON *req = fake_request(&srv, "register", 0);
     cr_assert_not_null(req);

@@ -655,7 +655,7 @@ Test(live, version)
     crun r;
     crun_do(&r, NULL, "--version", NULL);
     crun_expect(&r, 0);
-    cr_assert_str_eq(r.out, "qirkat " CLI_VERSION " (protocol 1)\n");
+    cr_assert_str_eq(r.out, "qirkat " CLI_VERSION " (protocol 2)\n");
     cr_assert_str_eq(r.err, "");
     crun_free(&r);
     crun_do(&r, NULL, "--help", NULL);
