@@ -28,6 +28,7 @@
 #include "game/games.h"
 #include "util/log.h"
 #include "game/notify.h"
+#include "game/tourney.h"
 #include "api/ops.h"
 #include "store/store_corr.h"
 
@@ -78,7 +79,11 @@ void ops_drop_hidden_subs(api *s, conn *c)
     for (int i = se->nsubs; i-- > 0;) {
         int64_t id = se->subs[i]->key;
         game *g;
-        if (games_get(s->svc->games, id, &g) == STORE_OK && g->priv && !is_player(g, se->user_id))
+        const char *why;
+        /* A store failure drops the subscription too: the new user may
+         * subscribe again, and is then asked properly. */
+        if (games_get(s->svc->games, id, &g) == STORE_OK &&
+            tourney_game_may_see(s->svc, g, se->user_id, &why) != QK_ERR_NONE)
             session_unsubscribe(s, c, id);
     }
 }
@@ -118,12 +123,16 @@ bool ops_active_after_flag(req *r, game *g)
     return true;
 }
 
-/* A private game is seen only by its players: answers forbidden. */
+/* Whether the caller may see g (tourney_game_may_see(): a private game
+ * or a class-only tournament's game is not everyone's); else answers
+ * forbidden (or internal). */
 static bool may_watch(req *r, const game *g)
 {
-    if (!g->priv || is_player(g, r->sess->user_id))
+    const char *why;
+    qk_err e = tourney_game_may_see(r->api->svc, g, r->sess->user_id, &why);
+    if (e == QK_ERR_NONE)
         return true;
-    req_error(r, QK_ERR_FORBIDDEN, "the game is private: only its players may watch it");
+    req_error(r, e, why);
     return false;
 }
 
@@ -143,16 +152,17 @@ static int collect_cb(void *arg, const store_game *g)
     return l->n == l->cap;
 }
 
-/* Add "games": the games matching f (newest first), as objects, leaving
- * out private games that viewer does not play (a listing must not show
- * what `game` and `subscribe` refuse). A page may then hold fewer than
- * f->limit games; `before` paging still works from the last id shown. */
+/* Add "games": the games matching f (newest first), as objects. f must
+ * set viewer_id: a listing must not show what `game` and `subscribe`
+ * refuse (private games of others, a class-only tournament's games), and
+ * the store leaves those out in the query itself, so a page holds
+ * f->limit games whenever as many are visible and `next` is right. */
 /* Only active games come from the games cache; finished and aborted ones
  * are built from their rows (games_from_row(): no replay through the
  * rules, issue 9 item 11). A damaged game is left out, and its id added
  * to damaged when given (login), so one bad game never breaks a list. */
-static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal,
-                      int64_t viewer, cJSON *damaged, int64_t *next)
+static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal, cJSON *damaged,
+                      int64_t *next)
 {
     row_list l = {NULL, 0, f->limit > 0 && f->limit < OPS_LOGIN_GAMES_MAX ? (size_t)f->limit
                                                                            : OPS_LOGIN_GAMES_MAX};
@@ -180,12 +190,10 @@ static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal
             ok = false;
             break;
         }
-        if (!g->priv || is_player(g, viewer)) {
-            cJSON *gj = games_json(s->svc->games, g, legal);
-            if (!gj || !cJSON_AddItemToArray(list, gj)) {
-                cJSON_Delete(gj);
-                ok = false;
-            }
+        cJSON *gj = games_json(s->svc->games, g, legal);
+        if (!gj || !cJSON_AddItemToArray(list, gj)) {
+            cJSON_Delete(gj);
+            ok = false;
         }
         if (!active)
             games_release(g);
@@ -196,9 +204,10 @@ static bool add_games(api *s, cJSON *res, const store_game_filter *f, bool legal
 
 bool ops_add_active_games(api *s, cJSON *res, int64_t user_id)
 {
-    store_game_filter f = {.user_id = user_id, .status = "active", .limit = OPS_LOGIN_GAMES_MAX};
+    store_game_filter f = {
+        .user_id = user_id, .status = "active", .limit = OPS_LOGIN_GAMES_MAX, .viewer_id = user_id};
     cJSON *damaged = cJSON_AddArrayToObject(res, "damaged_games");
-    return damaged && add_games(s, res, &f, true, user_id, damaged, NULL);
+    return damaged && add_games(s, res, &f, true, damaged, NULL);
 }
 
 void op_games(req *r)
@@ -207,7 +216,7 @@ void op_games(req *r)
     const char *status = req_str(r, "status"), *turn = req_str(r, "turn");
     const char *user = req_str(r, "user"), *variant = req_str(r, "variant");
     uint64_t limit = OPS_GAMES_LIMIT_DEFAULT, before = 0;
-    store_game_filter f = {.user_id = r->sess->user_id};
+    store_game_filter f = {.user_id = r->sess->user_id, .viewer_id = r->sess->user_id};
     qk_variant v;
     if (status && strcmp(status, "active") && strcmp(status, "finished") &&
         strcmp(status, "aborted")) {
@@ -270,7 +279,7 @@ void op_games(req *r)
     f.limit = (int64_t)limit;
     cJSON *res = req_ok(r);
     int64_t next = 0;
-    if (res && (!add_games(s, res, &f, false, r->sess->user_id, NULL, &next) ||
+    if (res && (!add_games(s, res, &f, false, NULL, &next) ||
                 !(next > 0 && !turn ? cJSON_AddNumberToObject(res, "next", (double)next)
                                     : cJSON_AddNullToObject(res, "next")))) {
         cJSON_Delete(res);

@@ -11,6 +11,10 @@
  * With a `tournament` filter (and no `user`) export lists every game of
  * that tournament, not the viewer's, to whoever tourney_may_see() lets
  * see them: an organiser who does not play exports the whole event.
+ * Every export shows only games the viewer may see
+ * (tourney_game_may_see(); for a page, the store's query does it:
+ * store_game_filter.viewer_id): one game answers forbidden, a page leaves
+ * them out.
  *
  * import parses and validates the whole text first (qk_pdn_read(): every
  * record ply by ply with the rules), then refuses what the store cannot
@@ -99,11 +103,6 @@ static bool tournament_games(req *r, store_game_filter *f)
     return true;
 }
 
-static bool may_see(const game *g, int64_t viewer)
-{
-    return !g->priv || g->white.id == viewer || g->black.id == viewer;
-}
-
 /* Add g's record (PDN text or game object) to list. */
 static bool add_record(api *s, cJSON *list, const game *g, bool json)
 {
@@ -142,7 +141,8 @@ void op_export(req *r)
     api *s = r->api;
     const char *format = req_str(r, "format"), *variant = req_str(r, "variant");
     uint64_t limit = EXPORT_LIMIT_MAX, after = 0, id = 0;
-    store_game_filter f = {.user_id = r->sess->user_id, .ascending = true};
+    store_game_filter f = {
+        .user_id = r->sess->user_id, .ascending = true, .viewer_id = r->sess->user_id};
     qk_variant v;
     if (format && strcmp(format, "pdn") && strcmp(format, "json")) {
         req_error(r, QK_ERR_BAD_REQUEST, "format must be pdn or json");
@@ -168,8 +168,10 @@ void op_export(req *r)
                       rc == STORE_NOTFOUND ? "no such game" : NULL);
             return;
         }
-        if (!may_see(g, r->sess->user_id)) {
-            req_error(r, QK_ERR_FORBIDDEN, "the game is private: only its players may watch it");
+        const char *why;
+        qk_err e = tourney_game_may_see(s->svc, g, r->sess->user_id, &why);
+        if (e) {
+            req_error(r, e, why);
             return;
         }
         p.ids[p.n++] = g->id;
@@ -192,11 +194,10 @@ void op_export(req *r)
     bool ok = list != NULL;
     for (size_t i = 0; ok && i < p.n; i++) {
         game *g;
-        ok = games_get(s->svc->games, p.ids[i], &g) == STORE_OK;
-        /* A private game the viewer does not play is left out; the page
-         * is then shorter, and next still continues after it. */
-        if (ok && may_see(g, r->sess->user_id))
-            ok = add_record(s, list, g, json);
+        /* The store left out what the viewer may not see (f.viewer_id:
+         * private games of others, a class-only tournament's games), so
+         * a full page is limit records and next follows the last. */
+        ok = games_get(s->svc->games, p.ids[i], &g) == STORE_OK && add_record(s, list, g, json);
     }
     if (ok && limit > 0 && p.n == limit)
         ok = cJSON_AddNumberToObject(res, "next", (double)p.ids[p.n - 1]) != NULL;

@@ -167,6 +167,19 @@ qk_err tourney_may_see(gsvc *s, int64_t tid, int64_t viewer, const char **why);
  * QK_ERR_NONE, or INTERNAL on a store failure. */
 qk_err tourney_sees(gsvc *s, const store_tourney *t, int64_t viewer, bool *yes);
 
+/* May viewer (a user id) see the game g: the rule of every read of one
+ * game (`game`, `subscribe`, `export` of one game, a subscription kept
+ * across a new login; docs/protocol.md "Who sees a tournament")? Its two
+ * players always. Anyone else: not a private game ("the game is private:
+ * only its players may watch it"), nor a game of a class-only tournament
+ * they may not see (tourney_sees(): its organiser, the class's teacher
+ * and members, the tournament's players; "this game is for its
+ * tournament's class only"); any other game, yes. The listings apply the
+ * same rule in SQL (store.h store_game_filter.viewer_id): change both.
+ * QK_ERR_NONE; FORBIDDEN with a static *why; INTERNAL on a store failure
+ * (*why NULL). Reads only (tourney_watch.c). */
+qk_err tourney_game_may_see(gsvc *s, const struct game *g, int64_t viewer, const char **why);
+
 /* Queue the `tournament_result` event to organiser_id's connections: the
  * game g of pairing p (its row as just written) has ended. Fields:
  * tournament, round, game (ids), white, black (usernames), result (p's:

@@ -2,10 +2,21 @@
  * tourney_watch: who may see a tournament, its players, rounds, standings
  * and games (tourney_may_see(), tourney_sees(): the rule of the read ops
  * `tournament`, `tournaments`, `tournament_standings` and of `export` with
- * a `tournament` filter), and what the organiser is told when one of its
- * games ends (tourney_send_result(), the `tournament_result` event).
+ * a `tournament` filter), who may see one game (tourney_game_may_see():
+ * private games and the games of class-only tournaments, the rule of every
+ * read of a game; issue 21), and what the organiser is told when one of
+ * its games ends (tourney_send_result(), the `tournament_result` event).
  * Declared in tourney.h; apart from tourney.c because neither needs the
  * tournament's whole state, only its row, its class and one pairing.
+ *
+ * Why a game of a class-only tournament is hidden as its tournament is:
+ * the tournament rule keeps the students' names to the class, and a game
+ * carries both players' names (its object, its PDN record), so a game
+ * shown to anyone would undo it. The listings cannot call this code per
+ * row (a page must hold `limit` games the viewer may see, or paging
+ * breaks), so the store applies the same rule in SQL
+ * (store_game_filter.viewer_id, sqlite_int.h SQ_SEEN_BY); the two are
+ * kept equal by hand and tests/server/test_class_privacy.c checks both.
  */
 #include "game/tourney.h"
 
@@ -77,6 +88,35 @@ qk_err tourney_may_see(gsvc *s, int64_t tid, int64_t viewer, const char **why)
     if (yes)
         return QK_ERR_NONE;
     *why = "this tournament is for its class only";
+    return QK_ERR_FORBIDDEN;
+}
+
+qk_err tourney_game_may_see(gsvc *s, const struct game *g, int64_t viewer, const char **why)
+{
+    *why = NULL;
+    if (g->white.id == viewer || g->black.id == viewer)
+        return QK_ERR_NONE;
+    if (g->priv) {
+        *why = "the game is private: only its players may watch it";
+        return QK_ERR_FORBIDDEN;
+    }
+    if (g->tournament_id <= 0)
+        return QK_ERR_NONE;
+    store_tourney t;
+    bool yes;
+    int rc = store_tourney_get(s->store, g->tournament_id, &t);
+    /* Tournaments are never deleted; a game naming none hides nothing
+     * (as the SQL's NOT EXISTS, which finds no class-only row). */
+    if (rc == STORE_NOTFOUND)
+        return QK_ERR_NONE;
+    if (rc != STORE_OK)
+        return QK_ERR_INTERNAL;
+    qk_err e = tourney_sees(s, &t, viewer, &yes);
+    if (e)
+        return e;
+    if (yes)
+        return QK_ERR_NONE;
+    *why = "this game is for its tournament's class only";
     return QK_ERR_FORBIDDEN;
 }
 

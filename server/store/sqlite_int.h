@@ -73,7 +73,8 @@
                   "AND (?2 IS NULL OR g.status = ?2) AND (?3 IS NULL OR g.variant = ?3) "     \
                   "AND (?4 IS NULL OR (g.status = 'active' AND ((g.turn = 'white' AND "       \
                   "g.white_id = ?4) OR (g.turn = 'black' AND g.black_id = ?4)))) "            \
-                  "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")             \
+                  "AND (?5 IS NULL OR g.id < ?5) " SQ_SEEN_BY("?7")                           \
+                  "ORDER BY g.id DESC LIMIT ?6")                                            \
     SQ_CORR_STATEMENTS(X)                                                                     \
     SQ_BOTS_STATEMENTS(X)                                                                     \
     SQ_BOUND_STATEMENTS(X)                                                                    \
@@ -87,6 +88,22 @@
     "coalesce(c.decline_reason, ''), coalesce(c.game_id, 0), c.created, c.updated, c.rated, " \
     "f.bot, coalesce(t.bot, 0) "                                                             \
     "FROM challenges c JOIN users f ON f.id = c.from_user LEFT JOIN users t ON t.id = c.to_user "
+
+/* The games the user bound as V may see, appended to a listing's WHERE
+ * (store.h store_game_filter.viewer_id; NULL: every game). The same rule
+ * as game/tourney.h tourney_game_may_see(), which reads one game: its
+ * players see it; anyone else a game that is not private and is in no
+ * class-only tournament (t.class_id set) unless they are its organiser,
+ * the class's teacher, a member of the class or a player of the
+ * tournament. Each EXISTS is a primary-key look-up. */
+#define SQ_SEEN_BY(V)                                                                         \
+    "AND (" V " IS NULL OR g.white_id = " V " OR g.black_id = " V " OR (g.private = 0 AND "  \
+    "(g.tournament_id IS NULL OR NOT EXISTS (SELECT 1 FROM tournaments t "                    \
+    "WHERE t.id = g.tournament_id AND t.class_id IS NOT NULL AND t.organiser_id <> " V " "   \
+    "AND NOT EXISTS (SELECT 1 FROM classes c WHERE c.id = t.class_id AND c.teacher_id = " V \
+    ") AND NOT EXISTS (SELECT 1 FROM class_members m WHERE m.class_id = t.class_id AND "     \
+    "m.user_id = " V ") AND NOT EXISTS (SELECT 1 FROM tournament_players p WHERE "            \
+    "p.tournament_id = t.id AND p.user_id = " V "))))) "
 
 #define GAME_SELECT                                                                           \
     "SELECT g.id, g.variant, g.white_id, g.black_id, "                                       \
@@ -164,12 +181,14 @@
                   "(g.black_id = ?1 AND g.turn = 'black')) AND (?2 IS NULL OR g.variant = ?2) " \
                   "AND (?3 IS NULL OR g.white_id = ?3 OR g.black_id = ?3) "                   \
                   "AND (?4 IS NULL OR g.id < ?4) AND (?5 IS NULL OR g.white_id = ?5 OR "      \
-                  "g.black_id = ?5) ORDER BY g.deadline IS NULL, g.deadline, g.id LIMIT ?6")  \
+                  "g.black_id = ?5) " SQ_SEEN_BY("?7")                                        \
+                  "ORDER BY g.deadline IS NULL, g.deadline, g.id LIMIT ?6")                   \
     X(GAMES_X,                                                                                \
       GAME_SELECT "WHERE (?1 IS NULL OR g.white_id = ?1 OR g.black_id = ?1) "                 \
                   "AND (?2 IS NULL OR g.status = ?2) AND (?3 IS NULL OR g.variant = ?3) "     \
                   "AND (?4 IS NULL OR g.white_id = ?4 OR g.black_id = ?4) "                   \
-                  "AND (?5 IS NULL OR g.id < ?5) ORDER BY g.id DESC LIMIT ?6")
+                  "AND (?5 IS NULL OR g.id < ?5) " SQ_SEEN_BY("?7")                           \
+                  "ORDER BY g.id DESC LIMIT ?6")
 
 /* The statements of sqlite_bound.c (store_bound.h, issue 9). */
 #define SQ_BOUND_STATEMENTS(X)                                                                \
@@ -300,7 +319,8 @@
 /* The statements of sqlite_records.c (issue 11: search, clocks, imports).
  * GAMES_SEARCH binds ?1 user, ?2 status, ?3 variant, ?4 opponent, ?5
  * before, ?6 limit, ?7 result, ?8 since, ?9 until, ?10 tournament, ?11
- * imported (0/1), ?12 after, ?13 turn user; NULL does not filter. */
+ * imported (0/1), ?12 after, ?13 turn user, ?14 viewer (SQ_SEEN_BY); NULL
+ * does not filter. */
 #define SQ_SEARCH_WHERE                                                                       \
     "WHERE (?1 IS NULL OR g.white_id = ?1 OR g.black_id = ?1) "                               \
     "AND (?2 IS NULL OR g.status = ?2) AND (?3 IS NULL OR g.variant = ?3) "                   \
@@ -309,7 +329,7 @@
     "AND (?9 IS NULL OR g.created <= ?9) AND (?10 IS NULL OR g.tournament_id = ?10) "            \
     "AND (?11 IS NULL OR g.imported = ?11) AND (?12 IS NULL OR g.id > ?12) "                  \
     "AND (?13 IS NULL OR (g.status = 'active' AND ((g.turn = 'white' AND g.white_id = ?13) "  \
-    "OR (g.turn = 'black' AND g.black_id = ?13)))) "
+    "OR (g.turn = 'black' AND g.black_id = ?13)))) " SQ_SEEN_BY("?14")
 #define SQ_RECORDS_STATEMENTS(X)                                                              \
     X(GAMES_SEARCH, GAME_SELECT SQ_SEARCH_WHERE "ORDER BY g.id DESC LIMIT ?6")                \
     X(GAMES_SEARCH_ASC, GAME_SELECT SQ_SEARCH_WHERE "ORDER BY g.id LIMIT ?6")                 \

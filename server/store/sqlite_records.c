@@ -23,12 +23,12 @@ int sq_games_search(store *base, const store_game_filter *f, store_game_cb cb, v
      * filters nothing anyway. imported: 1 or 0 as the column, NULL for
      * both. */
     int64_t imported = f->imported > 0 ? 1 : f->imported < 0 ? 0 : -1;
-    int rc =
-        sq_bind(s, which,
-                "oTToo"
-                "iToooOoo",
-                f->user_id, f->status, f->variant, f->opponent_id, f->before, f->limit, f->result,
-                f->since, f->until, f->tournament, imported, f->after, f->turn_user_id);
+    int rc = sq_bind(s, which,
+                     "oTToo"
+                     "iToooOooo",
+                     f->user_id, f->status, f->variant, f->opponent_id, f->before, f->limit,
+                     f->result, f->since, f->until, f->tournament, imported, f->after,
+                     f->turn_user_id, f->viewer_id);
     if (rc)
         return rc;
     sqlite3_stmt *st = s->st[which];

@@ -327,17 +327,17 @@ int sq_games_query(store *base, const store_game_filter *f,
     int rc;
     if (f->turn_user_id) {
         which = ST_GAMES_MINE;
-        rc = sq_bind(s, which, "iToooi", f->turn_user_id, f->variant, f->opponent_id, f->before,
-                     f->user_id, f->limit);
+        rc = sq_bind(s, which, "iToooio", f->turn_user_id, f->variant, f->opponent_id, f->before,
+                     f->user_id, f->limit, f->viewer_id);
         if (f->status && strcmp(f->status, "active") != 0)
             return STORE_OK; /* only active games have a turn */
     } else if (f->opponent_id) {
         which = ST_GAMES_X;
-        rc = sq_bind(s, which, "oTTooi", f->user_id, f->status, f->variant, f->opponent_id,
-                     f->before, f->limit);
+        rc = sq_bind(s, which, "oTTooio", f->user_id, f->status, f->variant, f->opponent_id,
+                     f->before, f->limit, f->viewer_id);
     } else {
-        rc = sq_bind(s, which, "oTTooi", f->user_id, f->status, f->variant, f->turn_user_id,
-                     f->before, f->limit);
+        rc = sq_bind(s, which, "oTTooio", f->user_id, f->status, f->variant, f->turn_user_id,
+                     f->before, f->limit, f->viewer_id);
     }
     if (rc)
         return rc;

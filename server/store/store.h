@@ -170,6 +170,13 @@ typedef struct store_game_filter {
     int imported;         /* 1: only imported games; -1: only played ones; 0: both */
     int64_t after;        /* ids above this (paging) */
     bool ascending;       /* oldest (lowest id) first instead of newest */
+    /* Only the games this user may see (0 = every game): the rule of
+     * game/tourney.h tourney_game_may_see(), in the query itself so that
+     * LIMIT and paging count only the games shown. Those this user plays;
+     * others' that are neither private nor of a class-only tournament
+     * whose organiser, class teacher, class member or player this user is
+     * not. */
+    int64_t viewer_id;
 } store_game_filter;
 
 /* The correspondence fields of a game (SQLite: migration 2's columns). */

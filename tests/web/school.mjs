@@ -516,6 +516,19 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
   await outsider.goto(`${server.url}#/tournament/${tid}`);
   await outsider.locator('#main .error', { hasText: 'only for the pupils of one class' }).waitFor();
   assert.equal(await outsider.locator('#tournament-screen').count(), 0);
+  // Nor its games (issue 21): watching or replaying one by its number (a
+  // link passed on) says it is the class's, with no board and no pupil's
+  // name; the server answers `forbidden` to `subscribe` and `game`.
+  for (const [hash, screen] of [[`#/game/${b1.game}`, '#game-screen'], [`#/replay/${b1.game}`, '#replay-screen']]) {
+    await outsider.goto(`${server.url}${hash}`);
+    await outsider.locator('#main .error', { hasText: `Cannot open game ${b1.game}: this game is for its tournament's class only` }).waitFor();
+    assert.equal(await outsider.locator(screen).count(), 0, `${hash}: no game screen for an outsider`);
+    const text = await outsider.locator('#main').textContent();
+    for (const name of order) assert.ok(!text.includes(name), `${hash}: ${name} is not on the outsider's page`);
+  }
+  // His own game with a pupil of the class is his to watch.
+  await outsider.goto(`${server.url}#/game/${casual.id}`);
+  await outsider.locator(`#game-screen[data-game-id="${casual.id}"]`).waitFor();
   await outsider.context().close();
 
   // The class page lists the class's games (both rounds), each a link to its game.
