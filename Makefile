@@ -26,7 +26,7 @@ WEB      ?= 1
 DB       ?= ./qirkat.db
 SHARED   ?= ../shared
 
-PKGS      := libuv libcjson sqlite3 libsodium libwebsockets
+PKGS      := libuv libcjson sqlite3 libsodium libwebsockets libsystemd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Line editing at the client's prompt (Debian libedit-dev): the client only.
@@ -192,10 +192,27 @@ fuzz: fuzz-build
 	        $(FUZZ_BUILD)/corpus-$$n tests/fuzz/corpus/$$n; \
 	done
 
+# The binaries; the web board's files (also built into qirkatd, which
+# serves its own copy: these are for a reverse proxy or a CDN); the unit
+# (its ExecStart names $(PREFIX)/bin); the example settings, installed as
+# /etc/qirkat/qirkatd.conf only when none is there; the man pages.
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/qirkat
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/qirkat/web \
+	    $(DESTDIR)$(UNITDIR) $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8 \
+	    $(DESTDIR)$(SYSCONFDIR)/qirkat
 	install -m 755 $(QIRKATD) $(QIRKAT) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 schema.sql $(DESTDIR)$(PREFIX)/share/qirkat/
+	install -m 644 web/* $(DESTDIR)$(PREFIX)/share/qirkat/web/
+	sed 's|/usr/local/bin/qirkatd|$(PREFIX)/bin/qirkatd|; s|/etc/qirkat/|$(SYSCONFDIR)/qirkat/|' \
+	    deploy/qirkatd.service > $(DESTDIR)$(UNITDIR)/qirkatd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/qirkatd.service
+	install -m 644 deploy/qirkatd.conf $(DESTDIR)$(PREFIX)/share/qirkat/qirkatd.conf.example
+	[ -e $(DESTDIR)$(SYSCONFDIR)/qirkat/qirkatd.conf ] || \
+	    install -m 644 deploy/qirkatd.conf $(DESTDIR)$(SYSCONFDIR)/qirkat/qirkatd.conf
+	install -m 644 deploy/man/qirkat.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 deploy/man/qirkatd.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 format:
 	clang-format -i common/*.[ch] server/*.[ch] server/*/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c

@@ -9,9 +9,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # clang and libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes): `make fuzz`.
 # libwebsockets-dev: qirkatd --http (server/net/ws.c); Debian builds it with
 # libuv support as the plugin libwebsockets-evlib-uv, loaded at run time.
-# libmimalloc-dev: qirkatd's allocator (Makefile ALLOC_LIBS).
+# libmimalloc-dev: qirkatd's allocator (Makefile ALLOC_LIBS). libsystemd-dev:
+# sd_notify for Type=notify and the watchdog (deploy/qirkatd.service); systemd:
+# systemd-analyze, which verifies the unit in tests/server/test_ops.c.
 pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium
-      libmimalloc-dev
+      libmimalloc-dev libsystemd-dev systemd
       clang libclang-rt-14-dev libwebsockets-dev libwebsockets-evlib-uv)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <sodium.h>
+#include <systemd/sd-daemon.h>
 
 #include "api/dispatch.h"
 #include "api/fanout.h"
@@ -225,6 +226,52 @@ static void signal_cb(uv_signal_t *h, int signum)
     srv_stop(h->data);
 }
 
+void srv_apply_live(srv *s, const srv_config *cfg)
+{
+    s->cfg.rate = cfg->rate;
+    if (!s->cfg.rate.off && s->cfg.rate.burst == 0)
+        s->cfg.rate = (rate_cfg){RATE_DEFAULT_BURST, RATE_DEFAULT_PER_S, false};
+    s->api.rate = s->cfg.rate;
+    s->cfg.challenge_rate = cfg->challenge_rate;
+    s->api.challenge_rate = cfg->challenge_rate.off || cfg->challenge_rate.count > 0
+                                ? cfg->challenge_rate
+                                : (rate_window){RATE_CHALLENGES_COUNT, RATE_CHALLENGES_SECONDS,
+                                                false};
+    s->cfg.max_conns = cfg->max_conns;
+    s->net.max_conns = cfg->max_conns > 0 ? (size_t)cfg->max_conns : NET_DEFAULT_MAX_CONNS;
+    s->cfg.max_per_addr = cfg->max_per_addr;
+    s->net.max_per_addr =
+        cfg->max_per_addr > 0 ? (size_t)cfg->max_per_addr : NET_DEFAULT_MAX_PER_ADDR;
+    s->cfg.max_per_account = cfg->max_per_account;
+    s->api.max_per_account =
+        cfg->max_per_account > 0 ? cfg->max_per_account : API_MAX_CONNS_PER_ACCOUNT;
+    s->cfg.pairing_timeout_ms = cfg->pairing_timeout_ms;
+    s->svc.pairing_timeout_ms = cfg->pairing_timeout_ms;
+}
+
+/* SIGHUP: the settings as main reads them now, the live ones applied. */
+static void sighup_cb(uv_signal_t *h, int signum)
+{
+    (void)signum;
+    srv *s = h->data;
+    if (!s->reload || s->stopping)
+        return;
+    sd_notify(0, "RELOADING=1");
+    srv_config now;
+    int level;
+    if (s->reload(s->reload_arg, &now, &level) == 0) {
+        log_set_level((log_level)level);
+        srv_apply_live(s, &now);
+    }
+    sd_notify(0, "READY=1");
+}
+
+static void watchdog_cb(uv_timer_t *h)
+{
+    (void)h;
+    sd_notify(0, "WATCHDOG=1");
+}
+
 /* "TCP\n", or "TCP\nHTTP\n" with --http (http_port < 0: none): readers of
  * the first line alone keep working. */
 static int write_ready(int fd, int port, int http_port)
@@ -261,10 +308,18 @@ int srv_start(srv *s)
         goto fail;
     }
     s->sigterm.data = s;
-    if ((rc = uv_signal_start(&s->sigint, signal_cb, SIGINT)) < 0 ||
-        (rc = uv_signal_start(&s->sigterm, signal_cb, SIGTERM)) < 0) {
+    if ((rc = uv_signal_init(s->loop, &s->sighup)) < 0) {
         uv_close((uv_handle_t *)&s->sigint, NULL);
         uv_close((uv_handle_t *)&s->sigterm, NULL);
+        goto fail;
+    }
+    s->sighup.data = s;
+    if ((rc = uv_signal_start(&s->sigint, signal_cb, SIGINT)) < 0 ||
+        (rc = uv_signal_start(&s->sigterm, signal_cb, SIGTERM)) < 0 ||
+        (rc = uv_signal_start(&s->sighup, sighup_cb, SIGHUP)) < 0) {
+        uv_close((uv_handle_t *)&s->sigint, NULL);
+        uv_close((uv_handle_t *)&s->sigterm, NULL);
+        uv_close((uv_handle_t *)&s->sighup, NULL);
         goto fail;
     }
     s->signals_open = true;
@@ -286,6 +341,16 @@ int srv_start(srv *s)
         log_info("web page and WebSocket on http://%s:%d/ (/ws)", s->cfg.http_host, s->http_port);
     if (s->cfg.ready_fd >= 0 && write_ready(s->cfg.ready_fd, s->port, s->http_port) != 0)
         log_warn("cannot write the port to fd %d: %s", s->cfg.ready_fd, strerror(errno));
+    /* systemd (Type=notify): up, and the watchdog fed from the loop. */
+    uint64_t wd_usec = 0;
+    if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec >= 2000 &&
+        uv_timer_init(s->loop, &s->watchdog) == 0) {
+        s->watchdog_open = true;
+        uint64_t every = wd_usec / 2000; /* ms, half the period */
+        uv_timer_start(&s->watchdog, watchdog_cb, every, every);
+        uv_unref((uv_handle_t *)&s->watchdog);
+    }
+    sd_notifyf(0, "READY=1\nSTATUS=listening on %s:%d", s->cfg.host, s->port);
     return 0;
 fail:
     log_error("libuv signals: %s", uv_strerror(rc));
@@ -325,6 +390,11 @@ static void stop_finish(srv *s)
         s->signals_open = false;
         uv_close((uv_handle_t *)&s->sigint, NULL);
         uv_close((uv_handle_t *)&s->sigterm, NULL);
+        uv_close((uv_handle_t *)&s->sighup, NULL);
+    }
+    if (s->watchdog_open) {
+        s->watchdog_open = false;
+        uv_close((uv_handle_t *)&s->watchdog, NULL);
     }
     /* lws's teardown, step one: its handles close while the loop runs on. */
     if (s->http_open)
@@ -348,6 +418,7 @@ void srv_stop(srv *s)
         return;
     s->stopping = true;
     s->svc.stopping = true;
+    sd_notify(0, "STOPPING=1");
     dispatch_release(&s->api, true); /* lines held before the stop run (dispatch.h) */
     fanout_server_stopping(&s->api); /* first: a client learns why before the refusals */
     api_stop(&s->api); /* requests are answered server_shutdown from now on */

@@ -59,6 +59,11 @@
  *      last completions, and main() closes the database (srv_close, which
  *      finishes lws's teardown with ws_free) and exits 0.
  *
+ * Under systemd (Type=notify, deploy/qirkatd.service; nothing without
+ * NOTIFY_SOCKET): READY=1 once listening, RELOADING=1 then READY=1 around
+ * a SIGHUP reload, STOPPING=1 when a stop begins, and WATCHDOG=1 from a
+ * loop timer at half of WatchdogSec, so a loop that stops turning (a
+ * blocking call, a livelock) is killed and restarted by systemd.
  * Password hashes are capped: at most cfg.max_hash_jobs (default
  * SRV_MAX_HASH_JOBS) queued or running at once; beyond that register and
  * login with a password are answered `server_busy` with `retry_after_ms`
@@ -138,9 +143,16 @@ typedef struct srv {
     uv_prepare_t prep;
     uv_check_t check;
     uv_idle_t idle; /* runs while connections have lines waiting (net_run_ready) */
-    uv_signal_t sigint, sigterm;
+    uv_signal_t sigint, sigterm, sighup;
     uv_timer_t stop_timer; /* the grace period of a stop */
-    bool handles_open, signals_open, stopping, stop_timer_open;
+    uv_timer_t watchdog;   /* under systemd's WatchdogSec: WATCHDOG=1 at half the period */
+    bool handles_open, signals_open, stopping, stop_timer_open, watchdog_open;
+    /* SIGHUP: re-read the settings (set by main; NULL = SIGHUP ignored).
+     * It returns 0 and fills *live with the new settings and *level with
+     * the new log level, or -1 when they cannot be read (logged; nothing
+     * changes). */
+    int (*reload)(void *arg, srv_config *live, int *level);
+    void *reload_arg;
     int port;      /* bound */
     int http_port; /* bound, with --http */
 } srv;
@@ -159,6 +171,13 @@ int srv_start(srv *s);
 void srv_stop(srv *s);
 /* After uv_run() returned: free everything and close the database. */
 void srv_close(srv *s);
+
+/* Apply the settings of cfg that can change while the server runs: the
+ * per-connection request rate, the per-account challenge rate, the
+ * connection caps (in all, per address, per account; connections already
+ * open stay) and the external pairer's timeout. Others are ignored (they
+ * need a restart; config.h says which). */
+void srv_apply_live(srv *s, const srv_config *cfg);
 
 /* End the iteration's batch (commit), then write held output (see above). */
 void srv_flush(srv *s);

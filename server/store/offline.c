@@ -1,0 +1,273 @@
+/*
+ * offline: see offline.h.
+ */
+#include "store/offline.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#define OFFLINE_BUSY_MS 5000 /* waits for the server's lock (a checkpoint) at most this */
+
+static void say(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int open_ro(const char *path, sqlite3 **db, char *err, size_t n)
+{
+    /* Read-only, but not immutable: the -wal and -shm of the running
+     * server are read so the snapshot includes what it committed. */
+    int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL);
+    if (rc != SQLITE_OK) {
+        say(err, n, "%s: %s", path, *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
+        sqlite3_close(*db);
+        *db = NULL;
+        return -1;
+    }
+    sqlite3_busy_timeout(*db, OFFLINE_BUSY_MS);
+    return 0;
+}
+
+/* fsync path (a file or the directory that holds it). */
+static int sync_path(const char *path, bool dir)
+{
+    int fd = open(path, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int offline_backup(const char *src, const char *out, int64_t *pages, int64_t *ms, char *err,
+                   size_t n)
+{
+    struct stat st;
+    if (stat(out, &st) == 0) {
+        say(err, n, "%s exists: a backup never overwrites a file", out);
+        return -1;
+    }
+    if (stat(src, &st) != 0) {
+        say(err, n, "%s: %s", src, strerror(errno));
+        return -1;
+    }
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.partial", out) >= (int)sizeof tmp) {
+        say(err, n, "%s: path too long", out);
+        return -1;
+    }
+    (void)unlink(tmp); /* a crashed backup's leftover */
+    sqlite3 *from = NULL, *to = NULL;
+    if (open_ro(src, &from, err, n) != 0)
+        return -1;
+    int rc = sqlite3_open_v2(tmp, &to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc != SQLITE_OK) {
+        say(err, n, "%s: %s", tmp, to ? sqlite3_errmsg(to) : sqlite3_errstr(rc));
+        goto fail;
+    }
+    sqlite3_backup *b = sqlite3_backup_init(to, "main", from, "main");
+    if (!b) {
+        say(err, n, "backup: %s", sqlite3_errmsg(to));
+        goto fail;
+    }
+    int64_t t0 = mono_ms();
+    /* All pages in one step: one read transaction, one snapshot. A busy
+     * source (the server's checkpoint holds its lock a moment) is retried
+     * by the busy timeout; BUSY/LOCKED left over are retried here. */
+    do {
+        rc = sqlite3_backup_step(b, -1);
+        if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+            sqlite3_sleep(10);
+    } while (rc == SQLITE_BUSY || rc == SQLITE_LOCKED);
+    int64_t took = mono_ms() - t0;
+    int total = sqlite3_backup_pagecount(b);
+    sqlite3_backup_finish(b);
+    if (rc != SQLITE_DONE) {
+        say(err, n, "backup: %s", sqlite3_errstr(rc));
+        goto fail;
+    }
+    /* The copy is an ordinary database file: no -wal of its own. */
+    sqlite3_stmt *q = NULL;
+    bool ok = sqlite3_exec(to, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL) == SQLITE_OK &&
+              sqlite3_prepare_v2(to, "PRAGMA quick_check", -1, &q, NULL) == SQLITE_OK &&
+              sqlite3_step(q) == SQLITE_ROW &&
+              strcmp((const char *)sqlite3_column_text(q, 0), "ok") == 0;
+    sqlite3_finalize(q);
+    if (!ok) {
+        say(err, n, "the copy fails quick_check: %s", sqlite3_errmsg(to));
+        goto fail;
+    }
+    sqlite3_close(to);
+    to = NULL;
+    sqlite3_close(from);
+    from = NULL;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (sync_path(tmp, false) != 0 || rename(tmp, out) != 0 || sync_path(dir, true) != 0) {
+        say(err, n, "%s: %s", out, strerror(errno));
+        (void)unlink(tmp);
+        return -1;
+    }
+    if (pages)
+        *pages = total;
+    if (ms)
+        *ms = took;
+    return 0;
+fail:
+    sqlite3_close(to);
+    sqlite3_close(from);
+    (void)unlink(tmp);
+    return -1;
+}
+
+/* Each row of a one-column PRAGMA other than "ok" as a problem. */
+static int pragma_lines(sqlite3 *db, const char *sql, const char *what, FILE *report,
+                        int64_t *problems)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int cols = sqlite3_column_count(st);
+        const char *first = (const char *)sqlite3_column_text(st, 0);
+        if (cols == 1 && first && strcmp(first, "ok") == 0)
+            continue;
+        (*problems)++;
+        fprintf(report, "%s:", what);
+        for (int i = 0; i < cols; i++) {
+            const char *v = (const char *)sqlite3_column_text(st, i);
+            fprintf(report, " %s", v ? v : "NULL");
+        }
+        fputc('\n', report);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static const char *text_or(sqlite3_stmt *st, int col, const char *dflt)
+{
+    const char *v = (const char *)sqlite3_column_text(st, col);
+    return v ? v : dflt;
+}
+
+int offline_check(const char *src, FILE *report, int64_t *problems,
+                  int (*cb)(void *arg, const offline_game *g), void *arg, char *err, size_t n)
+{
+    sqlite3 *db = NULL;
+    *problems = 0;
+    if (open_ro(src, &db, err, n) != 0)
+        return -1;
+    /* One read transaction: the checks and the games see one snapshot. */
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+        pragma_lines(db, "PRAGMA integrity_check", "integrity", report, problems) != 0 ||
+        pragma_lines(db, "PRAGMA foreign_key_check", "foreign key", report, problems) != 0) {
+        say(err, n, "%s: %s", src, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_stmt *gs = NULL, *ms = NULL;
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT id, variant, start, position, ply, status, result, reason "
+                                "FROM games ORDER BY id",
+                                -1, &gs, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_prepare_v2(db, "SELECT ply, move FROM moves WHERE game_id = ? ORDER BY ply",
+                                -1, &ms, NULL);
+    if (rc != SQLITE_OK) {
+        say(err, n, "%s: %s", src, sqlite3_errmsg(db));
+        goto done;
+    }
+    char **texts = NULL;
+    int64_t *plies = NULL;
+    size_t cap = 0;
+    int stop = 0;
+    while (!stop && (rc = sqlite3_step(gs)) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(gs, 0);
+        sqlite3_reset(ms);
+        sqlite3_bind_int64(ms, 1, id);
+        size_t k = 0;
+        while ((rc = sqlite3_step(ms)) == SQLITE_ROW) {
+            if (k == cap) {
+                size_t nc = cap ? cap * 2 : 256;
+                char **t2 = realloc(texts, nc * sizeof *t2);
+                if (t2)
+                    texts = t2;
+                int64_t *p2 = t2 ? realloc(plies, nc * sizeof *p2) : NULL;
+                if (!t2 || !p2) {
+                    rc = SQLITE_NOMEM;
+                    break;
+                }
+                plies = p2;
+                cap = nc;
+            }
+            plies[k] = sqlite3_column_int64(ms, 0);
+            texts[k] = strdup(text_or(ms, 1, ""));
+            if (!texts[k]) {
+                rc = SQLITE_NOMEM;
+                break;
+            }
+            k++;
+        }
+        if (rc == SQLITE_DONE) {
+            offline_game g = {.id = id,
+                              .variant = text_or(gs, 1, ""),
+                              .start = text_or(gs, 2, ""),
+                              .position = text_or(gs, 3, ""),
+                              .ply = sqlite3_column_int64(gs, 4),
+                              .status = text_or(gs, 5, ""),
+                              .result = text_or(gs, 6, ""),
+                              .reason = text_or(gs, 7, ""),
+                              .nmoves = (int64_t)k,
+                              .moves = (const char *const *)texts,
+                              .plies = plies};
+            stop = cb(arg, &g);
+            rc = SQLITE_ROW;
+        }
+        for (size_t i = 0; i < k; i++)
+            free(texts[i]);
+        if (rc != SQLITE_ROW)
+            break;
+    }
+    free(texts);
+    free(plies);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+        if (rc == SQLITE_NOMEM)
+            say(err, n, "out of memory");
+        else
+            say(err, n, "%s: %s", src, sqlite3_errmsg(db));
+        rc = -1;
+    } else {
+        rc = 0;
+    }
+done:
+    sqlite3_finalize(ms);
+    sqlite3_finalize(gs);
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc == 0 ? 0 : -1;
+}

@@ -1,0 +1,153 @@
+/*
+ * tools: see tools.h.
+ */
+#include "tools.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "qk_rules.h"
+#include "store/offline.h"
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: qirkatd backup --db FILE OUT\n"
+                    "       qirkatd check --db FILE\n");
+    return 2;
+}
+
+/* "--db FILE" and then want positional arguments into pos. */
+static int args(int argc, char **argv, const char **db, const char **pos, int want)
+{
+    int got = 0;
+    *db = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
+            *db = argv[++i];
+        else if (argv[i][0] == '-' || got == want)
+            return -1;
+        else
+            pos[got++] = argv[i];
+    }
+    return *db && got == want ? 0 : -1;
+}
+
+static int cmd_backup(int argc, char **argv)
+{
+    const char *db, *out;
+    if (args(argc, argv, &db, &out, 1) != 0)
+        return usage();
+    char err[512];
+    int64_t pages = 0, ms = 0;
+    if (offline_backup(db, out, &pages, &ms, err, sizeof err) != 0) {
+        fprintf(stderr, "qirkatd backup: %s\n", err);
+        return 1;
+    }
+    struct stat st;
+    long long bytes = stat(out, &st) == 0 ? (long long)st.st_size : -1;
+    printf("backup of %s written to %s: %lld pages, %lld bytes, snapshot held %lld ms\n", db, out,
+           (long long)pages, bytes, (long long)ms);
+    return 0;
+}
+
+typedef struct checker {
+    int64_t games, moves, bad;
+} checker;
+
+static int replay_game(void *arg, const offline_game *g)
+{
+    checker *ck = arg;
+    ck->games++;
+    ck->moves += g->nmoves;
+    qk_variant v;
+    qk_pos p;
+    const char *why = NULL;
+    if (qk_variant_parse(g->variant, &v) != QK_OK) {
+        printf("game %lld: unknown variant \"%s\"\n", (long long)g->id, g->variant);
+        ck->bad++;
+        return 0;
+    }
+    if (qk_pos_parse(&v, g->start, &p, &why) != QK_OK) {
+        printf("game %lld: start \"%s\" is not a position: %s\n", (long long)g->id, g->start,
+               why ? why : "");
+        ck->bad++;
+        return 0;
+    }
+    for (int64_t i = 0; i < g->nmoves; i++) {
+        qk_move m;
+        qk_undo u;
+        if (g->plies[i] != i) {
+            printf("game %lld: move %lld is stored at ply %lld\n", (long long)g->id,
+                   (long long)i, (long long)g->plies[i]);
+            ck->bad++;
+            return 0;
+        }
+        if (qk_move_parse(&v, &p, g->moves[i], &m) != QK_OK) {
+            printf("game %lld: ply %lld: \"%s\" is not a legal move\n", (long long)g->id,
+                   (long long)i, g->moves[i]);
+            ck->bad++;
+            return 0;
+        }
+        qk_pos_make(&v, &p, &m, &u);
+    }
+    char now[512];
+    if (qk_pos_format(&v, &p, now, sizeof now) < 0 || strcmp(now, g->position) != 0 ||
+        g->ply != g->nmoves) {
+        printf("game %lld: stored ply %lld and position \"%s\", the replay gives %lld and \"%s\"\n",
+               (long long)g->id, (long long)g->ply, g->position, (long long)g->nmoves, now);
+        ck->bad++;
+        return 0;
+    }
+    qk_result res;
+    qk_reason reason;
+    bool over = qk_pos_status(&v, &p, &res, &reason);
+    bool by_rules = strcmp(g->reason, "no_moves") == 0 || strcmp(g->reason, "no_pieces") == 0 ||
+                    strcmp(g->reason, "move_limit") == 0 ||
+                    strcmp(g->reason, "sultan_majority") == 0;
+    if (strcmp(g->status, "finished") == 0 && by_rules &&
+        (!over || strcmp(qk_reason_name(reason), g->reason) != 0 ||
+         strcmp(qk_result_name(res) ? qk_result_name(res) : "", g->result) != 0)) {
+        printf("game %lld: stored %s by %s, the rules %s\n", (long long)g->id, g->result,
+               g->reason, over ? "end it otherwise" : "do not end it");
+        ck->bad++;
+    } else if (strcmp(g->status, "active") == 0 && over) {
+        printf("game %lld: active, but the rules ended it (%s, %s)\n", (long long)g->id,
+               qk_result_name(res) ? qk_result_name(res) : "?", qk_reason_name(reason));
+        ck->bad++;
+    }
+    return 0;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    const char *db;
+    if (args(argc, argv, &db, NULL, 0) != 0)
+        return usage();
+    char err[512] = "";
+    int64_t problems = 0;
+    checker ck = {0};
+    if (offline_check(db, stdout, &problems, replay_game, &ck, err, sizeof err) != 0) {
+        fprintf(stderr, "qirkatd check: %s\n", err);
+        return 1;
+    }
+    printf("%s: %s; %lld games (%lld moves) replayed, %lld do not\n", db,
+           problems ? "integrity or foreign-key problems above" : "integrity ok, foreign keys ok",
+           (long long)ck.games, (long long)ck.moves, (long long)ck.bad);
+    return problems || ck.bad ? 1 : 0;
+}
+
+bool tools_is_command(const char *name)
+{
+    return strcmp(name, "backup") == 0 || strcmp(name, "check") == 0;
+}
+
+int tools_main(int argc, char **argv)
+{
+    if (strcmp(argv[0], "backup") == 0)
+        return cmd_backup(argc, argv);
+    if (strcmp(argv[0], "check") == 0)
+        return cmd_check(argc, argv);
+    return usage();
+}
