@@ -164,6 +164,9 @@ bench-ratios: all $(BUILD)/bench-ratios
 # tests/fuzz/corpus/NAME/ (read only; new inputs go to
 # $(FUZZ_BUILD)/corpus-NAME/, crashes to $(FUZZ_BUILD)/crash-NAME-*).
 # `make fuzz FUZZ_SECONDS=10` is the short pass; `make test` never runs it.
+# fuzz-server_id talks to a real $(QIRKATD) (QK_BIN), so fuzz builds it
+# first (with the normal flags: QK_BIN=build-asan after `make asan` runs
+# the server under ASan instead).
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -182,7 +185,8 @@ $(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_OBJS)
 fuzz-build: $(FUZZ_BINS)
 
 fuzz: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
-fuzz: fuzz-build
+fuzz: export QK_BIN ?= $(BUILD)
+fuzz: fuzz-build $(QIRKATD)
 	@set -e; for n in $(FUZZ_NAMES); do \
 	    mkdir -p $(FUZZ_BUILD)/corpus-$$n; \
 	    echo "== fuzz-$$n ($(FUZZ_SECONDS) s)"; \
