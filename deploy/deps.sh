@@ -11,9 +11,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # libuv support as the plugin libwebsockets-evlib-uv, loaded at run time.
 # libmimalloc-dev: qirkatd's allocator (Makefile ALLOC_LIBS). libsystemd-dev:
 # sd_notify for Type=notify and the watchdog (deploy/qirkatd.service); systemd:
-# systemd-analyze, which verifies the unit in tests/server/test_ops.c.
+# systemd-analyze, which verifies the unit in tests/server/test_ops.c;
+# python3-prometheus-client: its parser reads GET /metrics in test_ops.c.
 pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium
-      libmimalloc-dev libsystemd-dev systemd
+      libmimalloc-dev libsystemd-dev systemd python3-prometheus-client
       clang libclang-rt-14-dev libwebsockets-dev libwebsockets-evlib-uv)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -20,7 +21,10 @@
 #include "game/games.h"
 #include "store/store_bound.h"
 #include "game/tourney.h"
+#include "api/optable.h"
+#include "qk_proto.h"
 #include "util/log.h"
+#include "util/metrics.h"
 
 /* ---- flush ------------------------------------------------------------ */
 
@@ -40,7 +44,12 @@ void srv_flush(srv *s)
      * their writes join this flush's commit (api/dispatch.h). */
     dispatch_release(&s->api, false);
     /* Stopping, every batch commits now: the stop waits for it. */
-    if ((s->stopping ? batch_end(&s->batch) : batch_end_or_keep(&s->batch)) != STORE_OK) {
+    uint64_t before = s->batch.committed;
+    int ended = s->stopping ? batch_end(&s->batch) : batch_end_or_keep(&s->batch);
+    if (s->batch.committed != before)
+        s->commit_ns[s->batch.committed % 64] = uv_hrtime();
+    if (ended != STORE_OK) {
+        metric_inc(s->m_commits, 1, 0);
         /* The batch's undo actions have put memory back in line with the
          * database; what it answered must not reach anyone. */
         log_error("commit failed: answering the batch with internal errors");
@@ -76,6 +85,150 @@ static void check_cb(uv_check_t *h)
     srv_flush(h->data);
 }
 
+/* ---- metrics ------------------------------------------------------------ */
+
+static const char *const transports[] = {"tcp", "websocket"};
+static const char *const results[] = {"ok", "refused"};
+static const char *const commit_results[] = {"durable", "lost"};
+static const char *const pools[] = {"hints", "pairing", "password_checks"};
+static const char *codes[QK_ERR__COUNT];
+
+static int transport_index(const conn *c)
+{
+    return c->tp && strcmp(c->tp->name, "tcp") != 0;
+}
+
+static double read_open(void *arg, int i, int j)
+{
+    (void)j;
+    srv *s = arg;
+    int n = 0;
+    for (const conn *c = s->net.all; c; c = c->next)
+        n += transport_index(c) == i;
+    return n;
+}
+
+static double read_one(void *arg, int i, int j)
+{
+    (void)arg, (void)i, (void)j;
+    return 1;
+}
+
+static double read_start(void *arg, int i, int j)
+{
+    (void)i, (void)j;
+    return ((srv *)arg)->start_time;
+}
+
+static double read_held(void *arg, int i, int j)
+{
+    (void)i, (void)j;
+    return dispatch_held_count(&((srv *)arg)->api);
+}
+
+static double read_wal(void *arg, int i, int j)
+{
+    (void)i, (void)j;
+    srv *s = arg;
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s-wal", s->cfg.db_path);
+    return stat(path, &st) == 0 ? (double)st.st_size : 0;
+}
+
+static double read_queue(void *arg, int i, int j)
+{
+    (void)j;
+    srv *s = arg;
+    if (i == 0)
+        return workers_queued(&s->hints);
+    if (i == 1)
+        return s->pairers_open ? workers_queued(&s->pairers) : 0;
+    return s->svc.auth.jobs;
+}
+
+static double read_conns_max(void *arg, int i, int j)
+{
+    (void)i, (void)j;
+    return (double)((srv *)arg)->net.max_conns;
+}
+
+/* The registry and each layer's metric pointers. Allocation failures
+ * leave a metric NULL: it is then not counted (util/metrics.h). */
+static void metrics_setup(srv *s)
+{
+    metrics_init(&s->metrics);
+    metrics *m = &s->metrics;
+    for (int e = 0; e < QK_ERR__COUNT; e++)
+        codes[e] = e ? qk_err_code((qk_err)e) : "ok";
+    size_t nops = 0;
+    while (optable_op(nops))
+        nops++;
+    s->op_names = calloc(nops + 1, sizeof *s->op_names);
+    if (s->op_names) {
+        s->op_names[0] = "(none)";
+        for (size_t i = 0; i < nops; i++)
+            s->op_names[i + 1] = optable_op(i)->name;
+        s->nops = (int)nops + 1;
+    }
+    s->start_time = (double)qk_now_ms() / 1000.0;
+    static const char *const build[] = {"0.1"};
+    metrics_gauge(m, "qirkat_build_info", "Build of this qirkatd (the value is 1).", "version",
+                  build, 1, read_one, s);
+    metrics_gauge(m, "process_start_time_seconds", "Start time of the process, UTC seconds.",
+                  NULL, NULL, 1, read_start, s);
+    s->m_accepted =
+        metrics_counter(m, "qirkat_connections_accepted_total",
+                        "Connections accepted, by transport.", "transport", transports, 2, NULL,
+                        NULL, 0);
+    s->net.m_accepted = s->m_accepted;
+    metrics_gauge(m, "qirkat_connections_open", "Connections open now, by transport.",
+                  "transport", transports, 2, read_open, s);
+    metrics_gauge(m, "qirkat_connections_max", "The cap on connections in all (--max-conns).",
+                  NULL, NULL, 1, read_conns_max, s);
+    if (s->op_names)
+        s->api.m_requests = metrics_counter(
+            m, "qirkat_requests_total",
+            "Requests answered, by op and result code (op \"(none)\": refused before its op was "
+            "read).",
+            "op", s->op_names, s->nops, "code", codes, QK_ERR__COUNT);
+    s->api.op0 = optable_op(0);
+    s->api.m_logins = metrics_counter(m, "qirkat_logins_total", "Logins, by result.", "result",
+                                      results, 2, NULL, NULL, 0);
+    s->svc.m_moves = metrics_counter(m, "qirkat_moves_total", "Moves played.", NULL, NULL, 0,
+                                     NULL, NULL, 0);
+    s->m_commits = metrics_counter(m, "qirkat_commits_total",
+                                   "Batches committed (one transaction per loop turn or more), "
+                                   "by outcome.",
+                                   "result", commit_results, 2, NULL, NULL, 0);
+    static const double lat[] = {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02,
+                                 0.05,   0.1,   0.2,   0.5,   1,    2.5};
+    s->m_commit_s = metrics_histogram(m, "qirkat_commit_seconds",
+                                      "From a batch's commit to its being on disk (the fsync "
+                                      "included): how long its answers waited.",
+                                      lat, (int)(sizeof lat / sizeof lat[0]));
+    s->api.m_held = metrics_counter(m, "qirkat_held_requests_total",
+                                    "Request lines held while the write-ahead log restarted.",
+                                    NULL, NULL, 0, NULL, NULL, 0);
+    metrics_gauge(m, "qirkat_held_requests", "Request lines held now.", NULL, NULL, 1, read_held,
+                  s);
+    metrics_gauge(m, "qirkat_wal_bytes", "Size of the database's write-ahead log file.", NULL,
+                  NULL, 1, read_wal, s);
+    metrics_gauge(m, "qirkat_queue_depth",
+                  "Jobs queued or running: engine hints, external pairings, password checks.",
+                  "pool", pools, 3, read_queue, s);
+}
+
+char *srv_metrics_text(srv *s, size_t *len)
+{
+    return metrics_render(&s->metrics, len);
+}
+
+bool srv_healthy(const srv *s)
+{
+    return !s->stopping;
+}
+
 /* A lost batch whose undo log overflowed: every cached game is suspect. */
 static void forget_all_games(void *arg)
 {
@@ -95,6 +248,10 @@ static void on_durable(void *arg, uint64_t epoch, int rc)
                   (unsigned long long)epoch);
         abort();
     }
+    metric_inc(s->m_commits, 0, 0);
+    uint64_t at = s->commit_ns[epoch % 64];
+    if (at)
+        metric_observe(s->m_commit_s, (double)(uv_hrtime() - at) / 1e9);
     net_durable(&s->net, epoch);
     if (s->stopping && !s->net.all)
         stop_finish(s);
@@ -107,6 +264,7 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     memset(s, 0, sizeof *s);
     s->loop = loop;
     s->cfg = *cfg;
+    metrics_setup(s);
     gsvc *g = &s->svc;
     g->loop = loop;
     g->test_clock = cfg->test_clock;
@@ -466,4 +624,7 @@ void srv_close(srv *s)
     net_free(&s->net);
     store_close(s->store);
     s->store = NULL;
+    metrics_free(&s->metrics);
+    free(s->op_names);
+    s->op_names = NULL;
 }

@@ -153,6 +153,15 @@ typedef struct srv {
      * changes). */
     int (*reload)(void *arg, srv_config *live, int *level);
     void *reload_arg;
+    /* The figures of GET /metrics (util/metrics.h, docs/operations.md
+     * "Monitoring"), counted by the layers through the metric pointers
+     * srv_init hands them. */
+    metrics metrics;
+    metric *m_accepted, *m_commits, *m_commit_s;
+    const char **op_names; /* "(none)" and the op table's names: a label's values */
+    int nops;
+    double start_time; /* UTC seconds */
+    uint64_t commit_ns[64]; /* uv_hrtime() of epoch e's commit at [e % 64] */
     int port;      /* bound */
     int http_port; /* bound, with --http */
 } srv;
@@ -171,6 +180,12 @@ int srv_start(srv *s);
 void srv_stop(srv *s);
 /* After uv_run() returned: free everything and close the database. */
 void srv_close(srv *s);
+
+/* The exposition text of the server's metrics, malloc'd (caller frees),
+ * its length in *len; NULL on allocation failure. */
+char *srv_metrics_text(srv *s, size_t *len);
+/* Whether the server accepts work (GET /healthz: 200, else 503). */
+bool srv_healthy(const srv *s);
 
 /* Apply the settings of cfg that can change while the server runs: the
  * per-connection request rate, the per-account challenge rate, the

@@ -30,6 +30,7 @@
 
 #include "game/svc.h"
 #include "net/conn.h"
+#include "util/metrics.h"
 #include "util/ratelimit.h"
 #include "util/registry.h"
 #include "util/workers.h"
@@ -46,6 +47,12 @@ typedef struct api {
     uint64_t event_seq; /* one per fan-out: a connection gets an event once */
     rate_cfg rate;      /* per-connection request limit */
     rate_window challenge_rate; /* challenges per account (ops_challenge.c); set after api_init */
+    /* Figures (util/metrics.h; srv.c makes them, NULL = not counted):
+     * requests by op (the row's index in the op table from op0, + 1; 0 =
+     * a line refused before its op was known) and result (0 = ok, else the
+     * qk_err), logins by result (0 ok, 1 refused), request lines held. */
+    metric *m_requests, *m_logins, *m_held;
+    const struct op_def *op0;
     bool stopping;      /* every request is answered server_shutdown */
     int max_per_account; /* connections logged in as one user (API_MAX_CONNS_PER_ACCOUNT) */
     workers *hints;      /* borrowed: the engine's pool (hint.c); NULL = hints refused */

@@ -16,6 +16,7 @@
 
 static void answer_bare(api *s, conn *c, const cJSON *id, qk_err e, const char *why)
 {
+    metric_inc(s->m_requests, 0, (int)e);
     cJSON *err = qk_proto_error(id, e, why);
     if (!err) {
         conn_close(c);
@@ -29,6 +30,7 @@ static void answer_bare(api *s, conn *c, const cJSON *id, qk_err e, const char *
  * until it may send the next one. */
 static void answer_limited(api *s, conn *c, const cJSON *id, uint64_t retry_ms)
 {
+    metric_inc(s->m_requests, 0, QK_ERR_RATE_LIMITED);
     cJSON *err = qk_proto_error(id, QK_ERR_RATE_LIMITED, "too many requests on this connection");
     if (err && !cJSON_AddNumberToObject(err, "retry_after_ms", (double)retry_ms)) {
         cJSON_Delete(err);
@@ -97,6 +99,7 @@ static bool hold(api *s, conn *c, const char *line, size_t len)
     h->line[len] = '\0';
     conn_ref(c);
     conn_pause(c);
+    metric_inc(s->m_held, 0, 0);
     *s->held_tail = h;
     s->held_tail = &h->next;
     return true;
@@ -143,6 +146,14 @@ void dispatch_release(api *a, bool now)
 void dispatch_line_cb(conn *c, char *line, size_t len)
 {
     dispatch(c, line, len, false);
+}
+
+int dispatch_held_count(const api *a)
+{
+    int n = 0;
+    for (const held_line *h = a->held; h; h = h->next)
+        n++;
+    return n;
 }
 
 void dispatch_drop_held(api *a)

@@ -46,6 +46,8 @@ void dispatch_line_cb(conn *c, char *line, size_t len);
  * closed meanwhile is dropped. Memory: one line per connection at most
  * (it is paused). */
 void dispatch_release(api *a, bool now);
+/* How many request lines are held now. */
+int dispatch_held_count(const api *a);
 /* Free the held lines without running them (after the loop ended, when
  * every connection is closed). */
 void dispatch_drop_held(api *a);

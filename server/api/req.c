@@ -112,6 +112,20 @@ static cJSON *busy_instead(cJSON *msg, const cJSON *id, bool busy)
     return err;
 }
 
+/* qirkat_requests_total and qirkat_logins_total (api.h). */
+static void count_answer(const req *r, const cJSON *res)
+{
+    api *a = r->api;
+    if (!a || !a->m_requests)
+        return;
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(res, "code");
+    int e = cJSON_IsString(code) ? (int)qk_err_parse(code->valuestring) : 0;
+    int op = r->op && a->op0 ? (int)(r->op - a->op0) + 1 : 0;
+    metric_inc(a->m_requests, op, e);
+    if (r->op && strcmp(r->op->name, "login") == 0)
+        metric_inc(a->m_logins, e ? 1 : 0, 0);
+}
+
 void req_reply(req *r, cJSON *res)
 {
     if (!first_answer(r)) {
@@ -127,6 +141,7 @@ void req_reply(req *r, cJSON *res)
             return;
         }
     }
+    count_answer(r, res);
     if (r->op && r->op->stateless)
         api_reply_now(r->api, r->conn, r->id, res);
     else

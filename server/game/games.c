@@ -13,6 +13,7 @@
 #include "store/store_bound.h"
 #include "game/ratings_svc.h"
 #include "util/log.h"
+#include "util/metrics.h"
 
 struct games {
     gsvc *svc;
@@ -697,6 +698,7 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     qk_pos_make(&g->v, &g->pos, m, &u);
     if (push_move(g, text))
         goto fail;
+    metric_inc(s->m_moves, 0, 0);
     qk_result result;
     qk_reason reason;
     if (qk_pos_status(&g->v, &g->pos, &result, &reason))

@@ -102,6 +102,9 @@ typedef struct gsvc {
     int pairing_timeout_ms;
     struct workers *pairing_pool;
     struct tourney_job *pairing_jobs;
+    /* qirkat_moves_total (util/metrics.h; srv.c makes it, NULL = not
+     * counted): moves played, those of a batch lost later included. */
+    struct metric *m_moves;
 } gsvc;
 
 /* UTC ms now (qk_now_ms(), or the test clock). */

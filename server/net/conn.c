@@ -12,6 +12,7 @@
 #include "qk_frame.h"
 #include "qk_proto.h"
 #include "util/log.h"
+#include "util/metrics.h"
 
 outbuf *outbuf_from_json(const cJSON *msg)
 {
@@ -675,6 +676,7 @@ static size_t same_host(const conn *c, int64_t key, size_t len)
 void conn_accepted(conn *c)
 {
     net *n = c->net;
+    metric_inc(n->m_accepted, strcmp(c->tp->name, "tcp") != 0, 0);
     c->tp->peer_name(c, c->peer, sizeof c->peer);
     if (n->hooks.open_cb(c) != 0) {
         conn_close(c);

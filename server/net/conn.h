@@ -173,6 +173,7 @@ struct net {
     uint64_t turn;           /* net_flush() calls so far: budgets reset */
     uint64_t ready_seq;      /* net_run_ready() calls so far */
     size_t nconns;
+    struct metric *m_accepted; /* qirkat_connections_accepted_total{transport} (srv.c; NULL = none) */
     uint64_t next_serial;
     conn *all;
     conn *dirty;

@@ -85,6 +85,18 @@ int workers_init(workers *w, uv_loop_t *loop, int nthreads, int nice)
     return 0;
 }
 
+int workers_queued(workers *w)
+{
+    if (!w->open)
+        return 0;
+    int n = 0;
+    pthread_mutex_lock(&w->mu);
+    for (const workers_job *j = w->todo; j; j = j->next)
+        n++;
+    pthread_mutex_unlock(&w->mu);
+    return n;
+}
+
 int workers_submit(workers *w, workers_job *job)
 {
     if (!w->open)

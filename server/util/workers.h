@@ -51,6 +51,9 @@ typedef struct workers {
  * login's hash then competes with a search only for what is left. 0, or a
  * negative libuv/errno code (nothing left running). */
 int workers_init(workers *w, uv_loop_t *loop, int nthreads, int nice);
+/* Jobs submitted and not started yet (a gauge of GET /metrics); 0 after
+ * workers_close(). Loop thread. */
+int workers_queued(workers *w);
 /* Queue job (its work and done set). Loop thread. 0, or -1 after
  * workers_close() (job untouched: the caller still owns it). */
 int workers_submit(workers *w, workers_job *job);
