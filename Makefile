@@ -47,7 +47,7 @@ QK_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
 QK_LIBS   := -lm -lpthread
 
 COMMON_SRC := $(wildcard common/*.c)
-SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c server/store/*/*.c))
 CLIENT_SRC := $(filter-out client-cli/main.c,$(wildcard client-cli/*.c))
 # One test binary per area, so work in progress in one area never stops
 # another's tests from building: tests/AREA/*.c -> build/test-AREA.
@@ -219,7 +219,7 @@ install: all
 	install -m 644 deploy/man/qirkatd.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 
 format:
-	clang-format -i common/*.[ch] server/*.[ch] server/*/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c
+	clang-format -i common/*.[ch] server/*.[ch] server/*/*.[ch] server/store/*/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -19,7 +19,7 @@
 #include "api/session.h"
 #include "game/corr.h"
 #include "game/games.h"
-#include "store/store_bound.h"
+#include "store/store.h"
 #include "game/tourney.h"
 #include "api/optable.h"
 #include "qk_proto.h"
@@ -485,7 +485,7 @@ int srv_start(srv *s)
      * port is reported: a client never sees a stale deadline. */
     if (corr_start(&s->svc) != 0 || heartbeat_start(&s->beat) != 0)
         return -1;
-    /* From here commits are made durable off the loop (store.h). */
+    /* From here commits are made durable off the loop (store_core.h). */
     if (store_async_start(s->store, s->loop, s->cfg.fsync_delay_ms) != STORE_OK)
         log_warn("commits stay synchronous: every fsync runs on the loop");
     if ((rc = upkeep_start(&s->upkeep, &s->svc, s->cfg.upkeep_ms)) < 0) {

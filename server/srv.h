@@ -11,12 +11,12 @@
  * iteration's batch and their output into the connections' held
  * queues. A uv_prepare and a uv_check handle call srv_flush() once per
  * iteration: end the batch (commit) first, then write what is durable.
- * The commit's fsync runs on the store's writer thread (store.h
+ * The commit's fsync runs on the store's writer thread (store_core.h
  * store_async_start): the batch's answers wait for it (net/conn.h
  * "Durability epochs") while the loop goes on with the next batch, so a
  * slow disk delays only the answers that depend on it. The prepare handle covers output
  * made by timers and deferred callbacks before the loop blocks; the check
- * handle covers everything read in the poll phase (store.h, "Group
+ * handle covers everything read in the poll phase (store_core.h, "Group
  * commit"). A connection handles a bounded batch of lines per iteration
  * (conn.h, "Backpressure"); while some have lines waiting, a uv_idle
  * handle runs and keeps the loop from blocking, and its callback hands
@@ -116,7 +116,7 @@ typedef struct srv_config {
     int max_conns;        /* connections in all; 0 = NET_DEFAULT_MAX_CONNS (4096) */
     int max_per_addr;     /* connections from one address; 0 = NET_DEFAULT_MAX_PER_ADDR */
     int max_per_account;  /* connections logged in as one user; 0 = API_MAX_CONNS_PER_ACCOUNT */
-    int fsync_delay_ms;   /* tests and benchmarks: every fsync stalls this long (store.h) */
+    int fsync_delay_ms;   /* tests and benchmarks: every fsync stalls this long (store_core.h) */
     int upkeep_ms;        /* upkeep tick (game/upkeep.h); 0 = UPKEEP_TICK_MS */
     int64_t journal_limit; /* bytes the WAL is cut back to; 0 = STORE_JOURNAL_LIMIT */
     int wal_restart_frames; /* store_wal_restart_at(); 0 = STORE_WAL_RESTART_FRAMES */

@@ -3,6 +3,8 @@
 #
 # Every file under server/ belongs to the layer named by its folder
 # (util, store, game, net, api) or to the top (server/*.c, *.h: the wiring).
+# A store backend's folder (server/store/sqlite/, server/store/pg/) is part
+# of the store layer; no other layer has subfolders.
 # An include may only go down:
 #   top   -> api game net store util
 #   api   -> api game net store util
@@ -33,6 +35,9 @@ allowed() { # layer-of-includer layer-of-included -> 0 when allowed
 
 layer_of() { # server-relative path -> layer
     case "$1" in
+    store/*/*/*) echo "${1%/*}" ;; # deeper than a backend: not a layer
+    store/*) echo store ;;         # store/x.c and a backend's store/BACKEND/x.c
+    */*/*) echo "${1%/*}" ;;       # a subfolder of another layer: not a layer
     */*) echo "${1%%/*}" ;;
     *) echo top ;;
     esac

@@ -52,4 +52,28 @@ t=$(tree bare)
 echo '#include "games.h"' >"$t/server/api/hint.c"
 expect 1 'name a header of another folder' "$t"
 
-echo "test-check-layers: ok (5 trees)"
+t=$(tree backend)
+mkdir -p "$t/server/store/sqlite"
+printf '#include "store/store.h"\n#include "util/log.h"\n' >"$t/server/store/sqlite/sq.c"
+: >"$t/server/util/log.h"
+expect 0 "check-layers: ok" "$t"
+
+t=$(tree backend-up)
+mkdir -p "$t/server/store/sqlite"
+echo '#include "game/games.h"' >"$t/server/store/sqlite/sq.c"
+expect 1 "server/store/sqlite/sq.c (store) includes game/games.h (game)" "$t"
+
+t=$(tree backend-cycle)
+mkdir -p "$t/server/store/sqlite"
+echo '#include "store/sqlite/b.h"' >"$t/server/store/sqlite/a.c"
+: >"$t/server/store/sqlite/a.h"
+echo '#include "store/sqlite/a.h"' >"$t/server/store/sqlite/b.c"
+: >"$t/server/store/sqlite/b.h"
+expect 1 "include cycle" "$t"
+
+t=$(tree subfolder)
+mkdir -p "$t/server/game/x"
+: >"$t/server/game/x/y.c"
+expect 1 "folder 'game/x' is not a layer" "$t"
+
+echo "test-check-layers: ok (9 trees)"

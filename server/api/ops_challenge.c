@@ -26,7 +26,7 @@
 #include "game/challenges.h"
 #include "game/events.h"
 #include "game/games.h"
-#include "store/store_bound.h"
+#include "store/store.h"
 #include "util/log.h"
 #include "game/notify.h"
 #include "game/ratings_svc.h"

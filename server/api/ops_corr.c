@@ -2,7 +2,7 @@
  * ops_corr: the ops of correspondence play (docs/protocol.md):
  * notifications, read, vacation, draw, abort, and debug_clock (tests).
  * Each validates everything before its first write, so bad input changes
- * no row (store.h "Group commit"); checks come in the order the protocol
+ * no row (store_core.h "Group commit"); checks come in the order the protocol
  * reference gives: not_found, forbidden, game_over, then the op's own.
  */
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "game/corr.h"
 #include "game/events.h"
 #include "game/games.h"
-#include "store/store_bound.h"
+#include "store/store.h"
 #include "util/log.h"
 #include "game/notify.h"
 #include "api/ops.h"

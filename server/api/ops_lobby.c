@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "api/ops.h"
-#include "store/store_bound.h"
+#include "store/store.h"
 
 #define SEEKS_LIMIT_DEFAULT 50
 #define SEEKS_LIMIT_MAX 200

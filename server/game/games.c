@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "qk_proto.h"
-#include "store/store_bound.h"
+#include "store/store.h"
 #include "game/ratings_svc.h"
 #include "util/log.h"
 #include "util/metrics.h"
@@ -348,7 +348,7 @@ static int replay_cb(void *arg, int64_t ply, const char *text, int64_t user_id)
 
 /* Game id's stored rows do not make a game (why): quarantine it. Logged
  * once (the registry, then the stored mark, which load() reads before any
- * replay); the mark also keeps it out of the deadline timer (store_bound.h).
+ * replay); the mark also keeps it out of the deadline timer (store_games.h).
  * Returns GAMES_EDAMAGED. */
 static int quarantine(games *gs, int64_t id, const char *why)
 {

@@ -13,7 +13,7 @@
  * Every change (games_start, games_play, games_finish) first records the
  * game with games_touch(), changes memory, then writes the store inside
  * the iteration's transaction: if that transaction is lost the game is
- * forgotten and reloaded from the database (store.h "Group commit"). The
+ * forgotten and reloaded from the database (store_core.h "Group commit"). The
  * caller has called svc_write_begin(). On a store error the functions
  * poison the batch (svc_poison) and return STORE_EIO.
  *
@@ -134,7 +134,7 @@ void games_free(games *gs);
 
 /* games_get(): the game's stored rows do not make a game (a stored move
  * the rules refuse, a bad row). The game is quarantined: logged once,
- * marked damaged in the store (store_bound.h; the deadline timer skips
+ * marked damaged in the store (store_games.h; the deadline timer skips
  * it) and never replayed again; callers report it for that game only
  * (api: `internal`, "game N is damaged"). Not a STORE_E* code. */
 #define GAMES_EDAMAGED (-20)

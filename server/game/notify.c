@@ -11,7 +11,7 @@
 
 #include "game/events.h"
 #include "game/games.h"
-#include "store/store_bound.h"
+#include "store/store.h"
 #include "game/ratings_svc.h"
 #include "util/log.h"
 #include "qk_proto.h"

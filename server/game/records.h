@@ -12,7 +12,7 @@
  *
  * Import trusts nothing but the rules: the caller hands records that
  * qk_pdn_read() has parsed and validated ply by ply, and records_import()
- * stores each as a game that is marked imported (store.h
+ * stores each as a game that is marked imported (store_records.h
  * store_game_mark_imported(); SQLite migration 9): its players are the
  * record's names as text, its ids the importer's (the importer's archive),
  * it is never active (a finished record is `finished`, a `*` record

@@ -122,7 +122,7 @@ void svc_clock_set(gsvc *s, int64_t ms);
 int svc_write_begin(gsvc *s);
 /* Whether requests that may write must wait now: the store is starting
  * its write-ahead log over and needs one fsync and checkpoint with no
- * transaction open (store.h store_wal_restart; about one fsync's time per
+ * transaction open (store_core.h store_wal_restart; about one fsync's time per
  * STORE_WAL_RESTART_FRAMES of log under sustained load). */
 bool svc_writes_held(const gsvc *s);
 /* A write failed half-way: the whole batch will be lost. */

@@ -3,7 +3,7 @@
  */
 #include "game/upkeep.h"
 
-#include "store/store_bound.h"
+#include "store/store.h"
 #include "util/log.h"
 
 static void checkpoint_if_idle(upkeep *u)

@@ -7,7 +7,7 @@
  *     truncated (store_checkpoint(): the SQLite -wal file back to 0 bytes),
  *     once per idle spell. A reader that holds the journal makes it
  *     STORE_BUSY: tried again at the next tick. Together with the journal
- *     size limit (store_bound.h, 64 MiB) this keeps the WAL bounded after
+ *     size limit (store_core.h, 64 MiB) this keeps the WAL bounded after
  *     a long reader ends, even when no write follows.
  *   - sweep: every UPKEEP_SWEEP_MS of the server's clock (svc_now(), so
  *     tests drive it with debug_clock), delete read notifications older

@@ -100,7 +100,7 @@ void batch_on_undo(batch *b, batch_undo_fn undo, batch_release_fn release, void 
 
 int batch_end_or_keep(batch *b)
 {
-    /* Nor while the write-ahead log waits to start over (store.h
+    /* Nor while the write-ahead log waits to start over (store_core.h
      * store_wal_restart): that needs a moment with no transaction open. */
     if (store_in_txn(b->store) && !b->poisoned && b->n < BATCH_KEEP_MAX &&
         store_durability_busy(b->store) && store_wal_restart(b->store) == STORE_WAL_OK) {

@@ -1,5 +1,5 @@
 /*
- * batch: the iteration's transaction (store.h "Group commit") as one
+ * batch: the iteration's transaction (store_core.h "Group commit") as one
  * object: the store transaction every request of a loop turn writes into,
  * whether a write failed half-way (poisoned), and the undo log of the
  * in-memory changes made along with those writes.
@@ -108,7 +108,7 @@ int batch_end(batch *b);
  * the next loop turn: the batch then commits with what the next turns
  * add, once that fsync is done. Why: a commit made now could not be
  * acknowledged before the next fsync anyway (fsyncs are one at a time,
- * store.h), so waiting costs no latency, and one commit instead of one per
+ * store_core.h), so waiting costs no latency, and one commit instead of one per
  * loop turn writes each page the moves touched (a game's row, its index
  * entries) to the log once: measured, the commit was the second cost of a
  * move (docs/perf.md). Output of the kept turns keeps the batch's epoch

@@ -11,12 +11,12 @@
  * PRAGMA user_version, one transaction each. A number missing from the
  * text (reserved by another branch: 5 and 6 while 7 exists) is skipped
  * and recorded in server_state as 'schema_gap_N'; a later build that has
- * it applies it then (sqlite.c migrate()). Connection settings: WAL,
+ * it applies it then (sqlite/sqlite.c migrate()). Connection settings: WAL,
  * foreign_keys=ON, synchronous=FULL (an acknowledged move survives a power
- * cut), journal_size_limit 64 MiB (store_bound.h), busy_timeout 2 s while
+ * cut), journal_size_limit 64 MiB (store_core.h), busy_timeout 2 s while
  * opening and migrating, then 0: the loop never waits for another
- * process's lock, a locked database is STORE_BUSY at once. Group commit (store.h) is BEGIN IMMEDIATE ...
- * COMMIT: one fsync per loop iteration.
+ * process's lock, a locked database is STORE_BUSY at once. Group commit (store_core.h) is BEGIN
+ * IMMEDIATE ... COMMIT: one fsync per loop iteration.
  *
  * Errors: a failing SQLite call is logged with the statement's name and
  * reported as STORE_EIO; a UNIQUE or PRIMARY KEY violation is
@@ -25,7 +25,7 @@
 #ifndef QK_STORE_SQLITE_H
 #define QK_STORE_SQLITE_H
 
-#include "store/store.h"
+#include "store/store_core.h"
 
 /* The text of schema.sql (schema.c). */
 extern const char store_schema_sql[];

@@ -19,7 +19,6 @@
 #include "store/batch.h"
 #include "store/sqlite.h"
 #include "store/store.h"
-#include "store/store_bound.h"
 
 static char dir[64], path[128];
 
@@ -425,7 +424,7 @@ Test(store, async_commits_complete_later_in_order)
     cr_assert_eq(count("moves"), 2);
 }
 
-/* Group fsync (sqlite.c): commits made while an fsync is with the writer
+/* Group fsync (sqlite/sqlite_core.c): commits made while an fsync is with the writer
  * share the next one. The four commits below are made without running the
  * loop, so the first fsync's done cannot have run in between, whatever the
  * writer's speed: the first commit gets an fsync of its own, the other
@@ -535,7 +534,7 @@ Test(store, a_played_move_updates_the_game_row_and_keeps_its_clock)
     store_close(s);
 }
 
-/* A done that commits again (sqlite.c sync_done): its commits go to the
+/* A done that commits again (sqlite/sqlite_core.c sync_done): its commits go to the
  * next fsync, after every done of the current one, and none is lost. */
 static store *RS;
 static int64_t RG, RW;

@@ -1,5 +1,7 @@
 /*
- * offline: see offline.h.
+ * sqlite_offline: the SQLite side of store/offline.h (qirkatd backup and
+ * check): its own read-only connection, apart from the store object and
+ * the loop. See offline.h.
  */
 #include "store/offline.h"
 

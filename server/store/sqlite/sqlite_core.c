@@ -1,199 +1,50 @@
 /*
- * sqlite: the SQLite backend's opening, migrations, transactions, the
- * statement table and its helpers, and the store_ops table; the row-level
- * queries are in sqlite_rows.c and sqlite_corr.c. See store.h for the
- * group-commit contract that sq_begin()/sq_commit() implement, sqlite.h
- * for the connection settings.
+ * sqlite_core: the SQLite backend's core area (store_core.h): the
+ * iteration's transaction (BEGIN IMMEDIATE ... COMMIT, group commit), its
+ * durability off the loop (the writer thread's fsync of the write-ahead
+ * log, group fsync, checkpoints), the WAL's restarts under sustained load,
+ * the bounded-storage calls (journal_size_limit, the idle TRUNCATE
+ * checkpoint, pruning), the schema version, and close. Opening and
+ * migrating are sqlite.c's.
+ *
+ * Bounded storage (issue 9). The journal is the -wal file:
+ * journal_size_limit cuts it back after each checkpoint reset, and an idle
+ * TRUNCATE checkpoint empties it once no long reader holds it. Pruning
+ * deletes through "id IN (SELECT ... LIMIT n)" so one sweep's transaction
+ * stays short however much has piled up.
  */
-#include "store/sqlite_int.h"
+#include "store/sqlite/sqlite_areas.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "store/store_bound.h"
 #include "util/log.h"
 
-static const char *const stmt_sql[] = {
-#define SQ_X_SQL(name, sql) sql,
-    SQ_STATEMENTS(SQ_X_SQL)
-#undef SQ_X_SQL
-};
-static const char *const stmt_name[] = {
-#define SQ_X_NAME(name, sql) #name,
-    SQ_STATEMENTS(SQ_X_NAME)
-#undef SQ_X_NAME
-};
+#define CORE_STATEMENTS(X)                                                                         \
+    X(BEGIN, "BEGIN IMMEDIATE")                                                                    \
+    X(COMMIT, "COMMIT")                                                                            \
+    X(ROLLBACK, "ROLLBACK")                                                                        \
+    X(PRUNE_NOTES,                                                                                 \
+      "DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE read = 1 "        \
+      "AND created < ?1 LIMIT ?2)")                                                                \
+    X(PRUNE_CHALLENGES,                                                                            \
+      "DELETE FROM challenges WHERE id IN (SELECT id FROM challenges WHERE status <> 'open' "      \
+      "AND updated < ?1 LIMIT ?2)")                                                                \
+    X(PRUNE_TOKENS,                                                                                \
+      "DELETE FROM tokens WHERE hash IN (SELECT hash FROM tokens WHERE last_used < ?1 "            \
+      "LIMIT ?2)")
 
-#define MIGRATION_MARK "-- migration "
+enum { SQ_AREA_FIRST(CORE), CORE_STATEMENTS(SQ_STMT_ENUM) ST_CORE__END };
+static const sq_stmt_def core_defs[] = {CORE_STATEMENTS(SQ_STMT_DEF)};
+SQ_AREA_CHECK(CORE);
+const sq_area_stmts sq_core_stmts = {SQ_AREA_CORE, core_defs, SQ_AREA_COUNT(CORE)};
 
-int sq_fail(sq_store *s, sq_stmt which, int rc)
-{
-    /* A lock held by another connection is not our failure: the loop never
-     * waits for it (busy_timeout 0 after open), the client is told to retry. */
-    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) {
-        log_debug("sqlite %s: database busy", stmt_name[which]);
-        return STORE_BUSY;
-    }
-    log_error("sqlite %s: %s (%d): %s", stmt_name[which], sqlite3_errstr(rc), rc,
-              sqlite3_errmsg(s->db));
-    return STORE_EIO;
-}
-
-sqlite3_stmt *sq_stmt_get(sq_store *s, sq_stmt which)
-{
-    sqlite3_stmt *st = s->st[which];
-    /* Errors of the previous step were already reported; reset returns
-     * them again, so its result is not an error of this use. */
-    (void)sqlite3_reset(st);
-    (void)sqlite3_clear_bindings(st);
-    return st;
-}
-
-int sq_bind(sq_store *s, sq_stmt which, const char *fmt, ...)
-{
-    sqlite3_stmt *st = sq_stmt_get(s, which);
-    va_list ap;
-    int rc = SQLITE_OK;
-    va_start(ap, fmt);
-    for (int i = 1; *fmt && rc == SQLITE_OK; fmt++, i++) {
-        switch (*fmt) {
-        case 'i':
-            rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
-            break;
-        case 'o': {
-            int64_t v = va_arg(ap, int64_t);
-            rc = v > 0 ? sqlite3_bind_int64(st, i, v) : sqlite3_bind_null(st, i);
-            break;
-        }
-        case 'O': {
-            int64_t v = va_arg(ap, int64_t);
-            rc = v >= 0 ? sqlite3_bind_int64(st, i, v) : sqlite3_bind_null(st, i);
-            break;
-        }
-        case 't':
-        case 'T': {
-            const char *v = va_arg(ap, const char *);
-            if (!v || (*fmt == 'T' && !*v))
-                rc = sqlite3_bind_null(st, i);
-            else
-                rc = sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-            break;
-        }
-        case 'h':
-            rc = sqlite3_bind_blob(st, i, va_arg(ap, const uint8_t *), STORE_TOKEN_HASH,
-                                   SQLITE_TRANSIENT);
-            break;
-        default:
-            rc = SQLITE_MISUSE;
-        }
-    }
-    va_end(ap);
-    return rc == SQLITE_OK ? STORE_OK : sq_fail(s, which, rc);
-}
-
-int sq_run(sq_store *s, sq_stmt which)
-{
-    sqlite3_stmt *st = s->st[which];
-    int rc = sqlite3_step(st);
-    (void)sqlite3_reset(st);
-    if (rc == SQLITE_DONE)
-        return STORE_OK;
-    if (rc == SQLITE_CONSTRAINT_UNIQUE || rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-        return STORE_CONFLICT;
-    /* Any other constraint (CHECK, FOREIGN KEY) is a bug of ours: logged. */
-    return sq_fail(s, which, rc);
-}
-
-int sq_run_one(sq_store *s, sq_stmt which)
-{
-    int rc = sq_run(s, which);
-    if (rc)
-        return rc;
-    return sqlite3_changes(s->db) == 1 ? STORE_OK : STORE_NOTFOUND;
-}
-
-int sq_one_row(sq_store *s, sq_stmt which)
-{
-    int rc = sqlite3_step(s->st[which]);
-    if (rc == SQLITE_ROW)
-        return STORE_OK;
-    (void)sqlite3_reset(s->st[which]);
-    return rc == SQLITE_DONE ? STORE_NOTFOUND : sq_fail(s, which, rc);
-}
-
-bool sq_next_row(sq_store *s, sq_stmt which, int *rc)
-{
-    int step = sqlite3_step(s->st[which]);
-    if (step == SQLITE_ROW)
-        return true;
-    (void)sqlite3_reset(s->st[which]);
-    *rc = step == SQLITE_DONE ? STORE_OK : sq_fail(s, which, step);
-    return false;
-}
-
-int sq_stop(sq_store *s, sq_stmt which, int stop)
-{
-    (void)sqlite3_reset(s->st[which]);
-    return stop;
-}
-
-void sq_col_text(sqlite3_stmt *st, int i, char *buf, size_t n)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(buf, n, "%s", t ? (const char *)t : "");
-}
-
-/* ---- migrations ------------------------------------------------------ */
-
-/* Find migration n in the schema text: *start and *len cover its SQL,
- * up to the mark of migration n + 1 exactly, so a comment line that
- * happens to begin "-- migration " (a reference to an earlier one) cannot
- * end a migration early and drop the statements after it. */
-static bool migration_find(int n, const char **start, size_t *len)
-{
-    char mark[32], next[32];
-    snprintf(mark, sizeof mark, "\n" MIGRATION_MARK "%d\n", n);
-    snprintf(next, sizeof next, "\n" MIGRATION_MARK "%d\n", n + 1);
-    const char *p = strstr(store_schema_sql, mark);
-    if (!p)
-        return false;
-    p += strlen(mark);
-    const char *end = strstr(p, next);
-    *start = p;
-    *len = end ? (size_t)(end - p) + 1 : strlen(p);
-    return true;
-}
-
-/* Migrations are numbered 1, 2, ... without gaps: a missing number would
- * leave a database that reached a higher one without it for ever. */
-int store_schema_version(void)
-{
-    int n = 0;
-    const char *p;
-    size_t len;
-    while (migration_find(n + 1, &p, &len))
-        n++;
-    return n;
-}
-
-static int exec_sql(sq_store *s, const char *sql, const char *what)
-{
-    char *err = NULL;
-    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &err);
-    if (rc != SQLITE_OK) {
-        log_error("sqlite %s: %s", what, err ? err : sqlite3_errstr(rc));
-        sqlite3_free(err);
-        return STORE_EIO;
-    }
-    return STORE_OK;
-}
+/* ---- schema version -------------------------------------------------- */
 
 static int sq_user_version(store *base, int *out)
 {
@@ -212,38 +63,6 @@ fail:
     log_error("sqlite user_version: %s", sqlite3_errmsg(s->db));
     sqlite3_finalize(st);
     return STORE_EIO;
-}
-
-static int migrate(sq_store *s)
-{
-    int have, want = store_schema_version();
-    if (sq_user_version(&s->base, &have))
-        return STORE_EIO;
-    if (have > want) {
-        log_error("database schema version %d is newer than this qirkatd (%d)", have, want);
-        return STORE_EIO;
-    }
-    for (int n = have + 1; n <= want; n++) {
-        const char *p;
-        size_t len;
-        migration_find(n, &p, &len);
-        char *sql = malloc(len + 64);
-        if (!sql)
-            return STORE_EIO;
-        /* PRAGMA takes no bound parameter; n is our own loop counter. */
-        int off = snprintf(sql, 48, "BEGIN IMMEDIATE;\n");
-        memcpy(sql + off, p, len);
-        snprintf(sql + off + len, 48, "\nPRAGMA user_version = %d;\nCOMMIT;", n);
-        int rc = exec_sql(s, sql, "migration");
-        free(sql);
-        if (rc) {
-            if (!sqlite3_get_autocommit(s->db))
-                exec_sql(s, "ROLLBACK", "rollback");
-            return rc;
-        }
-        log_info("database migrated to schema version %d", n);
-    }
-    return STORE_OK;
 }
 
 /* ---- transactions ---------------------------------------------------- */
@@ -384,7 +203,8 @@ static void sync_work(workers_job *w)
     sq_sync_job *j = (sq_sync_job *)w;
     sq_store *s = j->s;
     if (s->fsync_delay_ms > 0) {
-        struct timespec ts = {s->fsync_delay_ms / 1000, (long)(s->fsync_delay_ms % 1000) * 1000000L};
+        struct timespec ts = {s->fsync_delay_ms / 1000,
+                              (long)(s->fsync_delay_ms % 1000) * 1000000L};
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
             ;
     }
@@ -567,9 +387,10 @@ static int sq_async_start(store *base, uv_loop_t *loop, int fsync_delay_ms)
         s->ckpt_db = NULL;
     }
     int rc = workers_init(&s->writer, loop, 1, 0);
-    if (rc < 0 || exec_sql(s, s->ckpt_db ? "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;"
-                                         : "PRAGMA synchronous = NORMAL;",
-                           "pragmas")) {
+    if (rc < 0 || sq_exec(s,
+                          s->ckpt_db ? "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0;"
+                                     : "PRAGMA synchronous = NORMAL;",
+                          "pragmas")) {
         if (rc == 0)
             workers_close(&s->writer);
         close(s->wal_fd);
@@ -607,7 +428,7 @@ static void sq_async_stop(store *base)
     s->hold_job = 0;
     atomic_store(&s->ckpt_job, 0);
     sqlite3_wal_hook(s->db, NULL, NULL);
-    exec_sql(s, "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000;", "pragmas");
+    sq_exec(s, "PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 1000;", "pragmas");
     sqlite3_close(s->ckpt_db);
     s->ckpt_db = NULL;
     close(s->wal_fd);
@@ -660,7 +481,61 @@ static int sq_commit(store *base, store_done_cb done, void *arg)
     return STORE_OK;
 }
 
-/* ---- open / close ---------------------------------------------------- */
+/* ---- bounded storage (issue 9) ------------------------------------- */
+
+static int sq_journal_limit(store *base, int64_t bytes)
+{
+    sq_store *s = sq_of(base);
+    char sql[64];
+    /* PRAGMA takes no bound parameter; bytes is a number of ours. */
+    snprintf(sql, sizeof sql, "PRAGMA journal_size_limit = %lld", (long long)bytes);
+    char *err = NULL;
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &err);
+    if (rc != SQLITE_OK) {
+        log_error("sqlite journal_size_limit: %s", err ? err : sqlite3_errstr(rc));
+        sqlite3_free(err);
+        return STORE_EIO;
+    }
+    return STORE_OK;
+}
+
+static int sq_checkpoint(store *base)
+{
+    sq_store *s = sq_of(base);
+    int logged = 0, done = 0;
+    int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &logged, &done);
+    if (rc == SQLITE_OK)
+        return STORE_OK;
+    if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+        return STORE_BUSY; /* a reader still needs the journal: next time */
+    log_error("sqlite checkpoint: %s (%d): %s", sqlite3_errstr(rc), rc, sqlite3_errmsg(s->db));
+    return STORE_EIO;
+}
+
+static int prune_one(sq_store *s, sq_stmt which, int64_t before, int64_t *rows)
+{
+    if (before <= 0)
+        return STORE_OK;
+    int rc = sq_bind(s, which, "ii", before, (int64_t)STORE_PRUNE_BATCH);
+    if (rc || (rc = sq_run(s, which)))
+        return rc;
+    *rows += sqlite3_changes(s->db);
+    return STORE_OK;
+}
+
+static int sq_prune(store *base, const store_prune_spec *p, int64_t *rows)
+{
+    sq_store *s = sq_of(base);
+    *rows = 0;
+    int rc = prune_one(s, ST_PRUNE_NOTES, p->notes_read_before, rows);
+    if (!rc)
+        rc = prune_one(s, ST_PRUNE_CHALLENGES, p->challenges_closed_before, rows);
+    if (!rc)
+        rc = prune_one(s, ST_PRUNE_TOKENS, p->tokens_used_before, rows);
+    return rc;
+}
+
+/* ---- close ---------------------------------------------------------- */
 
 static void sq_close(store *base)
 {
@@ -668,7 +543,7 @@ static void sq_close(store *base)
     sq_async_stop(base);
     if (s->in_txn)
         sq_rollback(base);
-    for (int i = 0; i < ST__COUNT; i++)
+    for (int i = 0; i < SQ_STMTS_MAX; i++)
         sqlite3_finalize(s->st[i]);
     if (s->db) {
         int rc = sqlite3_close(s->db);
@@ -681,7 +556,7 @@ static void sq_close(store *base)
     free(s);
 }
 
-static const store_ops sq_ops = {
+const store_core_ops sq_core_ops = {
     .name = "sqlite",
     .close = sq_close,
     .user_version = sq_user_version,
@@ -697,155 +572,7 @@ static const store_ops sq_ops = {
     .wal_restarts = sq_wal_restarts,
     .rollback = sq_rollback,
     .fail_commit_at = sq_fail_commit_at,
-    .user_by_name = sq_user_by_name,
-    .user_by_id = sq_user_by_id,
-    .user_insert = sq_user_insert,
-    .users_list = sq_users_list,
-    .token_insert = sq_token_insert,
-    .token_user = sq_token_user,
-    .token_delete = sq_token_delete,
-    .challenge_insert = sq_challenge_insert,
-    .challenge_get = sq_challenge_get,
-    .challenge_close = sq_challenge_close,
-    .challenges_for = sq_challenges_for,
-    .challenges_open_from = sq_challenges_open_from,
-    .challenge_x_put = sq_challenge_x_put,
-    .challenge_x_get = sq_challenge_x_get,
-    .game_insert = sq_game_insert,
-    .game_get = sq_game_get,
-    .game_update = sq_game_update,
-    .games_query = sq_games_query,
-    .move_insert = sq_move_insert,
-    .moves_each = sq_moves_each,
-    .game_x_get = sq_game_x_get,
-    .game_x_put = sq_game_x_put,
-    .move_played = sq_move_played,
-    .wake_next = sq_wake_next,
-    .wake_due = sq_wake_due,
-    .extend_downtime = sq_extend_downtime,
-    .extension_insert = sq_extension_insert,
-    .extensions_each = sq_extensions_each,
-    .state_get = sq_state_get,
-    .state_set = sq_state_set,
-    .vacation_get = sq_vacation_get,
-    .vacation_put = sq_vacation_put,
-    .note_insert = sq_note_insert,
-    .notes_list = sq_notes_list,
-    .note_owner = sq_note_owner,
-    .note_mark = sq_note_mark,
-    .note_mark_all = sq_note_mark_all,
-    .note_unread = sq_note_unread,
-    .game_challenge_put = sq_game_challenge_put,
-    .game_challenge_get = sq_game_challenge_get,
-    .challenges_expiring = sq_challenges_expiring,
     .journal_limit = sq_journal_limit,
     .checkpoint = sq_checkpoint,
     .prune = sq_prune,
-    .notes_drop_unread = sq_notes_drop_unread,
-    .notes_cap_sender = sq_notes_cap_sender,
-    .notes_settle = sq_notes_settle,
-    .challenges_since = sq_challenges_since,
-    .seeks_page = sq_seeks_page,
-    .draw_ply_get = sq_draw_ply_get,
-    .draw_ply_put = sq_draw_ply_put,
-    .game_damaged_get = sq_game_damaged_get,
-    .game_damaged_set = sq_game_damaged_set,
-    .rating_get = sq_rating_get,
-    .rating_put = sq_rating_put,
-    .ratings_of = sq_ratings_of,
-    .ratings_board = sq_ratings_board,
-    .game_rating_get = sq_game_rating_get,
-    .game_rating_put = sq_game_rating_put,
-    .challenge_range_put = sq_challenge_range_put,
-    .challenge_range_get = sq_challenge_range_get,
-    SQ_TOURNEY_OPS_INIT,
-    .move_clock_set = sq_move_clock_set,
-    .move_clocks_each = sq_move_clocks_each,
-    .game_mark_imported = sq_game_mark_imported,
 };
-
-/* SQLite's memory statistics take a global mutex around every allocation
- * of every connection (sqlite3Malloc: ~38 per move); nothing here reads
- * them (sqlite3_memory_used). sqlite3_config must precede the library's
- * initialisation, so this runs once, before the first open; a process that
- * used SQLite first (a test opening a file itself) keeps the default: the
- * call then fails with SQLITE_MISUSE and changes nothing. */
-static void sq_config_once(void)
-{
-    (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-}
-
-int store_sqlite_open(const char *path, store **out)
-{
-    static pthread_once_t config = PTHREAD_ONCE_INIT;
-    pthread_once(&config, sq_config_once);
-    *out = NULL;
-    sq_store *s = calloc(1, sizeof *s);
-    if (!s)
-        return STORE_EIO;
-    s->base.ops = &sq_ops;
-    s->wal_fd = -1;
-    s->restart_frames = s->restart_above = STORE_WAL_RESTART_FRAMES;
-    atomic_store(&s->ckpt_frames, STORE_WAL_RESTART_FRAMES);
-    s->jobs[0].s = s->jobs[1].s = s;
-    s->path = strdup(path);
-    if (!s->path) {
-        free(s);
-        return STORE_EIO;
-    }
-    int rc = sqlite3_open_v2(path, &s->db,
-                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                             NULL);
-    if (rc != SQLITE_OK) {
-        log_error("cannot open database %s: %s", path,
-                  s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-        goto fail;
-    }
-    rc = sqlite3_extended_result_codes(s->db, 1);
-    if (rc != SQLITE_OK)
-        goto fail_log;
-    rc = sqlite3_busy_timeout(s->db, 2000);
-    if (rc != SQLITE_OK)
-        goto fail_log;
-    /* journal_mode answers the mode it ended in; anything but wal means
-     * the file system refused it. */
-    sqlite3_stmt *st = NULL;
-    rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
-    if (rc != SQLITE_OK)
-        goto fail_log;
-    rc = sqlite3_step(st);
-    bool wal = rc == SQLITE_ROW &&
-               sqlite3_stricmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
-    sqlite3_finalize(st);
-    if (!wal) {
-        log_error("database %s: cannot switch to WAL mode", path);
-        goto fail;
-    }
-    if (exec_sql(s, "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;", "pragmas"))
-        goto fail;
-    if (migrate(s))
-        goto fail;
-    /* From here on the loop never waits for another process's lock: a busy
-     * database is STORE_BUSY at once (issue 9 item 8). Opening and
-     * migrating above may wait up to 2 s: nothing is served yet. */
-    rc = sqlite3_busy_timeout(s->db, 0);
-    if (rc != SQLITE_OK)
-        goto fail_log;
-    if (sq_journal_limit(&s->base, STORE_JOURNAL_LIMIT))
-        goto fail;
-    for (int i = 0; i < ST__COUNT; i++) {
-        rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->st[i],
-                                NULL);
-        if (rc != SQLITE_OK) {
-            sq_fail(s, (sq_stmt)i, rc);
-            goto fail;
-        }
-    }
-    *out = &s->base;
-    return STORE_OK;
-fail_log:
-    log_error("database %s: %s", path, sqlite3_errmsg(s->db));
-fail:
-    sq_close(&s->base);
-    return STORE_EIO;
-}
