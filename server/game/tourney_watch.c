@@ -15,7 +15,7 @@
  * shown to anyone would undo it. The listings cannot call this code per
  * row (a page must hold `limit` games the viewer may see, or paging
  * breaks), so the store applies the same rule in SQL
- * (store_game_filter.viewer_id, sqlite_int.h SQ_SEEN_BY); the two are
+ * (store_game_filter.viewer_id, store/sqlite/sqlite_games.c SQ_SEEN_BY); the two are
  * kept equal by hand and tests/server/test_class_privacy.c checks both.
  */
 #include "game/tourney.h"

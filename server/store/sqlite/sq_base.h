@@ -58,12 +58,11 @@ typedef struct sq_area_stmts {
     int n;
 } sq_area_stmts;
 
-/* In an area file, with LIST(X) its statements:
- *     enum { SQ_AREA_FIRST(GAMES), LIST(SQ_STMT_ENUM) ST_GAMES__END };
- *     static const sq_stmt_def defs[] = {LIST(SQ_STMT_DEF)};
+/* In an area file, with GAMES_STATEMENTS(X) its list:
+ *     enum { SQ_AREA_FIRST(GAMES), GAMES_STATEMENTS(SQ_STMT_ENUM) ST_GAMES__END };
+ *     static const sq_stmt_def games_defs[] = {GAMES_STATEMENTS(SQ_STMT_DEF)};
  *     SQ_AREA_CHECK(GAMES);
- *     const sq_area_stmts sq_games_stmts = {SQ_AREA_GAMES, defs, ST_GAMES__END - ST_GAMES__BASE -
- * 1};
+ *     const sq_area_stmts sq_games_stmts = {SQ_AREA_GAMES, games_defs, SQ_AREA_COUNT(GAMES)};
  */
 #define SQ_AREA_FIRST(AREA) ST_##AREA##__BASE = SQ_AREA_##AREA * SQ_AREA_STMTS - 1
 #define SQ_STMT_ENUM(name, sql) ST_##name,
