@@ -15,6 +15,8 @@
 #                   (Debian chromium driven by playwright-core, tests/web/)
 #   make fuzz       libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS each
 #   make install PREFIX=/usr/local DESTDIR=
+#   make pot        refresh po/qirkat.pot from the client's sources and merge it
+#                   into every po/LANG.po (then translate what is new or fuzzy)
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -25,6 +27,7 @@ HTTP     ?= 127.0.0.1:7421
 WEB      ?= 1
 DB       ?= ./qirkat.db
 SHARED   ?= ../shared
+LOCALEDIR ?= $(PREFIX)/share/locale
 
 PKGS      := libuv libcjson sqlite3 libsodium libwebsockets libsystemd
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -53,6 +56,14 @@ CLIENT_SRC := $(filter-out client-cli/main.c,$(wildcard client-cli/*.c))
 # another's tests from building: tests/AREA/*.c -> build/test-AREA.
 TEST_AREAS := rules records proto engine server client integration
 BENCH_SRC  := $(wildcard bench/*.c)
+# The client's message catalogues (client-cli/i18n.h): po/LANG.po compiled
+# to $(BUILD)/locale/LANG/LC_MESSAGES/qirkat.mo, where the binary in
+# $(BUILD) finds them; a new language is one more po/LANG.po.
+PO_LANGS   := $(patsubst po/%.po,%,$(wildcard po/*.po))
+MO_FILES   := $(foreach l,$(PO_LANGS),$(BUILD)/locale/$(l)/LC_MESSAGES/qirkat.mo)
+# What xgettext reads: the client, and the rules' summaries of common/
+# (marked QK_N_, translated where the client prints them).
+POT_SRC    := $(sort $(wildcard client-cli/*.c)) common/qk_rules.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -65,17 +76,36 @@ TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
 .PHONY: all deps run test tests asan bench bench-ratios fuzz fuzz-build install clean format check-layers
-all: $(QIRKATD) $(QIRKAT)
+all: $(QIRKATD) $(QIRKAT) $(MO_FILES)
+
+$(BUILD)/locale/%/LC_MESSAGES/qirkat.mo: po/%.po
+	@mkdir -p $(dir $@)
+	msgfmt --check -o $@ $<
+
+.PHONY: pot check-po
+pot:
+	xgettext --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --keyword=P_:1,2 \
+	    --keyword=QK_N_ --add-comments=TRANSLATORS: --package-name=qirkat \
+	    --msgid-bugs-address=qirkat-issues --no-location --sort-output -o po/qirkat.pot $(POT_SRC)
+	@for l in $(PO_LANGS); do msgmerge --quiet --update --backup=none --no-location \
+	    --sort-output po/$$l.po po/qirkat.pot && \
+	    msgattrib --no-obsolete --no-location --sort-output -o po/$$l.po po/$$l.po; done
+
+# Every message of the sources is in po/qirkat.pot and translated, not
+# fuzzy, in every po/LANG.po (tools/check-po.sh).
+check-po:
+	@sh tools/check-po.sh $(POT_SRC)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(QK_CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(call obj,$(CLIENT_SRC) client-cli/main.c): PKG_CFLAGS += $(EDIT_CFLAGS)
+$(call obj,client-cli/i18n.c): PKG_CFLAGS += -DQK_LOCALEDIR='"$(LOCALEDIR)"'
 
 # Generated sources, kept in git (a build needs no shell step) and
 # regenerated here when their source changed, so they cannot go stale.
-server/net/web_files.c: $(wildcard web/*) server/net/web-files-gen.sh
+server/net/web_files.c: $(wildcard web/* web/*/*) server/net/web-files-gen.sh
 	sh server/net/web-files-gen.sh
 server/store/schema.c: schema.sql server/store/schema-gen.sh
 	sh server/store/schema-gen.sh
@@ -123,7 +153,7 @@ run: deps
 T ?= $(TEST_AREAS)
 tests: $(TESTS)
 
-test: all tests check-layers
+test: all tests check-layers check-po
 	@set -e; for a in $(T); do \
 	    if [ -x $(BUILD)/test-$$a ]; then \
 	        echo "== test-$$a"; QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-$$a --jobs 2; \
@@ -217,6 +247,10 @@ install: all
 	    install -m 644 deploy/qirkatd.conf $(DESTDIR)$(SYSCONFDIR)/qirkat/qirkatd.conf
 	install -m 644 deploy/man/qirkat.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 deploy/man/qirkatd.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	@set -e; for l in $(PO_LANGS); do \
+	    install -d $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES; \
+	    install -m 644 $(BUILD)/locale/$$l/LC_MESSAGES/qirkat.mo $(DESTDIR)$(LOCALEDIR)/$$l/LC_MESSAGES/; \
+	done
 
 format:
 	clang-format -i common/*.[ch] server/*.[ch] server/*/*.[ch] server/store/*/*.[ch] client-cli/*.[ch] tests/*/*.[ch] bench/*.c

@@ -3,6 +3,7 @@
  * of a few specs, which is all a command line needs.
  */
 #include "args.h"
+#include "i18n.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -63,7 +64,7 @@ int args_parse(const opt_spec *const *lists, int nlists, int argc, char **argv, 
         }
         if (!is_opt) {
             if (out->npos >= ARGS_MAX_POS) {
-                snprintf(err, errn, "too many arguments");
+                snprintf(err, errn, _("too many arguments"));
                 return -1;
             }
             out->pos[out->npos++] = a;
@@ -76,20 +77,20 @@ int args_parse(const opt_spec *const *lists, int nlists, int argc, char **argv, 
                            : strcmp(a, "-o") == 0 ? "output"
                                                   : a + 2;
         if (a[1] != '-' && !short_ok) {
-            snprintf(err, errn, "unknown option %s", a);
+            snprintf(err, errn, _("unknown option %s"), a);
             return -1;
         }
         const char *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const opt_spec *o = find(lists, nlists, name, len);
         if (!o) {
-            snprintf(err, errn, "unknown option --%.*s", (int)len, name);
+            snprintf(err, errn, _("unknown option --%.*s"), (int)len, name);
             return -1;
         }
         const char *value;
         if (o->kind == OPT_FLAG) {
             if (eq) {
-                snprintf(err, errn, "option --%s takes no value", o->name);
+                snprintf(err, errn, _("option --%s takes no value"), o->name);
                 return -1;
             }
             value = "";
@@ -98,21 +99,21 @@ int args_parse(const opt_spec *const *lists, int nlists, int argc, char **argv, 
         } else if (i + 1 < argc) {
             value = argv[++i];
         } else {
-            snprintf(err, errn, "option --%s needs a value (%s)", o->name,
-                     o->metavar ? o->metavar : "VALUE");
+            snprintf(err, errn, _("option --%s needs a value (%s)"), o->name,
+                     o->metavar ? o->metavar : _("VALUE"));
             return -1;
         }
         uint64_t dummy;
         if (o->kind == OPT_UINT && args_parse_uint(value, &dummy) < 0) {
-            snprintf(err, errn, "option --%s needs a whole number, not '%s'", o->name, value);
+            snprintf(err, errn, _("option --%s needs a whole number, not '%s'"), o->name, value);
             return -1;
         }
         if (o->kind == OPT_STR && !*value) {
-            snprintf(err, errn, "option --%s needs a non-empty value", o->name);
+            snprintf(err, errn, _("option --%s needs a non-empty value"), o->name);
             return -1;
         }
         if (set_opt(out, o, value) < 0) {
-            snprintf(err, errn, "too many options");
+            snprintf(err, errn, _("too many options"));
             return -1;
         }
     }

@@ -2,6 +2,7 @@
  * bridge: see bridge.h and docs/engine-protocol.md.
  */
 #include "bridge.h"
+#include "i18n.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,7 +136,7 @@ static int start_engine(bridge *br, char *why, size_t whyn)
     /* The protocol's greeting: its version, once per engine. */
     static const char hello[] = "qirkat-engine 1\n";
     if (write(br->to_fd, hello, sizeof hello - 1) != (ssize_t)(sizeof hello - 1)) {
-        snprintf(why, whyn, "the engine closed its input at start");
+        snprintf(why, whyn, _("the engine closed its input at start"));
         stop_engine(br, SIGKILL);
         return -1;
     }
@@ -234,7 +235,7 @@ int bridge_ask(bridge *br, const qk_variant *v, const qk_pos *p, const char *pos
 {
     char *req = request(br, v, p, pos_text, my_ms, opp_ms, move_ms);
     if (!req) {
-        snprintf(why, whyn, "out of memory");
+        snprintf(why, whyn, _("out of memory"));
         return BRIDGE_DEAD;
     }
     int rc = BRIDGE_DEAD;
@@ -244,7 +245,7 @@ int bridge_ask(bridge *br, const qk_variant *v, const qk_pos *p, const char *pos
         if (br->pid <= 0 && start_engine(br, why, whyn) != 0)
             break;
         if (write_all(br->to_fd, req, strlen(req)) != 0) {
-            snprintf(why, whyn, "the engine died (its input is closed)");
+            snprintf(why, whyn, _("the engine died (its input is closed)"));
             stop_engine(br, SIGKILL);
             continue;
         }
@@ -254,7 +255,7 @@ int bridge_ask(bridge *br, const qk_variant *v, const qk_pos *p, const char *pos
             if (qk_move_parse(v, p, text, &m) == QK_OK) {
                 rc = BRIDGE_OK;
             } else {
-                snprintf(why, whyn, "the engine's move \"%.40s\" is not legal here", text);
+                snprintf(why, whyn, _("the engine's move \"%.40s\" is not legal here"), text);
                 rc = BRIDGE_BAD;
             }
             break;
@@ -262,15 +263,15 @@ int bridge_ask(bridge *br, const qk_variant *v, const qk_pos *p, const char *pos
         if (got == 0) {
             /* Killed, so that its late answer is never read as the next
              * one; started again at the next question. */
-            snprintf(why, whyn, "no bestmove within %u ms", move_ms);
+            snprintf(why, whyn, _("no bestmove within %u ms"), move_ms);
             stop_engine(br, SIGKILL);
             rc = BRIDGE_TIMEOUT;
             break;
         }
         if (got == -2)
-            snprintf(why, whyn, "an engine line over %d bytes", BRIDGE_LINE_MAX);
+            snprintf(why, whyn, _("an engine line over %d bytes"), BRIDGE_LINE_MAX);
         else
-            snprintf(why, whyn, "the engine died");
+            snprintf(why, whyn, _("the engine died"));
         stop_engine(br, SIGKILL);
     }
     free(req);

@@ -11,16 +11,18 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmd.h"
 #include "qk_proto.h"
 #include "render.h"
 #include "term.h"
+#include "i18n.h"
 
 static const opt_spec global_opts[] = {
-    {OPT_STR, "server", "HOST:PORT", "server to talk to"},
-    {OPT_FLAG, "json", NULL, "print the server's response object"},
-    {OPT_FLAG, "help", NULL, "show help"},
+    {OPT_STR, "server", "HOST:PORT", N_("server to talk to")},
+    {OPT_FLAG, "json", NULL, N_("print the server's response object")},
+    {OPT_FLAG, "help", NULL, N_("show help")},
     {OPT_END, NULL, NULL, NULL},
 };
 
@@ -33,10 +35,10 @@ int cli_usage_error(cli *c, const char *fmt, ...)
     va_end(ap);
     fputc('\n', c->err);
     if (c->cmd)
-        fprintf(c->err, "usage: qirkat %s%s%s\n", c->cmd->name, *c->cmd->usage ? " " : "",
+        fprintf(c->err, _("usage: qirkat %s%s%s\n"), c->cmd->name, *c->cmd->usage ? " " : "",
                 c->cmd->usage);
     else
-        fputs("usage: qirkat [--server HOST:PORT] [--json] SUBCOMMAND [ARGS]  (qirkat help)\n",
+        fputs(_("usage: qirkat [--server HOST:PORT] [--json] SUBCOMMAND [ARGS]  (qirkat help)\n"),
               c->err);
     return CLI_EXIT_USAGE;
 }
@@ -101,29 +103,29 @@ bool cli_json(cli *c, const cJSON *resp)
 static const struct {
     const char *code, *sentence;
 } error_words[] = {
-    {"bad_json", "The server could not read what the client sent"},
-    {"bad_request", "The server refused the request"},
-    {"unknown_op", "The server does not know this request (is it older than this client?)"},
-    {"line_too_long", "The request was too long for the server"},
-    {"unauthenticated", "Not logged in, or the login was refused"},
-    {"forbidden", "Not allowed"},
-    {"not_found", "Not found"},
-    {"conflict", "Not possible in the current state"},
-    {"not_your_turn", "It is not your turn"},
-    {"illegal_move", "That move is not legal"},
-    {"stale_ply", "The game has moved on since you looked at it"},
-    {"game_over", "The game is over"},
-    {"rate_limited", "Too many requests at once; wait a moment and try again"},
-    {"server_busy", "The server is busy; try again in a moment"},
-    {"server_shutdown", "The server is shutting down; try again later"},
-    {"internal", "The server failed; nothing was changed"},
+    {"bad_json", N_("The server could not read what the client sent")},
+    {"bad_request", N_("The server refused the request")},
+    {"unknown_op", N_("The server does not know this request (is it older than this client?)")},
+    {"line_too_long", N_("The request was too long for the server")},
+    {"unauthenticated", N_("Not logged in, or the login was refused")},
+    {"forbidden", N_("Not allowed")},
+    {"not_found", N_("Not found")},
+    {"conflict", N_("Not possible in the current state")},
+    {"not_your_turn", N_("It is not your turn")},
+    {"illegal_move", N_("That move is not legal")},
+    {"stale_ply", N_("The game has moved on since you looked at it")},
+    {"game_over", N_("The game is over")},
+    {"rate_limited", N_("Too many requests at once; wait a moment and try again")},
+    {"server_busy", N_("The server is busy; try again in a moment")},
+    {"server_shutdown", N_("The server is shutting down; try again later")},
+    {"internal", N_("The server failed; nothing was changed")},
 };
 
 const char *cli_error_sentence(const char *code)
 {
     for (size_t i = 0; code && i < sizeof error_words / sizeof error_words[0]; i++)
         if (strcmp(code, error_words[i].code) == 0)
-            return error_words[i].sentence;
+            return _(error_words[i].sentence);
     return NULL;
 }
 
@@ -133,11 +135,18 @@ void cli_error_text(const char *code, const char *message, char *buf, size_t n)
     /* The server's default message says no more than the sentence. */
     const char *dflt = code ? qk_err_message(qk_err_parse(code)) : NULL;
     bool useful = message && *message && !(dflt && strcmp(message, dflt) == 0);
-    if (!sentence)
-        snprintf(buf, n, "The server refused the request (%s)%s%s", code ? code : "no code",
-                 useful ? ": " : "", useful ? message : "");
+    char unknown[160];
+    if (!sentence) {
+        snprintf(unknown, sizeof unknown, _("The server refused the request (%s)"),
+                 code ? code : _("no code"));
+        sentence = unknown;
+    }
+    if (useful)
+        /* TRANSLATORS: an error's sentence, then the server's message (in
+         * English: it is written for programs). */
+        snprintf(buf, n, _("%s: %s"), sentence, message);
     else
-        snprintf(buf, n, "%s%s%s", sentence, useful ? ": " : "", useful ? message : "");
+        snprintf(buf, n, "%s", sentence);
 }
 
 int cli_report(cli *c, const cJSON *resp)
@@ -182,20 +191,20 @@ int cli_exchange(cli *c, cJSON *req, cJSON **resp)
 {
     *resp = NULL;
     if (!req)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     int rc = net_request(&c->conn, req, c->timeout_ms, resp);
     cJSON_Delete(req);
     switch (rc) {
     case NET_OK:
         return CLI_EXIT_OK;
     case NET_ETIMEDOUT:
-        return cli_fail(c, CLI_EXIT_CONNECT, "no answer from %s", c->server);
+        return cli_fail(c, CLI_EXIT_CONNECT, _("no answer from %s"), c->server);
     case NET_ENOMEM:
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     case NET_EPROTO:
-        return cli_fail(c, CLI_EXIT_CONNECT, "%s sent an over-long line", c->server);
+        return cli_fail(c, CLI_EXIT_CONNECT, _("%s sent an over-long line"), c->server);
     default:
-        return cli_fail(c, CLI_EXIT_CONNECT, "connection to %s lost", c->server);
+        return cli_fail(c, CLI_EXIT_CONNECT, _("connection to %s lost"), c->server);
     }
 }
 
@@ -212,6 +221,15 @@ int cli_call(cli *c, cJSON *req, cJSON **resp)
     return rc;
 }
 
+bool cli_is_yes(const char *answer)
+{
+    /* TRANSLATORS: the short and long "yes" of a [y/N] question (the
+     * question's "[y/N]" says the short one). */
+    const char *y = _("y"), *yes = _("yes");
+    return strcasecmp(answer, "y") == 0 || strcasecmp(answer, "yes") == 0 ||
+           strcasecmp(answer, y) == 0 || strcasecmp(answer, yes) == 0;
+}
+
 const char *cli_me(const cli *c)
 {
     return c->logged_in ? c->sess.username : NULL;
@@ -220,7 +238,7 @@ const char *cli_me(const cli *c)
 int cli_pos_id(cli *c, const cmd_args *a, int i, const char *what, uint64_t *out)
 {
     if (i >= a->npos || args_parse_uint(a->pos[i], out) < 0) {
-        cli_usage_error(c, "%s must be a number, not '%s'", what, i < a->npos ? a->pos[i] : "");
+        cli_usage_error(c, _("%s must be a number, not '%s'"), what, i < a->npos ? a->pos[i] : "");
         return -1;
     }
     return 0;
@@ -230,13 +248,13 @@ int cli_connect(cli *c)
 {
     char host[256], port[8];
     if (net_split_hostport(c->server, host, sizeof host, port, sizeof port) < 0)
-        return cli_usage_error(c, "bad server address '%s' (want HOST:PORT)", c->server);
+        return cli_usage_error(c, _("bad server address '%s' (want HOST:PORT)"), c->server);
     net_close(&c->conn);
     if (net_connect(&c->conn, c->server, c->timeout_ms) != NET_OK)
         return cli_fail(c, CLI_EXIT_CONNECT,
-                        "cannot connect to %s (from %s): is qirkatd running there? Choose the "
-                        "server with --server HOST:PORT or QIRKAT_SERVER=HOST:PORT",
-                        c->server, c->server_from ? c->server_from : "the default");
+                        _("cannot connect to %s (from %s): is qirkatd running there? Choose the "
+                        "server with --server HOST:PORT or QIRKAT_SERVER=HOST:PORT"),
+                        c->server, c->server_from ? c->server_from : _("the default"));
     cJSON *req = cli_request("hello"), *resp;
     if (req && (!cJSON_AddNumberToObject(req, "version", QK_PROTO_VERSION) ||
                 !cJSON_AddStringToObject(req, "client", CLI_CLIENT_NAME))) {
@@ -259,19 +277,19 @@ static void maybe_update_token(cli *c, const cJSON *resp)
         return;
     int rc = session_save(&c->sess);
     if (rc != SESSION_OK)
-        fprintf(c->err, "qirkat: warning: cannot save the session: %s\n", session_strerror(rc));
+        fprintf(c->err, _("qirkat: warning: cannot save the session: %s\n"), session_strerror(rc));
 }
 
 void cli_not_logged_in(cli *c)
 {
     if (c->other_server)
         fprintf(c->err,
-                "Not logged in here: you are logged in on %s (as %s), not on %s (from %s); log in "
-                "there (qirkat --server %s login %s) or use --server %s\n",
+                _("Not logged in here: you are logged in on %s (as %s), not on %s (from %s); log in "
+                "there (qirkat --server %s login %s) or use --server %s\n"),
                 c->sess.server, c->sess.username, c->server, c->server_from, c->server,
                 c->sess.username, c->sess.server);
     else
-        fprintf(c->err, "Not logged in: qirkat login USER (or qirkat register USER)\n");
+        fprintf(c->err, _("Not logged in: qirkat login USER (or qirkat register USER)\n"));
 }
 
 int cli_login_token(cli *c, bool required)
@@ -301,15 +319,15 @@ int cli_login_token(cli *c, bool required)
         char text[512];
         cli_error_text(cli_error_code(resp), cli_str(resp, "message"), text, sizeof text);
         fprintf(c->err,
-                "qirkat: warning: the stored session was refused (%s); going on logged "
-                "out\n",
+                _("qirkat: warning: the stored session was refused (%s); going on logged "
+                "out\n"),
                 text);
         cJSON_Delete(resp);
         return CLI_EXIT_OK;
     }
     rc = cli_report(c, resp);
     if (strcmp(cli_error_code(resp), "unauthenticated") == 0)
-        fprintf(c->err, "qirkat: the stored session of %s is no longer valid: qirkat login %s\n",
+        fprintf(c->err, _("qirkat: the stored session of %s is no longer valid: qirkat login %s\n"),
                 c->sess.username, c->sess.username);
     cJSON_Delete(resp);
     return rc;
@@ -327,8 +345,8 @@ static int load_session(cli *c)
     if (rc != SESSION_OK) {
         char path[4096];
         if (session_path(path, sizeof path) != SESSION_OK)
-            snprintf(path, sizeof path, "session file");
-        return cli_fail(c, CLI_EXIT_SERVER, "cannot read %s: %s", path, session_strerror(rc));
+            snprintf(path, sizeof path, _("session file"));
+        return cli_fail(c, CLI_EXIT_SERVER, _("cannot read %s: %s"), path, session_strerror(rc));
     }
     if (strcmp(c->sess.server, c->server) == 0) {
         c->have_session = true;
@@ -367,14 +385,14 @@ static int parse_globals(cli *c, int argc, char **argv, bool *help, bool *versio
             *help = true;
         } else if (strcmp(a, "--server") == 0) {
             if (i + 1 >= argc) {
-                cli_usage_error(c, "option --server needs a value (HOST:PORT)");
+                cli_usage_error(c, _("option --server needs a value (HOST:PORT)"));
                 return -1;
             }
             *server = argv[++i];
         } else if (strncmp(a, "--server=", 9) == 0) {
             *server = a + 9;
         } else {
-            cli_usage_error(c, "unknown option %s", a);
+            cli_usage_error(c, _("unknown option %s"), a);
             return -1;
         }
         i++;
@@ -399,9 +417,9 @@ static int run_command(cli *c, int argc, char **argv, const char *server)
     if (args_get(&a, "server"))
         server = args_get(&a, "server");
     if (a.npos < d->min_pos)
-        return cli_usage_error(c, "missing arguments");
+        return cli_usage_error(c, _("missing arguments"));
     if (d->max_pos >= 0 && a.npos > d->max_pos)
-        return cli_usage_error(c, "too many arguments");
+        return cli_usage_error(c, _("too many arguments"));
     if (d->check) {
         int crc = d->check(c, &a);
         if (crc != CLI_EXIT_OK)
@@ -419,15 +437,15 @@ static int run_command(cli *c, int argc, char **argv, const char *server)
     if (!server || !*server) {
         if (session_load(&stored) == SESSION_OK && stored.server[0]) {
             server = stored.server;
-            c->server_from = "the session";
+            c->server_from = _("the session");
         }
     }
     if (!server || !*server) {
         server = CLI_DEFAULT_SERVER;
-        c->server_from = "the default";
+        c->server_from = _("the default");
     }
     if (session_set(c->server, sizeof c->server, server) != SESSION_OK)
-        return cli_usage_error(c, "server address too long");
+        return cli_usage_error(c, _("server address too long"));
     explicit_bzero(&stored, sizeof stored);
 
     int rc = CLI_EXIT_OK;
@@ -463,17 +481,17 @@ int cli_run(int argc, char **argv, FILE *in, FILE *out, FILE *err)
     if (i < 0) {
         rc = CLI_EXIT_USAGE;
     } else if (version) {
-        fprintf(out, "qirkat %s (protocol %d)\n", CLI_VERSION, QK_PROTO_VERSION);
+        fprintf(out, _("qirkat %s (protocol %d)\n"), CLI_VERSION, QK_PROTO_VERSION);
         rc = CLI_EXIT_OK;
     } else if (i >= argc) {
         if (help) {
             cmd_print_usage(out);
             rc = CLI_EXIT_OK;
         } else {
-            rc = cli_usage_error(&c, "no subcommand given");
+            rc = cli_usage_error(&c, _("no subcommand given"));
         }
     } else if (!(c.cmd = cmd_find(argv[i]))) {
-        rc = cli_usage_error(&c, "unknown subcommand '%s'", argv[i]);
+        rc = cli_usage_error(&c, _("unknown subcommand '%s'"), argv[i]);
     } else if (help) {
         cmd_print_help(out, c.cmd);
         rc = CLI_EXIT_OK;

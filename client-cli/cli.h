@@ -145,6 +145,10 @@ bool cli_json(cli *c, const cJSON *resp);
 const char *cli_str(const cJSON *obj, const char *name);
 long long cli_int(const cJSON *obj, const char *name);
 
+/* Whether a [y/N] answer says yes: "y" or "yes" in any case, or their
+ * words in the reader's language ("o", "oui"). */
+bool cli_is_yes(const char *answer);
+
 /* The username this connection is logged in as, or NULL. Borrowed. */
 const char *cli_me(const cli *c);
 

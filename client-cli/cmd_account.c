@@ -14,6 +14,7 @@
 
 #include "cmd.h"
 #include "term.h"
+#include "i18n.h"
 
 #define PASSWORD_MAX 1024
 /* register refuses shorter passwords before connecting (characters, not
@@ -43,26 +44,26 @@ static int confirm_replace_session(cli *c, const cmd_args *a, const char *user, 
     /* The same name (in any case) is the same person, whatever server. */
     bool same = strcasecmp(s.username, user) == 0;
     char who[SESSION_USER_MAX + SESSION_SERVER_MAX + 8];
-    snprintf(who, sizeof who, "%s on %s", s.username, s.server);
+    snprintf(who, sizeof who, _("%s on %s"), s.username, s.server);
     explicit_bzero(&s, sizeof s);
     if (same)
         return CLI_EXIT_OK;
     char path[4096];
     if (session_path(path, sizeof path) != SESSION_OK)
-        snprintf(path, sizeof path, "the session file");
+        snprintf(path, sizeof path, _("the session file"));
     int fd = fileno(c->in);
     if (fd < 0 || !isatty(fd))
         return cli_usage_error(c,
-                               "%s holds the session of %s; registering %s would replace it: "
-                               "add --yes, or set XDG_CONFIG_HOME to another directory",
+                               _("%s holds the session of %s; registering %s would replace it: "
+                               "add --yes, or set XDG_CONFIG_HOME to another directory"),
                                path, who, user);
-    fprintf(c->err, "%s holds the session of %s. Register %s and replace it? [y/N] ", path, who,
+    fprintf(c->err, _("%s holds the session of %s. Register %s and replace it? [y/N] "), path, who,
             user);
     fflush(c->err);
     char answer[16];
     if (term_read_line(c->in, answer, sizeof answer) != TERM_OK ||
-        (strcasecmp(answer, "y") != 0 && strcasecmp(answer, "yes") != 0)) {
-        fputs("Not registered; the stored session is kept\n", c->out);
+        !cli_is_yes(answer)) {
+        fputs(_("Not registered; the stored session is kept\n"), c->out);
         *stop = true;
     }
     return CLI_EXIT_OK;
@@ -73,23 +74,23 @@ static int confirm_replace_session(cli *c, const cmd_args *a, const char *user, 
 static int read_password(cli *c, const cmd_args *a, bool confirm, char *buf, size_t n)
 {
     bool from_stdin = args_has(a, "password-stdin");
-    int rc = term_read_password(c->in, c->err, "Password: ", from_stdin, buf, n);
+    int rc = term_read_password(c->in, c->err, _("Password: "), from_stdin, buf, n);
     if (rc == TERM_ENOTTY)
-        return cli_usage_error(c, "stdin is not a terminal: pipe the password in with "
-                                  "--password-stdin");
+        return cli_usage_error(c, _("stdin is not a terminal: pipe the password in with "
+                                  "--password-stdin"));
     if (rc == TERM_EOF)
-        return cli_usage_error(c, "no password given");
+        return cli_usage_error(c, _("no password given"));
     if (rc == TERM_ETOOLONG)
-        return cli_usage_error(c, "password longer than %d bytes", PASSWORD_MAX - 1);
+        return cli_usage_error(c, _("password longer than %d bytes"), PASSWORD_MAX - 1);
     if (rc != TERM_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, "cannot read the password");
+        return cli_fail(c, CLI_EXIT_SERVER, _("cannot read the password"));
     if (confirm && !from_stdin) {
         char again[PASSWORD_MAX];
-        rc = term_read_password(c->in, c->err, "Password again: ", false, again, sizeof again);
+        rc = term_read_password(c->in, c->err, _("Password again: "), false, again, sizeof again);
         bool same = rc == TERM_OK && strcmp(buf, again) == 0;
         explicit_bzero(again, sizeof again);
         if (!same)
-            return cli_usage_error(c, "the passwords differ");
+            return cli_usage_error(c, _("the passwords differ"));
     }
     return CLI_EXIT_OK;
 }
@@ -113,8 +114,10 @@ static int authenticate(cli *c, const cmd_args *a, const char *op)
         goto wipe;
     size_t chars = utf8_chars(password);
     if (reg && chars < PASSWORD_MIN_CHARS) {
-        rc = cli_usage_error(c, "the password is too short: %zu character%s, at least %d needed",
-                             chars, chars == 1 ? "" : "s", PASSWORD_MIN_CHARS);
+        rc = cli_usage_error(c, P_("the password is too short: %zu character, at least %d needed",
+                                   "the password is too short: %zu characters, at least %d needed",
+                                   chars),
+                             chars, PASSWORD_MIN_CHARS);
         goto wipe;
     }
     rc = cli_connect(c);
@@ -141,20 +144,20 @@ static int authenticate(cli *c, const cmd_args *a, const char *op)
     if (!token || session_set(s.username, sizeof s.username, name ? name : user) != SESSION_OK ||
         session_set(s.token, sizeof s.token, token) != SESSION_OK ||
         session_set(s.server, sizeof s.server, c->server) != SESSION_OK) {
-        rc = cli_fail(c, CLI_EXIT_SERVER, "the server's %s answer has no usable token", op);
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("the server's %s answer has no usable token"), op);
         goto free_resp;
     }
     int src = session_save(&s);
     if (src != SESSION_OK) {
         char path[4096];
         if (session_path(path, sizeof path) != SESSION_OK)
-            strcpy(path, "the session file");
-        rc = cli_fail(c, CLI_EXIT_SERVER, "cannot save %s: %s", path, session_strerror(src));
+            strcpy(path, _("the session file"));
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("cannot save %s: %s"), path, session_strerror(src));
         goto wipe_session;
     }
     if (!cli_json(c, resp))
-        fprintf(c->out, "%s as %s on %s\n",
-                strcmp(op, "register") == 0 ? "Registered and logged in" : "Logged in", s.username,
+        fprintf(c->out, _("%s as %s on %s\n"),
+                strcmp(op, "register") == 0 ? _("Registered and logged in") : _("Logged in"), s.username,
                 c->server);
     rc = CLI_EXIT_OK;
 wipe_session:
@@ -184,11 +187,11 @@ int cmd_logout(cli *c, const cmd_args *a)
     explicit_bzero(&s, sizeof s);
     int rc = session_remove();
     if (rc != SESSION_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, "cannot remove the session: %s", session_strerror(rc));
+        return cli_fail(c, CLI_EXIT_SERVER, _("cannot remove the session: %s"), session_strerror(rc));
     if (c->json)
         fprintf(c->out, "{\"type\":\"ok\",\"logged_out\":%s}\n",
                 had == SESSION_OK ? "true" : "false");
     else
-        fputs(had == SESSION_OK ? "Logged out\n" : "Not logged in\n", c->out);
+        fputs(had == SESSION_OK ? _("Logged out\n") : _("Not logged in\n"), c->out);
     return CLI_EXIT_OK;
 }

@@ -40,6 +40,7 @@
 #include "cmd.h"
 #include "qk_engine.h"
 #include "qk_proto.h"
+#include "i18n.h"
 
 #define BOT_MAX_VARIANTS 32
 #define BOT_BACKOFF_MIN_MS 250
@@ -86,19 +87,19 @@ typedef struct bot {
 static int bot_options(cli *c, const cmd_args *a, bot *b)
 {
     if (!args_has(a, "level"))
-        return cli_usage_error(c, "--level 1, 2 or 3 is required");
+        return cli_usage_error(c, _("--level 1, 2 or 3 is required"));
     uint64_t level = args_uint(a, "level", 0);
     if (level < 1 || level > 3)
-        return cli_usage_error(c, "--level must be 1, 2 or 3");
+        return cli_usage_error(c, _("--level must be 1, 2 or 3"));
     b->level = (int)level;
     uint64_t ms = args_uint(a, "move-ms", BOT_DEFAULT_MOVE_MS);
     if (ms < 1 || ms > BOT_MAX_MOVE_MS)
-        return cli_usage_error(c, "--move-ms must be 1..%d", BOT_MAX_MOVE_MS);
+        return cli_usage_error(c, _("--move-ms must be 1..%d"), BOT_MAX_MOVE_MS);
     b->move_ms = (uint32_t)ms;
     b->max_games = args_uint(a, "max-games", 0);
     b->engine_cmd = args_get(a, "engine");
     if (b->engine_cmd && !b->engine_cmd[0])
-        return cli_usage_error(c, "--engine needs a command");
+        return cli_usage_error(c, _("--engine needs a command"));
     char buf[1024];
     const char *list = args_get(a, "variants");
     b->nvariants = 0;
@@ -111,15 +112,15 @@ static int bot_options(cli *c, const cmd_args *a, bot *b)
             /* "alquerkonane" alone: every board of the family. */
             if (strcmp(t, "alquerkonane") != 0) {
                 if (qk_variant_parse(t, &v) != QK_OK)
-                    return cli_usage_error(c, "unknown variant '%s' in --variants", t);
+                    return cli_usage_error(c, _("unknown variant '%s' in --variants"), t);
                 name = v.name;
             }
             if (b->nvariants == BOT_MAX_VARIANTS)
-                return cli_usage_error(c, "at most %d --variants", BOT_MAX_VARIANTS);
+                return cli_usage_error(c, _("at most %d --variants"), BOT_MAX_VARIANTS);
             snprintf(b->variants[b->nvariants++], QK_VARIANT_NAMELEN, "%s", name);
         }
         if (b->nvariants == 0)
-            return cli_usage_error(c, "--variants needs at least one name");
+            return cli_usage_error(c, _("--variants needs at least one name"));
     }
     list = args_get(a, "time-controls");
     b->tcs = list ? 0 : TC_ALL;
@@ -135,12 +136,12 @@ static int bot_options(cli *c, const cmd_args *a, bot *b)
                 b->tcs |= TC_LIVE;
             else
                 return cli_usage_error(c,
-                                       "--time-controls takes unlimited, correspondence, "
-                                       "live; not '%s'",
+                                       _("--time-controls takes unlimited, correspondence, "
+                                       "live; not '%s'"),
                                        t);
         }
         if (!b->tcs)
-            return cli_usage_error(c, "--time-controls needs at least one kind");
+            return cli_usage_error(c, _("--time-controls needs at least one kind"));
     }
     return CLI_EXIT_OK;
 }
@@ -162,7 +163,7 @@ static void bot_log(bot *b, const char *fmt, ...)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%H:%M:%S", &tm);
-    fprintf(b->c->out, "%s bot %s: ", stamp, b->c->sess.username);
+    fprintf(b->c->out, _("%s bot %s: "), stamp, b->c->sess.username);
     va_list ap;
     va_start(ap, fmt);
     vfprintf(b->c->out, fmt, ap);
@@ -335,15 +336,15 @@ static int handle_challenge(bot *b, const cJSON *ch)
     if (cli_is_ok(resp)) {
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(resp, "game");
         if (why) {
-            bot_log(b, "declined challenge %lld from %s (%s)", id, from ? from : "?", why);
+            bot_log(b, _("declined challenge %lld from %s (%s)"), id, from ? from : "?", why);
         } else {
-            bot_log(b, "accepted challenge %lld from %s: game %lld", id, from ? from : "?",
+            bot_log(b, _("accepted challenge %lld from %s: game %lld"), id, from ? from : "?",
                     cli_int(g, "id"));
             game_update(b, g);
         }
     } else {
         /* Taken back, or answered by another connection of the bot. */
-        bot_log(b, "challenge %lld: %s", id, cli_error_code(resp));
+        bot_log(b, _("challenge %lld: %s"), id, cli_error_code(resp));
     }
     cJSON_Delete(resp);
     return 0;
@@ -357,7 +358,7 @@ static int play_one(bot *b, bot_game *g)
     const char *why = NULL;
     int64_t id = g->id;
     if (qk_pos_parse(&g->v, g->position, &p, &why) != QK_OK) {
-        bot_log(b, "game %lld: cannot read the position (%s)", (long long)id, why ? why : "?");
+        bot_log(b, _("game %lld: cannot read the position (%s)"), (long long)id, why ? why : "?");
         game_drop(b, id);
         return 0;
     }
@@ -376,7 +377,7 @@ static int play_one(bot *b, bot_game *g)
         if (br == BRIDGE_OK)
             external = true;
         else
-            bot_log(b, "game %lld ply %lld: engine: %s; the built-in engine moves", (long long)id,
+            bot_log(b, _("game %lld ply %lld: engine: %s; the built-in engine moves"), (long long)id,
                     (long long)g->ply, ewhy);
     }
     if (!external) {
@@ -403,12 +404,12 @@ static int play_one(bot *b, bot_game *g)
     g = game_find(b, id); /* the list may have changed */
     if (cli_is_ok(resp)) {
         const char *dup =
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "duplicate")) ? " duplicate" : "";
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "duplicate")) ? _(" duplicate") : "";
         if (external)
-            bot_log(b, "game %lld ply %lld: %s (engine, %d restarts)%s", (long long)id,
+            bot_log(b, _("game %lld ply %lld: %s (engine, %d restarts)%s"), (long long)id,
                     (long long)ply, text, b->br.restarts, dup);
         else
-            bot_log(b, "game %lld ply %lld: %s (%s, depth %d, %llu nodes, %u ms)%s", (long long)id,
+            bot_log(b, _("game %lld ply %lld: %s (%s, depth %d, %llu nodes, %u ms)%s"), (long long)id,
                     (long long)ply, text, eval, res.depth, (unsigned long long)res.nodes,
                     res.time_ms, dup);
         game_update(b, cJSON_GetObjectItemCaseSensitive(resp, "game"));
@@ -423,7 +424,7 @@ static int play_one(bot *b, bot_game *g)
         return 0;
     }
     const char *code = cli_error_code(resp);
-    bot_log(b, "game %lld ply %lld: %s refused: %s", (long long)id, (long long)ply, text, code);
+    bot_log(b, _("game %lld ply %lld: %s refused: %s"), (long long)id, (long long)ply, text, code);
     bool over = strcmp(code, "game_over") == 0 || strcmp(code, "forbidden") == 0 ||
                 strcmp(code, "not_found") == 0;
     cJSON_Delete(resp);
@@ -468,7 +469,7 @@ static int handle_event(bot *b, const cJSON *ev)
     if (strcmp(name, "game_end") == 0) {
         long long id = cli_int(ev, "game");
         if (game_find(b, id))
-            bot_log(b, "game %lld over: %s (%s)", id,
+            bot_log(b, _("game %lld over: %s (%s)"), id,
                     cli_str(ev, "result") ? cli_str(ev, "result") : "?",
                     cli_str(ev, "reason") ? cli_str(ev, "reason") : "?");
         game_drop(b, id);
@@ -537,12 +538,12 @@ static int bot_login(bot *b)
     }
     const cJSON *u = cJSON_GetObjectItemCaseSensitive(resp, "user");
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(u, "bot")))
-        bot_log(b, "warning: %s is not a bot account (qirkat register NAME --bot)",
+        bot_log(b, _("warning: %s is not a bot account (qirkat register NAME --bot)"),
                 c->sess.username);
     b->ngames = 0;
     const cJSON *gj;
     cJSON_ArrayForEach(gj, cJSON_GetObjectItemCaseSensitive(resp, "games")) game_update(b, gj);
-    bot_log(b, "logged in on %s: %zu active games, level %d, %u ms per move", c->server, b->ngames,
+    bot_log(b, _("logged in on %s: %zu active games, level %d, %u ms per move"), c->server, b->ngames,
             b->level, b->move_ms);
     cJSON *chs = cJSON_DetachItemFromObjectCaseSensitive(resp, "challenges");
     cJSON_Delete(resp);
@@ -607,16 +608,16 @@ int cmd_bot(cli *c, const cmd_args *a)
     int src = session_load(&c->sess);
     if (src != SESSION_OK || strcmp(c->sess.server, c->server) != 0) {
         fprintf(c->err,
-                "Not logged in: no session for %s: qirkat register NAME --bot "
-                "(or qirkat login NAME)\n",
+                _("Not logged in: no session for %s: qirkat register NAME --bot "
+                "(or qirkat login NAME)\n"),
                 c->server);
         return CLI_EXIT_SERVER;
     }
     if (qk_engine_init(&b.eng, 0) != QK_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory for the engine");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory for the engine"));
     if (b.engine_cmd && bridge_init(&b.br, b.engine_cmd) != 0) {
         qk_engine_free(&b.eng);
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory for the engine bridge");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory for the engine bridge"));
     }
     qk_engine_seed(&b.eng, (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)time(NULL));
     int backoff = BOT_BACKOFF_MIN_MS;
@@ -629,7 +630,7 @@ int cmd_bot(cli *c, const cmd_args *a)
             (void)bot_serve(&b);
         }
         net_close(&c->conn);
-        bot_log(&b, "disconnected; reconnecting in %d ms", backoff);
+        bot_log(&b, _("disconnected; reconnecting in %d ms"), backoff);
         sleep_ms(backoff);
         backoff = backoff * 2 > BOT_BACKOFF_MAX_MS ? BOT_BACKOFF_MAX_MS : backoff * 2;
     }

@@ -15,6 +15,7 @@
 #include "render.h"
 #include "table.h"
 #include "timectl.h"
+#include "i18n.h"
 
 /* "7" or "abc" for an id of either JSON type, into buf. */
 static const char *id_text(const cJSON *obj, const char *name, char *buf, size_t n)
@@ -43,13 +44,13 @@ static const char *user_cell(const cJSON *obj, const char *field, char *buf, siz
     if (!name)
         return NULL;
     snprintf(buf, n, "%s%s%s", name,
-             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, key)) ? " (bot)" : "", rating);
+             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, key)) ? _(" (bot)") : "", rating);
     return buf;
 }
 
 static const char *rated_word(const cJSON *ch)
 {
-    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ch, "rated")) ? "rated" : "unrated";
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ch, "rated")) ? _("rated") : _("unrated");
 }
 
 static void print_challenge(cli *c, const cJSON *ch)
@@ -58,23 +59,25 @@ static void print_challenge(cli *c, const cJSON *ch)
     const char *variant = cli_str(ch, "variant"), *color = cli_str(ch, "color");
     const char *f = user_cell(ch, "from", from, sizeof from),
                *t = user_cell(ch, "to", to, sizeof to);
-    fprintf(c->out, "Challenge %s: %s -> %s, %s, challenger plays %s, %s, %s\n",
-            id_text(ch, "id", id, sizeof id), f ? f : "?", t ? t : "anyone",
-            variant ? variant : "?", color ? color : "?",
+    fprintf(c->out, _("Challenge %s: %s -> %s, %s, challenger plays %s, %s, %s\n"),
+            id_text(ch, "id", id, sizeof id), f ? f : "?", t ? t : _("anyone"),
+            variant ? variant : "?", color ? render_word(color) : "?",
             timectl_format(cJSON_GetObjectItemCaseSensitive(ch, "time_control"), tc, sizeof tc),
             rated_word(ch));
     const char *pos = cli_str(ch, "position");
     if (pos)
-        fprintf(c->out, "Position: %s\n", pos);
+        fprintf(c->out, _("Position: %s\n"), pos);
     const cJSON *lo = cJSON_GetObjectItemCaseSensitive(ch, "rating_min");
     const cJSON *hi = cJSON_GetObjectItemCaseSensitive(ch, "rating_max");
     if (cJSON_IsNumber(lo) || cJSON_IsNumber(hi)) {
-        char l[32] = "any", h[32] = "any";
+        char l[32], h[32];
+        snprintf(l, sizeof l, "%s", _("any"));
+        snprintf(h, sizeof h, "%s", _("any"));
         if (cJSON_IsNumber(lo))
             snprintf(l, sizeof l, "%.0f", lo->valuedouble);
         if (cJSON_IsNumber(hi))
             snprintf(h, sizeof h, "%.0f", hi->valuedouble);
-        fprintf(c->out, "Rating range: %s-%s\n", l, h);
+        fprintf(c->out, _("Rating range: %s-%s\n"), l, h);
     }
 }
 
@@ -116,13 +119,13 @@ static void await_answer(cli *c, const char *user, long long id)
             bool done = false;
             if (name && strcmp(name, "game_start") == 0 &&
                 ((w && strcasecmp(w, user) == 0) || (b && strcasecmp(b, user) == 0))) {
-                fprintf(c->out, "%s accepted: game %lld (qirkat play %lld)\n", user,
+                fprintf(c->out, _("%s accepted: game %lld (qirkat play %lld)\n"), user,
                         cli_int(g, "id"), cli_int(g, "id"));
                 done = true;
             } else if (name && strcmp(name, "challenge_declined") == 0 && cli_int(ch, "id") == id) {
                 const char *why = cmd_decline_words(cli_str(ch, "reason"));
                 const char *msg = cli_str(ch, "message");
-                fprintf(c->out, "%s declined%s%s%s%s%s%s\n", user, why ? " (" : "", why ? why : "",
+                fprintf(c->out, _("%s declined%s%s%s%s%s%s\n"), user, why ? " (" : "", why ? why : "",
                         why ? ")" : "", msg ? ": \"" : "", msg ? msg : "", msg ? "\"" : "");
                 done = true;
             }
@@ -149,20 +152,20 @@ int cmd_check_challenge(cli *c, const cmd_args *a)
     const char *variant = args_get(a, "variant");
     qk_variant v;
     if (variant && qk_variant_parse(variant, &v) != QK_OK) {
-        cli_usage_error(c, "unknown variant '%s'", variant);
+        cli_usage_error(c, _("unknown variant '%s'"), variant);
         cmd_print_variants(c->err);
         return CLI_EXIT_USAGE;
     }
     const char *color = args_get(a, "color");
     if (color && strcmp(color, "white") != 0 && strcmp(color, "black") != 0 &&
         strcmp(color, "random") != 0)
-        return cli_usage_error(c, "--color must be white, black or random, not '%s'", color);
+        return cli_usage_error(c, _("--color must be white, black or random, not '%s'"), color);
     const char *time = args_get(a, "time");
     if (time) {
         const char *why;
         cJSON *tc = timectl_parse(time, &why);
         if (!tc)
-            return cli_usage_error(c, "bad --time '%s': %s", time, why);
+            return cli_usage_error(c, _("bad --time '%s': %s"), time, why);
         cJSON_Delete(tc);
     }
     return CLI_EXIT_OK;
@@ -230,15 +233,15 @@ int cmd_challenges(cli *c, const cmd_args *a)
         goto out;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(resp, "challenges");
     if (cJSON_GetArraySize(list) == 0) {
-        fputs("No open challenges\n", c->out);
+        fputs(_("No open challenges\n"), c->out);
         goto out;
     }
     /* The colour is the challenger's, as in the challenge object. */
-    static const char *const heads[] = {"ID",         "FROM", "TO",   "VARIANT",
-                                        "FROM PLAYS", "TIME", "RATED"};
+    static const char *const heads[] = {N_("ID"),         N_("FROM"), N_("TO"),   N_("VARIANT"),
+                                        N_("FROM PLAYS"), N_("TIME"), N_("RATED")};
     table t;
     if (table_init(&t, 7, heads) < 0) {
-        rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         goto out;
     }
     const cJSON *ch;
@@ -249,13 +252,13 @@ int cmd_challenges(cli *c, const cmd_args *a)
         const char *row[] = {
             id_text(ch, "id", id, sizeof id),
             user_cell(ch, "from", from, sizeof from),
-            to ? to : "(open)",
+            to ? to : _("(open)"),
             cli_str(ch, "variant"),
             cli_str(ch, "color"),
             timectl_format(cJSON_GetObjectItemCaseSensitive(ch, "time_control"), tc, sizeof tc),
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ch, "rated")) ? "rated" : "-"};
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ch, "rated")) ? _("rated") : "-"};
         if (table_add(&t, row) < 0) {
-            rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
             break;
         }
     }
@@ -271,7 +274,7 @@ out:
 static int challenge_op(cli *c, const cmd_args *a, const char *op, cJSON **resp)
 {
     uint64_t id;
-    if (cli_pos_id(c, a, 0, "the challenge ID", &id) < 0)
+    if (cli_pos_id(c, a, 0, _("the challenge ID"), &id) < 0)
         return CLI_EXIT_USAGE;
     cJSON *req = cli_request(op);
     const char *reason = args_get(a, "reason"), *message = args_get(a, "message");
@@ -306,7 +309,7 @@ int cmd_decline(cli *c, const cmd_args *a)
     if (rc != CLI_EXIT_OK)
         return rc;
     if (!cli_json(c, resp))
-        fprintf(c->out, "Declined challenge %s\n", a->pos[0]);
+        fprintf(c->out, _("Declined challenge %s\n"), a->pos[0]);
     cJSON_Delete(resp);
     return CLI_EXIT_OK;
 }
@@ -318,7 +321,7 @@ int cmd_cancel(cli *c, const cmd_args *a)
     if (rc != CLI_EXIT_OK)
         return rc;
     if (!cli_json(c, resp))
-        fprintf(c->out, "Canceled challenge %s\n", a->pos[0]);
+        fprintf(c->out, _("Canceled challenge %s\n"), a->pos[0]);
     cJSON_Delete(resp);
     return CLI_EXIT_OK;
 }

@@ -21,6 +21,7 @@
 #include "table.h"
 #include "term.h"
 #include "timectl.h"
+#include "i18n.h"
 
 const char *cmd_format_left(long long ms, char *buf, size_t n)
 {
@@ -28,11 +29,11 @@ const char *cmd_format_left(long long ms, char *buf, size_t n)
         return "-";
     long long s = ms / 1000, d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
     if (d > 0)
-        snprintf(buf, n, "%lldd %02lldh", d, h);
+        snprintf(buf, n, _("%lldd %02lldh"), d, h);
     else if (h > 0)
-        snprintf(buf, n, "%lldh %02lldm", h, m);
+        snprintf(buf, n, _("%lldh %02lldm"), h, m);
     else
-        snprintf(buf, n, "%lldm %02llds", m, s % 60);
+        snprintf(buf, n, _("%lldm %02llds"), m, s % 60);
     return buf;
 }
 
@@ -41,23 +42,23 @@ const char *cmd_decline_words(const char *reason)
     if (!reason || strcmp(reason, "generic") == 0)
         return NULL;
     if (strcmp(reason, "variant") == 0)
-        return "not this variant";
+        return _("not this variant");
     if (strcmp(reason, "time_control") == 0)
-        return "not this time control";
+        return _("not this time control");
     if (strcmp(reason, "later") == 0)
-        return "not now, maybe later";
+        return _("not now, maybe later");
     if (strcmp(reason, "too_fast") == 0)
-        return "too fast a time control";
+        return _("too fast a time control");
     if (strcmp(reason, "too_slow") == 0)
-        return "too slow a time control";
+        return _("too slow a time control");
     if (strcmp(reason, "rated") == 0)
-        return "only casual games";
+        return _("only casual games");
     if (strcmp(reason, "casual") == 0)
-        return "only rated games";
+        return _("only rated games");
     if (strcmp(reason, "no_bot") == 0)
-        return "no bots";
+        return _("no bots");
     if (strcmp(reason, "only_bot") == 0)
-        return "only bots";
+        return _("only bots");
     return reason;
 }
 
@@ -69,8 +70,8 @@ static void deadline_words(const cJSON *n, char *buf, size_t len)
     time_t secs = (time_t)(dl / 1000);
     struct tm tm;
     char when[64];
-    if (dl >= 0 && gmtime_r(&secs, &tm) && strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm))
-        snprintf(buf, len, ", deadline %s", when);
+    if (dl >= 0 && gmtime_r(&secs, &tm) && strftime(when, sizeof when, _("%Y-%m-%d %H:%M UTC"), &tm))
+        snprintf(buf, len, _(", deadline %s"), when);
 }
 
 void cmd_note_text(const cJSON *n, char *buf, size_t len)
@@ -80,72 +81,76 @@ void cmd_note_text(const cJSON *n, char *buf, size_t len)
     long long game = cli_int(n, "game");
     char dl[96];
     if (!opp)
-        opp = "your opponent";
+        opp = _("your opponent");
     if (!kind)
         kind = "?";
     if (strcmp(kind, "your_turn") == 0) {
         const char *mv = cli_str(n, "move");
         deadline_words(n, dl, sizeof dl);
         if (mv)
-            snprintf(buf, len, "game %lld: your move against %s, who played %s%s", game, opp, mv,
+            snprintf(buf, len, _("game %lld: your move against %s, who played %s%s"), game, opp, mv,
                      dl);
         else
-            snprintf(buf, len, "game %lld: your move against %s, the game has started%s", game, opp,
+            snprintf(buf, len, _("game %lld: your move against %s, the game has started%s"), game, opp,
                      dl);
     } else if (strcmp(kind, "challenge") == 0) {
         char tc[32];
         const char *from = cli_str(n, "from"), *variant = cli_str(n, "variant");
         timectl_format(cJSON_GetObjectItemCaseSensitive(n, "time_control"), tc, sizeof tc);
-        snprintf(buf, len, "challenge %lld from %s: %s, %s (qirkat accept %lld)",
-                 cli_int(n, "challenge"), from ? from : "someone", variant ? variant : "alquerque",
+        snprintf(buf, len, _("challenge %lld from %s: %s, %s (qirkat accept %lld)"),
+                 cli_int(n, "challenge"), from ? from : _("someone"), variant ? variant : "alquerque",
                  tc, cli_int(n, "challenge"));
     } else if (strcmp(kind, "draw_offer") == 0) {
-        snprintf(buf, len, "game %lld: %s offers a draw (qirkat draw accept|decline %lld)", game,
+        snprintf(buf, len, _("game %lld: %s offers a draw (qirkat draw accept|decline %lld)"), game,
                  opp, game);
     } else if (strcmp(kind, "draw_declined") == 0) {
-        snprintf(buf, len, "game %lld: %s declined your draw offer", game, opp);
+        snprintf(buf, len, _("game %lld: %s declined your draw offer"), game, opp);
     } else if (strcmp(kind, "game_end") == 0) {
         const char *res = cli_str(n, "result"), *why = cli_str(n, "reason");
         const char *reason = render_reason_text(why);
         bool aborted = why && strcmp(why, "aborted") == 0;
         if (aborted)
-            snprintf(buf, len, "game %lld against %s was aborted", game, opp);
+            snprintf(buf, len, _("game %lld against %s was aborted"), game, opp);
         else
-            snprintf(buf, len, "game %lld against %s is over: %s%s%s%s", game, opp,
+            snprintf(buf, len, _("game %lld against %s is over: %s%s%s%s"), game, opp,
                      render_result_text(res), *reason ? " (" : "", reason, *reason ? ")" : "");
     } else if (strcmp(kind, "deadline_soon") == 0) {
         deadline_words(n, dl, sizeof dl);
-        snprintf(buf, len, "game %lld: less than a day left for your move against %s%s", game, opp,
+        snprintf(buf, len, _("game %lld: less than a day left for your move against %s%s"), game, opp,
                  dl);
     } else if (strcmp(kind, "challenge_declined") == 0) {
         const char *by = cli_str(n, "by"), *msg = cli_str(n, "message");
         const char *why = cmd_decline_words(cli_str(n, "reason"));
-        snprintf(buf, len, "challenge %lld: %s declined%s%s%s%s%s%s", cli_int(n, "challenge"),
-                 by ? by : "the player", why ? " (" : "", why ? why : "", why ? ")" : "",
+        snprintf(buf, len, _("challenge %lld: %s declined%s%s%s%s%s%s"), cli_int(n, "challenge"),
+                 by ? by : _("the player"), why ? " (" : "", why ? why : "", why ? ")" : "",
                  msg ? ": \"" : "", msg ? msg : "", msg ? "\"" : "");
     } else if (strcmp(kind, "tournament_round") == 0) {
         const char *name = cli_str(n, "name"), *color = cli_str(n, "color");
         const char *res = cli_str(n, "result");
         long long tid = cli_int(n, "tournament"), round = cli_int(n, "round");
         if (!name)
-            name = "a tournament";
+            name = _("a tournament");
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(n, "bye")))
-            snprintf(buf, len, "tournament %lld (%s), round %lld: you have the bye (1 point)", tid,
+            snprintf(buf, len, _("tournament %lld (%s), round %lld: you have the bye (1 point)"), tid,
                      name, round);
         else if (res)
-            snprintf(buf, len, "tournament %lld (%s), round %lld: against %s, decided by forfeit (%s)",
+            snprintf(buf, len, _("tournament %lld (%s), round %lld: against %s, decided by forfeit (%s)"),
                      tid, name, round, opp, render_result_text(res));
         else
-            snprintf(buf, len, "tournament %lld (%s), round %lld: game %lld against %s, you play %s",
-                     tid, name, round, game, opp, color ? color : "?");
+            snprintf(buf, len, _("tournament %lld (%s), round %lld: game %lld against %s, you play %s"),
+                     tid, name, round, game, opp, color ? render_word(color) : "?");
     } else if (strcmp(kind, "tournament_end") == 0) {
         const char *name = cli_str(n, "name"), *why = cli_str(n, "reason");
         double pts = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(n, "points"));
-        snprintf(buf, len, "tournament %lld (%s) is over: you are %lld. with %g point%s%s%s",
+        snprintf(buf, len, /* TRANSLATORS: "%lld." is the rank (1., 2., ...), %g the points
+                  * (1.5); the last %s%s a reason or nothing. */
+                 P_("tournament %lld (%s) is over: you are %lld. with %g point%s%s",
+                    "tournament %lld (%s) is over: you are %lld. with %g points%s%s",
+                    pts == 1 ? 1 : 2),
                  cli_int(n, "tournament"), name ? name : "?", cli_int(n, "rank"), pts,
-                 pts == 1 ? "" : "s", why ? ": " : "", why ? why : "");
+                 why ? ": " : "", why ? why : "");
     } else {
-        snprintf(buf, len, "a notification of a kind this client does not know (%s)", kind);
+        snprintf(buf, len, _("a notification of a kind this client does not know (%s)"), kind);
     }
 }
 
@@ -201,8 +206,8 @@ static void when_text(const cJSON *n, char *buf, size_t len)
     long long ms = cli_int(n, "created");
     time_t secs = (time_t)(ms / 1000);
     struct tm tm;
-    if (ms < 0 || !gmtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm))
-        snprintf(buf, len, "%-20s", "(no time)");
+    if (ms < 0 || !gmtime_r(&secs, &tm) || !strftime(buf, len, _("%Y-%m-%d %H:%M UTC"), &tm))
+        snprintf(buf, len, "%-20s", _("(no time)"));
 }
 
 static void print_notes(cli *c, const char *head, const cJSON **notes, const int *merged, size_t n,
@@ -221,7 +226,7 @@ static void print_notes(cli *c, const char *head, const cJSON **notes, const int
         cmd_note_text(notes[i], text, sizeof text);
         fprintf(c->out, "  %s  %s", when, text);
         if (merged[i] > 1)
-            fprintf(c->out, " (%d notices)", merged[i]);
+            fprintf(c->out, P_(" (%d notice)", " (%d notices)", merged[i]), merged[i]);
         fputc('\n', c->out);
     }
 }
@@ -247,7 +252,7 @@ int cmd_inbox(cli *c, const cmd_args *a)
         free(notes);
         free(merged);
         cJSON_Delete(resp);
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     }
     /* Every unread one is marked read, also those folded into a newer
      * your_turn of the same game. */
@@ -259,16 +264,16 @@ int cmd_inbox(cli *c, const cmd_args *a)
     if (!cli_json(c, resp)) {
         size_t k = cmd_inbox_order(list, notes, total, merged);
         if (k == 0)
-            fputs("No notifications\n", c->out);
+            fputs(_("No notifications\n"), c->out);
         size_t unread = 0;
         for (size_t i = 0; i < k; i++)
             unread += !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(notes[i], "read"));
         char head[64];
-        snprintf(head, sizeof head, "New (%zu):", unread);
+        snprintf(head, sizeof head, _("New (%zu):"), unread);
         print_notes(c, head, notes, merged, k, false);
         if (unread > 0 && unread < k)
             fputc('\n', c->out);
-        print_notes(c, "Read before:", notes, merged, k, true);
+        print_notes(c, _("Read before:"), notes, merged, k, true);
     }
     free(notes);
     free(merged);
@@ -281,7 +286,7 @@ int cmd_inbox(cli *c, const cmd_args *a)
     if (!req || !cJSON_AddItemToObject(req, "ids", ids)) {
         cJSON_Delete(ids);
         cJSON_Delete(req);
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     }
     rc = cli_call(c, req, &resp);
     cJSON_Delete(resp);
@@ -292,9 +297,9 @@ int cmd_vacation(cli *c, const cmd_args *a)
 {
     const char *action = a->pos[0];
     if (strcmp(action, "on") && strcmp(action, "off") && strcmp(action, "status"))
-        return cli_usage_error(c, "on, off or status, not \"%s\"", action);
+        return cli_usage_error(c, _("on, off or status, not \"%s\""), action);
     if (args_has(a, "hours") && strcmp(action, "on") != 0)
-        return cli_usage_error(c, "--hours goes with on");
+        return cli_usage_error(c, _("--hours goes with on"));
     cJSON *req = cli_request("vacation"), *resp;
     if (req && (!cJSON_AddStringToObject(req, "action", action) ||
                 (args_has(a, "hours") &&
@@ -312,12 +317,12 @@ int cmd_vacation(cli *c, const cmd_args *a)
         time_t secs = (time_t)(until / 1000);
         struct tm tm;
         if (until >= 0 && gmtime_r(&secs, &tm))
-            strftime(when, sizeof when, " until %Y-%m-%d %H:%M UTC", &tm);
+            strftime(when, sizeof when, _(" until %Y-%m-%d %H:%M UTC"), &tm);
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "on")))
-            fprintf(c->out, "On vacation%s; %lld hours of allowance left this year\n", when,
+            fprintf(c->out, _("On vacation%s; %lld hours of allowance left this year\n"), when,
                     cli_int(v, "left_h"));
         else
-            fprintf(c->out, "Not on vacation; %lld hours of allowance left this year\n",
+            fprintf(c->out, _("Not on vacation; %lld hours of allowance left this year\n"),
                     cli_int(v, "left_h"));
     }
     cJSON_Delete(resp);
@@ -327,7 +332,7 @@ int cmd_vacation(cli *c, const cmd_args *a)
 int cmd_watch(cli *c, const cmd_args *a)
 {
     uint64_t id;
-    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+    if (cli_pos_id(c, a, 0, _("GAME"), &id) < 0)
         return CLI_EXIT_USAGE;
     /* play_run watches a game you do not play (subscribing, and again
      * after each reconnect); in your own game it is `play`. */
@@ -347,7 +352,7 @@ static int game_action(cli *c, const char *op, const char *action, uint64_t id, 
     if (rc != CLI_EXIT_OK)
         return rc;
     if (!cli_json(c, resp))
-        fprintf(c->out, "Game %llu: %s\n", (unsigned long long)id, done);
+        fprintf(c->out, _("Game %llu: %s\n"), (unsigned long long)id, done);
     cJSON_Delete(resp);
     return CLI_EXIT_OK;
 }
@@ -357,31 +362,31 @@ int cmd_draw(cli *c, const cmd_args *a)
     const char *action = a->pos[0];
     uint64_t id;
     if (strcmp(action, "offer") && strcmp(action, "accept") && strcmp(action, "decline"))
-        return cli_usage_error(c, "offer, accept or decline, not \"%s\"", action);
-    if (cli_pos_id(c, a, 1, "GAME", &id) < 0)
+        return cli_usage_error(c, _("offer, accept or decline, not \"%s\""), action);
+    if (cli_pos_id(c, a, 1, _("GAME"), &id) < 0)
         return CLI_EXIT_USAGE;
-    const char *done = strcmp(action, "offer") == 0    ? "draw offered"
-                       : strcmp(action, "accept") == 0 ? "drawn by agreement"
-                                                       : "draw offer declined";
+    const char *done = strcmp(action, "offer") == 0    ? _("draw offered")
+                       : strcmp(action, "accept") == 0 ? _("drawn by agreement")
+                                                       : _("draw offer declined");
     return game_action(c, "draw", action, id, done);
 }
 
 int cmd_abort(cli *c, const cmd_args *a)
 {
     uint64_t id;
-    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+    if (cli_pos_id(c, a, 0, _("GAME"), &id) < 0)
         return CLI_EXIT_USAGE;
     /* Like resign: a person at a terminal is asked; scripts and --yes not. */
     int in_fd = fileno(c->in);
     if (!args_has(a, "yes") && in_fd >= 0 && isatty(in_fd)) {
-        fprintf(c->err, "Abort game %llu? [y/N] ", (unsigned long long)id);
+        fprintf(c->err, _("Abort game %llu? [y/N] "), (unsigned long long)id);
         fflush(c->err);
         char answer[16];
         if (term_read_line(c->in, answer, sizeof answer) != TERM_OK ||
-            (strcasecmp(answer, "y") != 0 && strcasecmp(answer, "yes") != 0)) {
-            fputs("Not aborted\n", c->out);
+            !cli_is_yes(answer)) {
+            fputs(_("Not aborted\n"), c->out);
             return CLI_EXIT_OK;
         }
     }
-    return game_action(c, "abort", NULL, id, "aborted");
+    return game_action(c, "abort", NULL, id, _("aborted"));
 }

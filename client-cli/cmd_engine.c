@@ -20,6 +20,7 @@
 #include "qk_engine.h"
 #include "qk_solve.h"
 #include "render.h"
+#include "i18n.h"
 
 #define ANALYSE_DEFAULT_MS 1000
 #define SOLVE_DEFAULT_MS 60000
@@ -27,23 +28,23 @@
 
 static const char *side_word(const qk_pos *p)
 {
-    return p->side == QK_WHITE ? "White" : "Black";
+    return p->side == QK_WHITE ? _("White") : _("Black");
 }
 
 const char *cmd_eval_verdict(int score, bool white_to_move, char *buf, size_t n)
 {
-    const char *mover = white_to_move ? "White" : "Black";
-    const char *other = white_to_move ? "Black" : "White";
+    const char *mover = white_to_move ? _("White") : _("Black");
+    const char *other = white_to_move ? _("Black") : _("White");
     if (score >= QK_SCORE_MATE)
-        snprintf(buf, n, "%s wins with best play", mover);
+        snprintf(buf, n, _("%s wins with best play"), mover);
     else if (score <= -QK_SCORE_MATE)
-        snprintf(buf, n, "%s wins with best play", other);
+        snprintf(buf, n, _("%s wins with best play"), other);
     else if (score > 0)
-        snprintf(buf, n, "favours %s", mover);
+        snprintf(buf, n, _("favours %s"), mover);
     else if (score < 0)
-        snprintf(buf, n, "favours %s", other);
+        snprintf(buf, n, _("favours %s"), other);
     else
-        snprintf(buf, n, "even");
+        snprintf(buf, n, _("even"));
     return buf;
 }
 
@@ -53,13 +54,13 @@ const char *cmd_eval_verdict(int score, bool white_to_move, char *buf, size_t n)
 static int variant_and_pos(cli *c, const cmd_args *a, qk_variant *v, qk_pos *p)
 {
     if (qk_variant_parse(a->pos[0], v) != QK_OK)
-        return cli_usage_error(c, "unknown variant '%s'", a->pos[0]);
+        return cli_usage_error(c, _("unknown variant '%s'"), a->pos[0]);
     char text[QK_POS_STRLEN] = "";
     size_t len = 0;
     for (int i = 1; i < a->npos; i++) {
         size_t n = strlen(a->pos[i]);
         if (len + n + 2 > sizeof text)
-            return cli_usage_error(c, "POSITION too long");
+            return cli_usage_error(c, _("POSITION too long"));
         if (i > 1)
             text[len++] = ' ';
         memcpy(text + len, a->pos[i], n + 1);
@@ -71,7 +72,7 @@ static int variant_and_pos(cli *c, const cmd_args *a, qk_variant *v, qk_pos *p)
     }
     const char *why = NULL;
     if (qk_pos_parse(v, text, p, &why) != QK_OK)
-        return cli_usage_error(c, "bad POSITION for %s: %s", v->name, why ? why : "malformed");
+        return cli_usage_error(c, _("bad POSITION for %s: %s"), v->name, why ? why : _("malformed"));
     return CLI_EXIT_OK;
 }
 
@@ -103,7 +104,7 @@ static int print_own_json(cli *c, cJSON *obj)
     char *s = obj ? cJSON_PrintUnformatted(obj) : NULL;
     cJSON_Delete(obj);
     if (!s)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     fprintf(c->out, "%s\n", s);
     free(s);
     return CLI_EXIT_OK;
@@ -117,12 +118,12 @@ int cmd_analyse(cli *c, const cmd_args *a)
     if (rc != CLI_EXIT_OK)
         return rc;
     if (args_has(a, "depth") && args_has(a, "ms"))
-        return cli_usage_error(c, "give --depth or --ms, not both");
+        return cli_usage_error(c, _("give --depth or --ms, not both"));
     uint64_t depth = args_uint(a, "depth", 0), ms = args_uint(a, "ms", ANALYSE_DEFAULT_MS);
     if (args_has(a, "depth") && (depth < 1 || depth > QK_ENGINE_MAX_DEPTH))
-        return cli_usage_error(c, "--depth must be 1..%d", QK_ENGINE_MAX_DEPTH);
+        return cli_usage_error(c, _("--depth must be 1..%d"), QK_ENGINE_MAX_DEPTH);
     if (ms < 1 || ms > 3600000)
-        return cli_usage_error(c, "--ms must be 1..3600000");
+        return cli_usage_error(c, _("--ms must be 1..3600000"));
     qk_limits lim;
     qk_engine_level_limits(3, (uint32_t)ms, &lim);
     if (depth) {
@@ -132,16 +133,16 @@ int cmd_analyse(cli *c, const cmd_args *a)
     qk_engine e;
     memset(&e, 0, sizeof e);
     if (qk_engine_init(&e, 0) != QK_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory for the engine");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory for the engine"));
     qk_search_result res;
     rc = qk_engine_search(&e, &v, &p, &lim, &res);
     qk_engine_free(&e);
     if (rc != QK_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, "the engine failed (%d)", rc);
+        return cli_fail(c, CLI_EXIT_SERVER, _("the engine failed (%d)"), rc);
     char fen[QK_POS_STRLEN], eval[32], best[QK_MOVE_STRLEN] = "", line[4096];
     if (qk_pos_format(&v, &p, fen, sizeof fen) < 0 ||
         qk_engine_score_format(res.score, eval, sizeof eval) < 0)
-        return cli_fail(c, CLI_EXIT_SERVER, "cannot format the result");
+        return cli_fail(c, CLI_EXIT_SERVER, _("cannot format the result"));
     if (res.has_move)
         qk_move_format(&v, &res.best, best, sizeof best);
     cJSON *o = NULL, *arr = NULL;
@@ -160,27 +161,27 @@ int cmd_analyse(cli *c, const cmd_args *a)
             !cJSON_AddNumberToObject(o, "time_ms", res.time_ms) ||
             !cJSON_AddBoolToObject(o, "solved", res.solved)) {
             cJSON_Delete(o);
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         }
     }
     cJSON *words = arr ? NULL : cJSON_CreateArray();
     line_text(&v, &p, res.pv, res.pv_len, line, sizeof line, arr ? arr : words);
     if (o)
         return print_own_json(c, o);
-    fprintf(c->out, "variant:  %s\nposition: %s\n", v.name, fen);
+    fprintf(c->out, _("variant:  %s\nposition: %s\n"), v.name, fen);
     if (!res.has_move) {
-        fprintf(c->out, "the game is over at this position\n");
+        fprintf(c->out, _("the game is over at this position\n"));
         cJSON_Delete(words);
         return CLI_EXIT_OK;
     }
     char verdict[64];
-    fprintf(c->out, "eval:     %s (%s to move): %s%s\n", eval, side_word(&p),
+    fprintf(c->out, _("eval:     %s (%s to move): %s%s\n"), eval, side_word(&p),
             cmd_eval_verdict(res.score, p.side == QK_WHITE, verdict, sizeof verdict),
-            res.solved ? " [solved]" : "");
-    fprintf(c->out, "best:     %s\n", best);
-    render_wrapped(c->out, "line:    ", words, 10);
+            res.solved ? _(" [solved]") : "");
+    fprintf(c->out, _("best:     %s\n"), best);
+    render_wrapped(c->out, _("line:    "), words, 10);
     cJSON_Delete(words);
-    fprintf(c->out, "depth %d, %llu nodes, %u ms\n", res.depth, (unsigned long long)res.nodes,
+    fprintf(c->out, _("depth %d, %llu nodes, %u ms\n"), res.depth, (unsigned long long)res.nodes,
             res.time_ms);
     return CLI_EXIT_OK;
 }
@@ -193,21 +194,21 @@ int cmd_solve(cli *c, const cmd_args *a)
     if (rc != CLI_EXIT_OK)
         return rc;
     if (strncmp(v.name, "alquerkonane-", 13) != 0)
-        return cli_usage_error(c, "the solver decides Alquerkonane boards only, not %s", v.name);
+        return cli_usage_error(c, _("the solver decides Alquerkonane boards only, not %s"), v.name);
     uint64_t ms = args_uint(a, "ms", SOLVE_DEFAULT_MS);
     if (ms < 1 || ms > 86400000)
-        return cli_usage_error(c, "--ms must be 1..86400000");
+        return cli_usage_error(c, _("--ms must be 1..86400000"));
     bool exact = qk_solve_feasible(&v, &p);
     qk_solve_limits lim = {.winner_only = !exact, .time_ms = exact ? 0 : (uint32_t)ms};
     if (!exact) { /* may take the whole --ms: say so, so it does not look hung */
-        fprintf(c->err, "searching for the winner only (at most %llu s)...\n",
+        fprintf(c->err, _("searching for the winner only (at most %llu s)...\n"),
                 (unsigned long long)((ms + 999) / 1000));
         fflush(c->err);
     }
     qk_solver s;
     memset(&s, 0, sizeof s);
     if (qk_solver_init(&s, SOLVE_TABLE_BYTES) != QK_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory for the solver");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory for the solver"));
     qk_solve_result res;
     int64_t t0 = net_now_ms();
     rc = qk_solve(&s, &v, &p, &lim, &res);
@@ -223,13 +224,13 @@ int cmd_solve(cli *c, const cmd_args *a)
     qk_solver_free(&s);
     if (rc != QK_OK && rc != QK_ENOSPC) {
         cJSON_Delete(words);
-        return cli_fail(c, CLI_EXIT_SERVER, "the solver failed (%d)", rc);
+        return cli_fail(c, CLI_EXIT_SERVER, _("the solver failed (%d)"), rc);
     }
     if (qk_pos_format(&v, &p, fen, sizeof fen) < 0) {
         cJSON_Delete(words);
-        return cli_fail(c, CLI_EXIT_SERVER, "cannot format the position");
+        return cli_fail(c, CLI_EXIT_SERVER, _("cannot format the position"));
     }
-    const char *winner = !res.solved ? NULL : res.winner == QK_RESULT_WHITE ? "White" : "Black";
+    const char *winner = !res.solved ? NULL : res.winner == QK_RESULT_WHITE ? _("White") : _("Black");
     if (c->json) {
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddStringToObject(o, "variant", v.name) ||
@@ -245,35 +246,42 @@ int cmd_solve(cli *c, const cmd_args *a)
             !cJSON_AddNumberToObject(o, "visited", (double)res.nodes) ||
             !cJSON_AddNumberToObject(o, "time_ms", (double)took)) {
             cJSON_Delete(o);
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         }
         cJSON_Delete(words);
         rc = print_own_json(c, o);
         return rc == CLI_EXIT_OK && !res.solved ? CLI_EXIT_SERVER : rc;
     }
-    fprintf(c->out, "variant:  %s\nposition: %s (%s to move)\n", v.name, fen, side_word(&p));
+    fprintf(c->out, _("variant:  %s\nposition: %s (%s to move)\n"), v.name, fen, side_word(&p));
     if (!res.solved) {
         cJSON_Delete(words);
         fprintf(c->out,
-                "unsolved: the board is too big for an exact search; winner-only search "
-                "stopped after %lld ms (--ms) with %llu positions searched\n",
+                _("unsolved: the board is too big for an exact search; winner-only search "
+                "stopped after %lld ms (--ms) with %llu positions searched\n"),
                 (long long)took, (unsigned long long)res.expanded);
         return CLI_EXIT_SERVER;
     }
     if (res.exact)
-        fprintf(c->out, "result:   %s wins with perfect play (%s to move %s in %d plies)\n", winner,
-                side_word(&p), res.mover_wins ? "wins" : "loses", res.distance);
+        fprintf(c->out,
+                res.mover_wins
+                    ? P_("result:   %s wins with perfect play (%s to move wins in %d ply)\n",
+                         "result:   %s wins with perfect play (%s to move wins in %d plies)\n",
+                         res.distance)
+                    : P_("result:   %s wins with perfect play (%s to move loses in %d ply)\n",
+                         "result:   %s wins with perfect play (%s to move loses in %d plies)\n",
+                         res.distance),
+                winner, side_word(&p), res.distance);
     else
         fprintf(c->out,
-                "result:   %s wins with perfect play (winner only: the board is too big for "
-                "exact distances)\n",
+                _("result:   %s wins with perfect play (winner only: the board is too big for "
+                "exact distances)\n"),
                 winner);
     if (best[0])
-        fprintf(c->out, "best:     %s\n", best);
+        fprintf(c->out, _("best:     %s\n"), best);
     if (line[0])
-        render_wrapped(c->out, "line:    ", words, 10);
+        render_wrapped(c->out, _("line:    "), words, 10);
     cJSON_Delete(words);
-    fprintf(c->out, "searched: %llu positions (%llu visited with table hits) in %lld ms\n",
+    fprintf(c->out, _("searched: %llu positions (%llu visited with table hits) in %lld ms\n"),
             (unsigned long long)res.expanded, (unsigned long long)res.nodes, (long long)took);
     return CLI_EXIT_OK;
 }
@@ -299,7 +307,7 @@ static const char *hint_side(cli *c, uint64_t id, long long ply, char *buf, size
 int cmd_hint(cli *c, const cmd_args *a)
 {
     uint64_t id;
-    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+    if (cli_pos_id(c, a, 0, _("GAME"), &id) < 0)
         return CLI_EXIT_USAGE;
     cJSON *resp;
     int rc = cli_call(c, cli_game_request("hint", id), &resp);
@@ -313,16 +321,16 @@ int cmd_hint(cli *c, const cmd_args *a)
                                ? hint_side(c, id, cli_int(resp, "ply"), sidebuf, sizeof sidebuf)
                                : NULL;
         if (side)
-            snprintf(verdict, sizeof verdict, "%s to move, ", side[0] == 'w' ? "White" : "Black");
+            snprintf(verdict, sizeof verdict, _("%s to move, "), side[0] == 'w' ? _("White") : _("Black"));
         if (side)
             cmd_eval_verdict(score->valueint, side[0] == 'w', verdict + strlen(verdict),
                              sizeof verdict - strlen(verdict));
-        fprintf(c->out, "game %llu, ply %lld: %s (%s%s%s, depth %lld)\n", (unsigned long long)id,
+        fprintf(c->out, _("game %llu, ply %lld: %s (%s%s%s, depth %lld)\n"), (unsigned long long)id,
                 cli_int(resp, "ply"), mv ? mv : "?", eval ? eval : "?", side ? ": " : "", verdict,
                 cli_int(resp, "depth"));
         const cJSON *line = cJSON_GetObjectItemCaseSensitive(resp, "line");
         if (cJSON_GetArraySize(line) > 0)
-            render_wrapped(c->out, "line:", line, 6);
+            render_wrapped(c->out, _("line:"), line, 6);
     }
     cJSON_Delete(resp);
     return CLI_EXIT_OK;

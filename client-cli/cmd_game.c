@@ -18,6 +18,7 @@
 #include "table.h"
 #include "term.h"
 #include "timectl.h"
+#include "i18n.h"
 
 /* Fetch game id. On CLI_EXIT_OK *game_resp is the ok response (caller
  * frees); errors are reported. */
@@ -31,11 +32,13 @@ static const char *status_cell(const cJSON *g, char *buf, size_t n)
 {
     const char *status = cli_str(g, "status"), *result = cli_str(g, "result");
     if (!status || strcmp(status, "finished") != 0 || !result)
-        return status;
-    if (strcmp(result, "draw") == 0)
-        return "draw";
-    snprintf(buf, n, "%s wins", result);
-    return buf;
+        return render_word(status);
+    (void)buf;
+    (void)n;
+    return strcmp(result, "draw") == 0    ? _("draw")
+           : strcmp(result, "white") == 0 ? _("white wins")
+           : strcmp(result, "black") == 0 ? _("black wins")
+                                          : result;
 }
 
 /* "4:55" or "1:02:03" for a live clock's ms. */
@@ -89,7 +92,7 @@ int cmd_games(cli *c, const cmd_args *a)
         return CLI_EXIT_SERVER;
     }
     if (mine && !c->logged_in) {
-        fputs("Not logged in: --mine and --my-turn need a login (qirkat login USER)\n", c->err);
+        fputs(_("Not logged in: --mine and --my-turn need a login (qirkat login USER)\n"), c->err);
         return CLI_EXIT_SERVER;
     }
     const char *me = cli_me(c);
@@ -118,16 +121,16 @@ int cmd_games(cli *c, const cmd_args *a)
         goto out;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(resp, "games");
     if (cJSON_GetArraySize(list) == 0) {
-        fputs("No games\n", c->out);
+        fputs(_("No games\n"), c->out);
         goto out;
     }
-    static const char *const mine_heads[] = {"GAME", "OPPONENT", "COLOR", "VARIANT",  "TIME",
-                                             "TURN", "STATUS",   "PLY",   "YOU LEFT", "OPP LEFT"};
-    static const char *const all_heads[] = {"GAME", "WHITE",  "BLACK", "VARIANT",
-                                            "TURN", "STATUS", "PLY"};
+    static const char *const mine_heads[] = {N_("GAME"), N_("OPPONENT"), N_("COLOR"), N_("VARIANT"),  N_("TIME"),
+                                             N_("TURN"), N_("STATUS"),   N_("PLY"),   N_("YOU LEFT"), N_("OPP LEFT")};
+    static const char *const all_heads[] = {N_("GAME"), N_("WHITE"),  N_("BLACK"), N_("VARIANT"),
+                                            N_("TURN"), N_("STATUS"), N_("PLY")};
     table t;
     if (table_init(&t, mine ? 10 : 7, mine ? mine_heads : all_heads) < 0) {
-        rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         goto out;
     }
     const cJSON *g;
@@ -140,10 +143,10 @@ int cmd_games(cli *c, const cmd_args *a)
         const char *white = cli_str(g, "white"), *black = cli_str(g, "black");
         /* The names as shown: "(bot)" after bot accounts. */
         snprintf(wbuf, sizeof wbuf, "%s%s%s", white ? white : "?",
-                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "white_bot")) ? " (bot)" : "",
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "white_bot")) ? _(" (bot)") : "",
                  rating_tag(g, "white_rating", wr, sizeof wr));
         snprintf(bbuf, sizeof bbuf, "%s%s%s", black ? black : "?",
-                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "black_bot")) ? " (bot)" : "",
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "black_bot")) ? _(" (bot)") : "",
                  rating_tag(g, "black_rating", br, sizeof br));
         const char *turn = cli_str(g, "turn"), *gstatus = cli_str(g, "status");
         bool active = gstatus && strcmp(gstatus, "active") == 0;
@@ -155,11 +158,11 @@ int cmd_games(cli *c, const cmd_args *a)
             const char *opp_name = white_me ? black : white;
             const char *my_color = white_me ? "white" : "black";
             row[1] = opp;
-            row[2] = my_color;
+            row[2] = render_word(my_color);
             row[4] =
                 timectl_format(cJSON_GetObjectItemCaseSensitive(g, "time_control"), tc, sizeof tc);
             /* Whose turn, in the viewer's terms. */
-            row[5] = !active || !turn ? "-" : strcmp(turn, my_color) == 0 ? "you" : opp_name;
+            row[5] = !active || !turn ? "-" : strcmp(turn, my_color) == 0 ? _("you") : opp_name;
             time_cells(g, white_me, mine_left, opp_left, sizeof mine_left);
             row[8] = mine_left;
             row[9] = opp_left;
@@ -175,7 +178,7 @@ int cmd_games(cli *c, const cmd_args *a)
             row[6] = ply;
         }
         if (table_add(&t, row) < 0) {
-            rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
             break;
         }
     }
@@ -190,7 +193,7 @@ out:
 int cmd_show(cli *c, const cmd_args *a)
 {
     uint64_t id;
-    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+    if (cli_pos_id(c, a, 0, _("GAME"), &id) < 0)
         return CLI_EXIT_USAGE;
     cJSON *resp;
     int rc = fetch_game(c, id, &resp);
@@ -214,7 +217,7 @@ static void print_legal_moves(cli *c, uint64_t id)
         const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
         const cJSON *legal = cJSON_GetObjectItemCaseSensitive(game, "legal_moves");
         if (cJSON_IsArray(legal))
-            render_move_list(c->err, "Legal moves", legal);
+            render_move_list(c->err, _("Legal moves"), legal);
     }
     cJSON_Delete(resp);
 }
@@ -222,7 +225,7 @@ static void print_legal_moves(cli *c, uint64_t id)
 int cmd_move(cli *c, const cmd_args *a)
 {
     uint64_t id, ply;
-    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+    if (cli_pos_id(c, a, 0, _("GAME"), &id) < 0)
         return CLI_EXIT_USAGE;
     /* Point names are lowercase (RULES.md): "B2-C3 " is b2-c3. */
     char move[256];
@@ -238,7 +241,7 @@ int cmd_move(cli *c, const cmd_args *a)
         long long p = cli_int(cJSON_GetObjectItemCaseSensitive(g, "game"), "ply");
         cJSON_Delete(g);
         if (p < 0)
-            return cli_fail(c, CLI_EXIT_SERVER, "the server's game %llu has no ply",
+            return cli_fail(c, CLI_EXIT_SERVER, _("the server's game %llu has no ply"),
                             (unsigned long long)id);
         ply = (uint64_t)p;
     }
@@ -258,7 +261,7 @@ int cmd_move(cli *c, const cmd_args *a)
         if (strcmp(code, "illegal_move") == 0)
             print_legal_moves(c, id);
         else if (strcmp(code, "stale_ply") == 0 && cli_int(resp, "ply") >= 0)
-            fprintf(c->err, "The game is at ply %lld now: qirkat show %llu\n", cli_int(resp, "ply"),
+            fprintf(c->err, _("The game is at ply %lld now: qirkat show %llu\n"), cli_int(resp, "ply"),
                     (unsigned long long)id);
         cJSON_Delete(resp);
         return rc;
@@ -266,7 +269,7 @@ int cmd_move(cli *c, const cmd_args *a)
     if (!cli_json(c, resp)) {
         const cJSON *dup = cJSON_GetObjectItemCaseSensitive(resp, "duplicate");
         if (cJSON_IsTrue(dup))
-            fprintf(c->out, "%s was already played at ply %llu; nothing changed\n", move,
+            fprintf(c->out, _("%s was already played at ply %llu; nothing changed\n"), move,
                     (unsigned long long)ply);
         else {
             const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
@@ -281,7 +284,7 @@ int cmd_move(cli *c, const cmd_args *a)
 int cmd_resign(cli *c, const cmd_args *a)
 {
     uint64_t id;
-    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+    if (cli_pos_id(c, a, 0, _("GAME"), &id) < 0)
         return CLI_EXIT_USAGE;
     cJSON *resp;
     int rc;
@@ -295,14 +298,14 @@ int cmd_resign(cli *c, const cmd_args *a)
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(resp, "game");
         const char *w = cli_str(g, "white"), *b = cli_str(g, "black"), *me = cli_me(c);
         const char *opp = me && w && strcmp(w, me) == 0 ? b : w;
-        fprintf(c->err, "Resign game %llu against %s? [y/N] ", (unsigned long long)id,
+        fprintf(c->err, _("Resign game %llu against %s? [y/N] "), (unsigned long long)id,
                 opp ? opp : "?");
         fflush(c->err);
         cJSON_Delete(resp);
         char answer[16];
         if (term_read_line(c->in, answer, sizeof answer) != TERM_OK ||
-            (strcasecmp(answer, "y") != 0 && strcasecmp(answer, "yes") != 0)) {
-            fputs("Not resigned\n", c->out);
+            !cli_is_yes(answer)) {
+            fputs(_("Not resigned\n"), c->out);
             return CLI_EXIT_OK;
         }
     }
@@ -311,7 +314,7 @@ int cmd_resign(cli *c, const cmd_args *a)
         return rc;
     if (!cli_json(c, resp)) {
         const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
-        fprintf(c->out, "Resigned game %llu: %s\n", (unsigned long long)id,
+        fprintf(c->out, _("Resigned game %llu: %s\n"), (unsigned long long)id,
                 render_result_text(cli_str(game, "result")));
     }
     cJSON_Delete(resp);

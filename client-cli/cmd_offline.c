@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "render.h"
+#include "i18n.h"
 
 #define PERFT_MAX_DEPTH 64
 
@@ -16,17 +17,17 @@ static int parse_variant(cli *c, const char *name, qk_variant *v)
 {
     if (qk_variant_parse(name, v) == QK_OK)
         return CLI_EXIT_OK;
-    cli_usage_error(c, "unknown variant '%s'", name);
+    cli_usage_error(c, _("unknown variant '%s'"), name);
     cmd_print_variants(c->err);
     return CLI_EXIT_USAGE;
 }
 
 void cmd_print_variants(FILE *out)
 {
-    fputs("variants:", out);
+    fputs(_("variants:"), out);
     for (size_t i = 0; qk_variant_list(i); i++)
         fprintf(out, " %s", qk_variant_list(i));
-    fputs("\n(alquerkonane-RxC: any board from 2x2 to 12x12, e.g. alquerkonane-5x5)\n", out);
+    fputs(_("\n(alquerkonane-RxC: any board from 2x2 to 12x12, e.g. alquerkonane-5x5)\n"), out);
 }
 
 /* Print a cJSON object on one line to out; frees it. */
@@ -35,7 +36,7 @@ static int print_own_json(cli *c, cJSON *obj)
     char *s = obj ? cJSON_PrintUnformatted(obj) : NULL;
     cJSON_Delete(obj);
     if (!s)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     fprintf(c->out, "%s\n", s);
     free(s);
     return CLI_EXIT_OK;
@@ -46,7 +47,7 @@ int cmd_rules(cli *c, const cmd_args *a)
     if (a->npos == 0) { /* which variants there are */
         if (!c->json) {
             cmd_print_variants(c->out);
-            fputs("qirkat rules VARIANT: the rules of one\n", c->out);
+            fputs(_("qirkat rules VARIANT: the rules of one\n"), c->out);
             return CLI_EXIT_OK;
         }
         cJSON *o = cJSON_CreateObject(), *list = o ? cJSON_AddArrayToObject(o, "variants") : NULL;
@@ -62,7 +63,7 @@ int cmd_rules(cli *c, const cmd_args *a)
     qk_variant_start(&v, &start);
     char fen[QK_POS_STRLEN];
     if (qk_pos_format(&v, &start, fen, sizeof fen) < 0)
-        return cli_fail(c, CLI_EXIT_SERVER, "cannot format the start position");
+        return cli_fail(c, CLI_EXIT_SERVER, _("cannot format the start position"));
     const char *summary = qk_variant_summary(&v);
     if (c->json) {
         cJSON *o = cJSON_CreateObject();
@@ -76,10 +77,13 @@ int cmd_rules(cli *c, const cmd_args *a)
     }
     /* The summary names the family ("alquerkonane-RxC"); the header names
      * the exact variant. */
-    fprintf(c->out, "Variant: %s\n\n%s", v.name, summary);
+    char title[96];
+    summary = _(summary);
+    fprintf(c->out, _("Variant: %s — %s\n\n%s"), v.name,
+            render_variant_name(v.name, title, sizeof title), summary);
     if (*summary && summary[strlen(summary) - 1] != '\n')
         fputc('\n', c->out);
-    fprintf(c->out, "\nStart position: %s\n\n", fen);
+    fprintf(c->out, _("\nStart position: %s\n\n"), fen);
     render_board(c->out, &v, &start, NULL, c->render_flags);
     return CLI_EXIT_OK;
 }
@@ -93,7 +97,7 @@ int cmd_perft(cli *c, const cmd_args *a)
     uint64_t depth;
     const char *dtext = a->pos[a->npos - 1];
     if (args_parse_uint(dtext, &depth) < 0 || depth < 1 || depth > PERFT_MAX_DEPTH)
-        return cli_usage_error(c, "DEPTH must be a number 1..%d, not '%s'", PERFT_MAX_DEPTH, dtext);
+        return cli_usage_error(c, _("DEPTH must be a number 1..%d, not '%s'"), PERFT_MAX_DEPTH, dtext);
 
     /* The position may come quoted as one argument or, unquoted, as its
      * four blank-separated fields: join whatever lies between. */
@@ -102,7 +106,7 @@ int cmd_perft(cli *c, const cmd_args *a)
     for (int i = 1; i < a->npos - 1; i++) {
         size_t n = strlen(a->pos[i]);
         if (len + n + 2 > sizeof text)
-            return cli_usage_error(c, "POSITION too long");
+            return cli_usage_error(c, _("POSITION too long"));
         if (i > 1)
             text[len++] = ' ';
         memcpy(text + len, a->pos[i], n + 1);
@@ -114,11 +118,11 @@ int cmd_perft(cli *c, const cmd_args *a)
     } else {
         const char *why = NULL;
         if (qk_pos_parse(&v, text, &pos, &why) != QK_OK)
-            return cli_usage_error(c, "bad POSITION for %s: %s", v.name, why ? why : "malformed");
+            return cli_usage_error(c, _("bad POSITION for %s: %s"), v.name, why ? why : _("malformed"));
     }
     char fen[QK_POS_STRLEN];
     if (qk_pos_format(&v, &pos, fen, sizeof fen) < 0)
-        return cli_fail(c, CLI_EXIT_SERVER, "cannot format the position");
+        return cli_fail(c, CLI_EXIT_SERVER, _("cannot format the position"));
 
     cJSON *o = NULL, *list = NULL;
     if (c->json) {
@@ -127,16 +131,16 @@ int cmd_perft(cli *c, const cmd_args *a)
             !cJSON_AddStringToObject(o, "position", fen) ||
             !(list = cJSON_AddArrayToObject(o, "perft"))) {
             cJSON_Delete(o);
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         }
     } else {
-        fprintf(c->out, "variant:  %s\nposition: %s\ndepth  nodes\n", v.name, fen);
+        fprintf(c->out, _("variant:  %s\nposition: %s\ndepth  nodes\n"), v.name, fen);
     }
     for (int d = 1; d <= (int)depth; d++) {
         uint64_t nodes = qk_perft(&v, &pos, d);
         if (nodes == QK_PERFT_OVERFLOW) {
             cJSON_Delete(o);
-            return cli_fail(c, CLI_EXIT_USAGE, "too many moves in one position to count");
+            return cli_fail(c, CLI_EXIT_USAGE, _("too many moves in one position to count"));
         }
         if (!c->json) {
             fprintf(c->out, "%5d  %llu\n", d, (unsigned long long)nodes);
@@ -152,7 +156,7 @@ int cmd_perft(cli *c, const cmd_args *a)
         if (!row || !cJSON_AddNumberToObject(row, "depth", d) ||
             !cJSON_AddNumberToObject(row, "nodes", (double)nodes)) {
             cJSON_Delete(o);
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         }
     }
     return c->json ? print_own_json(c, o) : CLI_EXIT_OK;

@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "table.h"
+#include "i18n.h"
 
 /* "1662.31" or "1662.31?" (provisional) into buf. */
 static const char *rating_cell(const cJSON *r, char *buf, size_t n)
@@ -41,15 +42,15 @@ int cmd_user(cli *c, const cmd_args *a)
     const cJSON *u = cJSON_GetObjectItemCaseSensitive(resp, "user");
     const cJSON *ratings = cJSON_GetObjectItemCaseSensitive(u, "ratings");
     fprintf(c->out, "%s%s\n", cli_str(u, "username") ? cli_str(u, "username") : "?",
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(u, "bot")) ? " (bot)" : "");
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(u, "bot")) ? _(" (bot)") : "");
     if (cJSON_GetArraySize(ratings) == 0) {
-        fputs("No rated games yet\n", c->out);
+        fputs(_("No rated games yet\n"), c->out);
         goto out;
     }
-    static const char *const heads[] = {"FAMILY", "RATING", "RD", "VOLATILITY", "GAMES"};
+    static const char *const heads[] = {N_("FAMILY"), N_("RATING"), N_("RD"), N_("VOLATILITY"), N_("GAMES")};
     table t;
     if (table_init(&t, 5, heads) < 0) {
-        rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         goto out;
     }
     const cJSON *f;
@@ -61,13 +62,13 @@ int cmd_user(cli *c, const cmd_args *a)
                               num_cell(f, "volatility", "%.6f", vol, sizeof vol),
                               num_cell(f, "games", "%.0f", games, sizeof games)};
         if (table_add(&t, row) < 0) {
-            rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
             break;
         }
     }
     if (rc == CLI_EXIT_OK) {
         table_print(&t, c->out);
-        fputs("? provisional (RD above 110)\n", c->out);
+        fputs(_("? provisional (RD above 110)\n"), c->out);
     }
     table_free(&t);
 out:
@@ -94,16 +95,16 @@ int cmd_leaderboard(cli *c, const cmd_args *a)
     const cJSON *players = cJSON_GetObjectItemCaseSensitive(resp, "players");
     if (cJSON_GetArraySize(players) == 0) {
         fprintf(c->out,
-                "No established players in %s yet (a rating is provisional while its RD is above "
-                "110)\n",
+                _("No established players in %s yet (a rating is provisional while its RD is above "
+                "110)\n"),
                 family ? family : a->pos[0]);
         goto out;
     }
-    fprintf(c->out, "Leaderboard: %s\n", family ? family : a->pos[0]);
-    static const char *const heads[] = {"RANK", "PLAYER", "RATING", "RD", "GAMES"};
+    fprintf(c->out, _("Leaderboard: %s\n"), family ? family : a->pos[0]);
+    static const char *const heads[] = {N_("RANK"), N_("PLAYER"), N_("RATING"), N_("RD"), N_("GAMES")};
     table t;
     if (table_init(&t, 5, heads) < 0) {
-        rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         goto out;
     }
     const cJSON *p;
@@ -111,13 +112,13 @@ int cmd_leaderboard(cli *c, const cmd_args *a)
     {
         char rank[32], name[64], r[32], rd[32], games[32];
         snprintf(name, sizeof name, "%s%s", cli_str(p, "username") ? cli_str(p, "username") : "?",
-                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "bot")) ? " (bot)" : "");
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "bot")) ? _(" (bot)") : "");
         const char *row[5] = {num_cell(p, "rank", "%.0f", rank, sizeof rank), name,
                               num_cell(p, "rating", "%.2f", r, sizeof r),
                               num_cell(p, "rd", "%.2f", rd, sizeof rd),
                               num_cell(p, "games", "%.0f", games, sizeof games)};
         if (table_add(&t, row) < 0) {
-            rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
             break;
         }
     }

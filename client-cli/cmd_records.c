@@ -22,6 +22,7 @@
 #include "qk_pdn.h"
 #include "replay.h"
 #include "table.h"
+#include "i18n.h"
 
 /* Raw PDN bytes per import batch: JSON escaping at most doubles them
  * (newlines and quotes), and the request line must stay under 64 KiB. */
@@ -54,7 +55,7 @@ static int add_filters(cli *c, const cmd_args *a, cJSON *req)
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         const char *v = args_get(a, strs[i]);
         if (v && !cJSON_AddStringToObject(req, strs[i], v))
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     }
     static const char *const dates[] = {"since", "until"};
     for (int i = 0; i < 2; i++) {
@@ -63,20 +64,20 @@ static int add_filters(cli *c, const cmd_args *a, cJSON *req)
             continue;
         int64_t ms = parse_date(v, i == 1);
         if (ms < 0)
-            return cli_usage_error(c, "--%s: YYYY-MM-DD or UTC milliseconds, not '%s'", dates[i],
+            return cli_usage_error(c, _("--%s: YYYY-MM-DD or UTC milliseconds, not '%s'"), dates[i],
                                    v);
         if (!cJSON_AddNumberToObject(req, dates[i], (double)ms))
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     }
     if (args_has(a, "imported") && !cJSON_AddTrueToObject(req, "imported"))
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     return CLI_EXIT_OK;
 }
 
 int cmd_export(cli *c, const cmd_args *a)
 {
     uint64_t game = 0;
-    if (a->npos == 1 && cli_pos_id(c, a, 0, "GAME", &game) < 0)
+    if (a->npos == 1 && cli_pos_id(c, a, 0, _("GAME"), &game) < 0)
         return CLI_EXIT_USAGE;
     return cmd_export_games(c, a, game, 0);
 }
@@ -86,19 +87,19 @@ int cmd_export_games(cli *c, const cmd_args *a, uint64_t game, uint64_t tourname
     const char *path = args_get(a, "output");
     FILE *out = path ? fopen(path, "w") : c->out;
     if (!out)
-        return cli_fail(c, CLI_EXIT_USAGE, "cannot write '%s'", path);
+        return cli_fail(c, CLI_EXIT_USAGE, _("cannot write '%s'"), path);
     int rc = CLI_EXIT_OK;
     long long after = 0, n = 0;
     do {
         cJSON *req = cli_request("export"), *resp;
         if (!req)
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         if ((game && !cJSON_AddNumberToObject(req, "game", (double)game)) ||
             (tournament && !cJSON_AddNumberToObject(req, "tournament", (double)tournament)) ||
             (c->json && !cJSON_AddStringToObject(req, "format", "json")) ||
             (after && !cJSON_AddNumberToObject(req, "after", (double)after))) {
             cJSON_Delete(req);
-            rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
             break;
         }
         if ((rc = add_filters(c, a, req)) != CLI_EXIT_OK) {
@@ -125,9 +126,10 @@ int cmd_export_games(cli *c, const cmd_args *a, uint64_t game, uint64_t tourname
     } while (after > 0);
     if (path) {
         if (fclose(out) != 0 && rc == CLI_EXIT_OK)
-            rc = cli_fail(c, CLI_EXIT_USAGE, "cannot write '%s'", path);
+            rc = cli_fail(c, CLI_EXIT_USAGE, _("cannot write '%s'"), path);
         else if (rc == CLI_EXIT_OK)
-            fprintf(c->err, "%lld game%s written to %s\n", n, n == 1 ? "" : "s", path);
+            fprintf(c->err, P_("%lld game written to %s\n", "%lld games written to %s\n", n), n,
+                    path);
     }
     return rc;
 }
@@ -138,20 +140,20 @@ static int import_batch(cli *c, const qk_pdn_record *recs, size_t from, size_t t
     size_t cap = 1, len = 0;
     char *text = malloc(cap);
     if (!text)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     text[0] = '\0';
     for (size_t i = from; i < to; i++) {
         char *one;
         size_t n;
         if (qk_pdn_write(&recs[i], &one, &n) != QK_PDN_OK) {
             free(text);
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         }
         char *t = realloc(text, cap + n);
         if (!t) {
             free(one);
             free(text);
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         }
         text = t;
         memcpy(text + len, one, n + 1);
@@ -172,7 +174,7 @@ static int import_batch(cli *c, const qk_pdn_record *recs, size_t from, size_t t
         const cJSON *id;
         cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(resp, "games"))
         {
-            fprintf(c->out, "Imported game %zu as game %.0f\n", *count + 1, id->valuedouble);
+            fprintf(c->out, _("Imported game %zu as game %.0f\n"), *count + 1, id->valuedouble);
             (*count)++;
         }
     }
@@ -186,14 +188,14 @@ int cmd_import(cli *c, const cmd_args *a)
     size_t len = 0;
     char *text = records_read_file(path, &len);
     if (!text)
-        return cli_usage_error(c, "cannot read '%s'", path);
+        return cli_usage_error(c, _("cannot read '%s'"), path);
     qk_pdn_record *recs;
     size_t n;
     qk_pdn_error err;
     int prc = qk_pdn_read(text, len, &recs, &n, &err);
     free(text);
     if (prc != QK_PDN_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, "%s: game %zu (record %zu): %s", path, err.record + 1,
+        return cli_fail(c, CLI_EXIT_SERVER, _("%s: game %zu (record %zu): %s"), path, err.record + 1,
                         err.record, err.message);
     int rc = CLI_EXIT_OK;
     size_t from = 0, bytes = 0, count = 0;
@@ -202,7 +204,7 @@ int cmd_import(cli *c, const cmd_args *a)
         if (i < n) {
             char *s;
             if (qk_pdn_write(&recs[i], &s, &one) != QK_PDN_OK) {
-                rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+                rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
                 break;
             }
             free(s);
@@ -230,14 +232,14 @@ int cmd_search(cli *c, const cmd_args *a)
 {
     cJSON *req = cli_request("games"), *resp;
     if (!req)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     int rc = add_filters(c, a, req);
     if (rc == CLI_EXIT_OK &&
         ((args_has(a, "limit") &&
           !cJSON_AddNumberToObject(req, "limit", (double)args_uint(a, "limit", 0))) ||
          (args_has(a, "after") &&
           !cJSON_AddNumberToObject(req, "after", (double)args_uint(a, "after", 0)))))
-        rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     if (rc != CLI_EXIT_OK) {
         cJSON_Delete(req);
         return rc;
@@ -248,14 +250,14 @@ int cmd_search(cli *c, const cmd_args *a)
         goto out;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(resp, "games"), *g;
     if (cJSON_GetArraySize(list) == 0) {
-        fputs("No games\n", c->out);
+        fputs(_("No games\n"), c->out);
         goto out;
     }
-    static const char *const heads[] = {"GAME",    "DATE",   "WHITE",  "BLACK",
-                                        "VARIANT", "RESULT", "REASON", "PLY"};
+    static const char *const heads[] = {N_("GAME"),    N_("DATE"),   N_("WHITE"),  N_("BLACK"),
+                                        N_("VARIANT"), N_("RESULT"), N_("REASON"), N_("PLY")};
     table t;
     if (table_init(&t, 8, heads) < 0) {
-        rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         goto out;
     }
     cJSON_ArrayForEach(g, list)
@@ -263,7 +265,7 @@ int cmd_search(cli *c, const cmd_args *a)
         char id[40], ply[32], date[32];
         const cJSON *created = cJSON_GetObjectItemCaseSensitive(g, "created");
         snprintf(id, sizeof id, "%lld%s", cli_int(g, "id"),
-                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "imported")) ? " (imported)"
+                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "imported")) ? _(" (imported)")
                                                                                : "");
         snprintf(ply, sizeof ply, "%lld", cli_int(g, "ply"));
         date_text(cJSON_IsNumber(created) ? created->valuedouble : 0, date, sizeof date);
@@ -279,7 +281,7 @@ int cmd_search(cli *c, const cmd_args *a)
                                why ? why : "-",
                                ply};
         if (table_add(&t, cells) < 0) {
-            rc = cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            rc = cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
             break;
         }
     }
@@ -287,7 +289,7 @@ int cmd_search(cli *c, const cmd_args *a)
     table_free(&t);
     const cJSON *next = cJSON_GetObjectItemCaseSensitive(resp, "next");
     if (cJSON_IsNumber(next))
-        fprintf(c->out, "More: add --after %.0f\n", next->valuedouble);
+        fprintf(c->out, _("More: add --after %.0f\n"), next->valuedouble);
 out:
     cJSON_Delete(resp);
     return rc;
@@ -305,7 +307,7 @@ int records_fetch(cli *c, uint64_t game, char **text, size_t *len)
     *text = cJSON_IsString(rec) ? strdup(rec->valuestring) : NULL;
     cJSON_Delete(resp);
     if (!*text)
-        return cli_fail(c, CLI_EXIT_SERVER, "the server sent no record for game %llu",
+        return cli_fail(c, CLI_EXIT_SERVER, _("the server sent no record for game %llu"),
                         (unsigned long long)game);
     *len = strlen(*text);
     return CLI_EXIT_OK;

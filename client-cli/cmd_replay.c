@@ -13,10 +13,11 @@
 #include "render.h"
 #include "replay.h"
 #include "term.h"
+#include "i18n.h"
 
 static const char *side_name(int side)
 {
-    return side == QK_WHITE ? "White" : "Black";
+    return side == QK_WHITE ? _("White") : _("Black");
 }
 
 /* "N." for a ply of the first mover of a pair, "N..." for the second
@@ -70,7 +71,7 @@ static int show_json(cli *c, const replay_src *src, const qk_pdn_state *st, bool
     char *s = ok ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     if (!s)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     fprintf(c->out, "%s\n", s);
     free(s);
     return CLI_EXIT_OK;
@@ -82,7 +83,7 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
     qk_pdn_state st;
     qk_pdn_error err;
     if (qk_pdn_replay(r, ply, &st, &err) != QK_PDN_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, "game %zu: %s", src->index + 1, err.message);
+        return cli_fail(c, CLI_EXIT_SERVER, _("game %zu: %s"), src->index + 1, err.message);
     const qk_variant *v = &st.variant;
     /* The end of the record: the rules' verdict, or the Result's for a
      * game ended from outside them (resignation...). Before the end, the
@@ -93,7 +94,7 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
     if (ply == r->nmoves) {
         qk_pdn_outcome out;
         if (qk_pdn_validate(r, &out, &err) != QK_PDN_OK)
-            return cli_fail(c, CLI_EXIT_SERVER, "game %zu: %s", src->index + 1, err.message);
+            return cli_fail(c, CLI_EXIT_SERVER, _("game %zu: %s"), src->index + 1, err.message);
         over = out.over;
         res = out.result;
         why = out.reason;
@@ -102,9 +103,9 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
         return show_json(c, src, &st, over, res, why);
 
     FILE *out = c->out;
-    fprintf(out, "Game %zu of %zu  %s  ply %zu of %zu\n", src->index + 1, src->count, v->name, ply,
+    fprintf(out, _("Game %zu of %zu  %s  ply %zu of %zu\n"), src->index + 1, src->count, v->name, ply,
             r->nmoves);
-    fprintf(out, "White: %s  Black: %s", r->white ? r->white : "?", r->black ? r->black : "?");
+    fprintf(out, _("White: %s  Black: %s"), r->white ? r->white : "?", r->black ? r->black : "?");
     if (r->event)
         fprintf(out, "  (%s%s%s)", r->event, r->date ? ", " : "", r->date ? r->date : "");
     fputc('\n', out);
@@ -116,21 +117,21 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
             snprintf(mv, sizeof mv, "%s", r->moves[ply - 1]);
         captured_text(v, &st.last, caps, sizeof caps);
         /* The mover is the side not to move now. */
-        fprintf(out, "Last move: %s %s (%s)", num, mv, side_name(!st.pos.side));
+        fprintf(out, _("Last move: %s %s (%s)"), num, mv, side_name(!st.pos.side));
         if (*caps)
-            fprintf(out, ", captured %s", caps);
+            fprintf(out, _(", captured %s"), caps);
         fputc('\n', out);
     } else {
-        fputs("Start position\n", out);
+        fputs(_("Start position\n"), out);
     }
     if (over)
         fprintf(out, "%s (%s)\n", render_result_text(qk_result_name(res)),
                 render_reason_text(qk_reason_name(why)));
     else if (ply == r->nmoves)
-        fprintf(out, "%s to move; the record ends here (%s)\n", side_name(st.pos.side),
+        fprintf(out, _("%s to move; the record ends here (%s)\n"), side_name(st.pos.side),
                 qk_pdn_result_text(r->result));
     else
-        fprintf(out, "%s to move\n", side_name(st.pos.side));
+        fprintf(out, _("%s to move\n"), side_name(st.pos.side));
     return CLI_EXIT_OK;
 }
 
@@ -144,7 +145,7 @@ static int next_command(cli *c, bool tty, char *buf, size_t n)
 {
     if (!tty)
         return term_read_line(c->in, buf, n);
-    fputs("replay> ", c->out);
+    fputs(_("replay> "), c->out);
     fflush(c->out);
     int key = term_read_key(c->in);
     if (key < 0) {
@@ -155,7 +156,7 @@ static int next_command(cli *c, bool tty, char *buf, size_t n)
     if (key == '\n' || key == '\r' || key == ' ')
         key = 'n';
     if (key == 'g') {
-        fputs("g: go to ply: ", c->out);
+        fputs(_("g: go to ply: "), c->out);
         fflush(c->out);
         char ply[32];
         int rc = term_read_line(c->in, ply, sizeof ply);
@@ -197,19 +198,19 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
             cmd[--len] = '\0';
         size_t want = ply;
         if (t == TERM_ETOOLONG) {
-            fputs("replay: line too long\n", c->err);
+            fputs(_("replay: line too long\n"), c->err);
             continue;
         } else if (strcmp(cmd, "q") == 0 || strcmp(cmd, "quit") == 0) {
             break;
         } else if (*cmd == '\0' || strcmp(cmd, "n") == 0 || strcmp(cmd, "next") == 0) {
             if (ply == last) {
-                fprintf(c->err, "replay: already at the last ply (%zu)\n", last);
+                fprintf(c->err, _("replay: already at the last ply (%zu)\n"), last);
                 continue;
             }
             want = ply + 1;
         } else if (strcmp(cmd, "p") == 0 || strcmp(cmd, "prev") == 0) {
             if (ply == 0) {
-                fputs("replay: already at the start (ply 0)\n", c->err);
+                fputs(_("replay: already at the start (ply 0)\n"), c->err);
                 continue;
             }
             want = ply - 1;
@@ -223,7 +224,7 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
                 arg++;
             uint64_t n;
             if (args_parse_uint(arg, &n) < 0 || n > last) {
-                fprintf(c->err, "replay: g N needs a ply 0..%zu, not '%s'\n", last, arg);
+                fprintf(c->err, _("replay: g N needs a ply 0..%zu, not '%s'\n"), last, arg);
                 continue;
             }
             want = (size_t)n;
@@ -231,7 +232,7 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
             fputs(loop_help, c->out);
             continue;
         } else {
-            fprintf(c->err, "replay: unknown command '%s' (h for help)\n", cmd);
+            fprintf(c->err, _("replay: unknown command '%s' (h for help)\n"), cmd);
             continue;
         }
         ply = want;
@@ -274,7 +275,7 @@ int cmd_replay(cli *c, const cmd_args *a)
     const char *path = a->pos[0];
     uint64_t game = args_uint(a, "game", 1);
     if (game < 1)
-        return cli_usage_error(c, "--game counts from 1");
+        return cli_usage_error(c, _("--game counts from 1"));
     size_t len = 0;
     char *text = records_read_file(path, &len);
     /* A number that is not a file is a game id: its record comes from the
@@ -287,7 +288,7 @@ int cmd_replay(cli *c, const cmd_args *a)
             return frc;
     }
     if (!text)
-        return cli_usage_error(c, "cannot read '%s'", path);
+        return cli_usage_error(c, _("cannot read '%s'"), path);
     qk_pdn_record *recs;
     size_t n;
     qk_pdn_error err;
@@ -296,13 +297,13 @@ int cmd_replay(cli *c, const cmd_args *a)
     if (prc != QK_PDN_OK) {
         if (prc == QK_PDN_ETOOBIG)
             return cli_fail(c, CLI_EXIT_SERVER, "%s: %s", path, err.message);
-        return cli_fail(c, CLI_EXIT_SERVER, "%s: game %zu (record %zu): %s", path, err.record + 1,
+        return cli_fail(c, CLI_EXIT_SERVER, _("%s: game %zu (record %zu): %s"), path, err.record + 1,
                         err.record, err.message);
     }
     int rc;
     if (game > n) {
-        rc = cli_usage_error(c, "--game %llu: '%s' has %zu game%s", (unsigned long long)game, path,
-                             n, n == 1 ? "" : "s");
+        rc = cli_usage_error(c, P_("--game %llu: '%s' has %zu game", "--game %llu: '%s' has %zu games", n),
+                             (unsigned long long)game, path, n);
         goto done;
     }
     replay_src src = {&recs[game - 1], (size_t)game - 1, n};
@@ -310,7 +311,8 @@ int cmd_replay(cli *c, const cmd_args *a)
         uint64_t ply = args_uint(a, "to-ply", 0);
         if (ply > src.rec->nmoves) {
             rc =
-                cli_usage_error(c, "--to-ply %llu: game %llu has %zu plies",
+                cli_usage_error(c, P_("--to-ply %llu: game %llu has %zu ply", "--to-ply %llu: game %llu has %zu plies",
+                                   src.rec->nmoves),
                                 (unsigned long long)ply, (unsigned long long)game, src.rec->nmoves);
             goto done;
         }

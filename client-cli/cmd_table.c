@@ -4,6 +4,7 @@
  * option lists are compound literals so a row reads as one declaration.
  */
 #include "cmd.h"
+#include "i18n.h"
 
 #include <string.h>
 
@@ -11,176 +12,176 @@
 
 #define O_PASSWORD_STDIN                                                                           \
     {                                                                                              \
-        OPT_FLAG, "password-stdin", NULL, "read the password as one line from stdin"               \
+        OPT_FLAG, "password-stdin", NULL, N_("read the password as one line from stdin")               \
     }
 
 /* Boards are drawn from your side (Black at the bottom when you play
  * Black, White's side for watchers); --flip turns them around. */
 #define O_FLIP                                                                                     \
     {                                                                                              \
-        OPT_FLAG, "flip", NULL, "turn the board around (default: your side at the bottom)"         \
+        OPT_FLAG, "flip", NULL, N_("turn the board around (default: your side at the bottom)")         \
     }
 
 /* The search filters of export and search (docs/protocol.md `games`). */
 #define O_FILTERS                                                                                  \
-    {OPT_STR, "user", "U", "games of U (default: you)"},                                           \
-        {OPT_STR, "opponent", "U", "games against U"},                                             \
-        {OPT_STR, "variant", "V", "games of this variant"},                                        \
-        {OPT_STR, "since", "DATE", "started on or after DATE (YYYY-MM-DD, UTC)"},                  \
-        {OPT_STR, "until", "DATE", "started on or before DATE (YYYY-MM-DD, UTC)"},                 \
-        {OPT_STR, "result", "white|black|draw", "games with this result"},                         \
+    {OPT_STR, "user", "U", N_("games of U (default: you)")},                                           \
+        {OPT_STR, "opponent", "U", N_("games against U")},                                             \
+        {OPT_STR, "variant", "V", N_("games of this variant")},                                        \
+        {OPT_STR, "since", "DATE", N_("started on or after DATE (YYYY-MM-DD, UTC)")},                  \
+        {OPT_STR, "until", "DATE", N_("started on or before DATE (YYYY-MM-DD, UTC)")},                 \
+        {OPT_STR, "result", "white|black|draw", N_("games with this result")},                         \
     {                                                                                              \
-        OPT_FLAG, "imported", NULL, "only imported games"                                          \
+        OPT_FLAG, "imported", NULL, N_("only imported games")                                          \
     }
 
 /* clang-format off */
 const cmd_def cmd_table[] = {
     {"register", cmd_register, NULL, NEED_NOTHING, 1, 1,
      OPTS(O_PASSWORD_STDIN,
-          {OPT_FLAG, "bot", NULL, "mark the account as a bot"},
-          {OPT_FLAG, "yes", NULL, "replace another account's stored session without asking"}),
+          {OPT_FLAG, "bot", NULL, N_("mark the account as a bot")},
+          {OPT_FLAG, "yes", NULL, N_("replace another account's stored session without asking")}),
      "USER [--password-stdin] [--bot] [--yes]",
-     "create an account (password: 8 characters or more) and log in"},
+     N_("create an account (password: 8 characters or more) and log in")},
     {"login", cmd_login, NULL, NEED_NOTHING, 1, 1, OPTS(O_PASSWORD_STDIN),
-     "USER [--password-stdin]", "log in, store the token"},
+     "USER [--password-stdin]", N_("log in, store the token")},
     {"logout", cmd_logout, NULL, NEED_NOTHING, 0, 0, NULL,
-     "", "forget the stored token"},
+     "", N_("forget the stored token")},
     {"challenge", cmd_challenge, cmd_check_challenge, NEED_LOGIN, 0, 1,
-     OPTS({OPT_STR, "variant", "V", "variant of RULES.md (default alquerque)"},
-          {OPT_STR, "color", "white|black|random", "your colour (default random)"},
-          {OPT_STR, "position", "POS", "custom start position string"},
+     OPTS({OPT_STR, "variant", "V", N_("variant of RULES.md (default alquerque)")},
+          {OPT_STR, "color", "white|black|random", N_("your colour (default random)")},
+          {OPT_STR, "position", "POS", N_("custom start position string")},
           {OPT_STR, "time", "unlimited|corr:DAYS|live:INITIAL+INCREMENT",
-           "time control: DAYS 1..14 per move; live in seconds (default unlimited)"},
-          {OPT_FLAG, "rated", NULL, "a rated game (no hints)"},
-          {OPT_UINT, "rating-min", "R", "open seeks: only players rated R or more may accept"},
-          {OPT_UINT, "rating-max", "R", "open seeks: only players rated R or less may accept"}),
+           N_("time control: DAYS 1..14 per move; live in seconds (default unlimited)")},
+          {OPT_FLAG, "rated", NULL, N_("a rated game (no hints)")},
+          {OPT_UINT, "rating-min", "R", N_("open seeks: only players rated R or more may accept")},
+          {OPT_UINT, "rating-max", "R", N_("open seeks: only players rated R or less may accept")}),
      "[USER] [--variant V] [--color white|black|random] [--position POS] "
      "[--time unlimited|corr:DAYS|live:INITIAL+INCREMENT] [--rated] [--rating-min R] "
      "[--rating-max R]",
-     "challenge USER, or open a seek anyone may accept"},
+     N_("challenge USER, or open a seek anyone may accept")},
     {"challenges", cmd_challenges, NULL, NEED_LOGIN, 0, 0, NULL,
-     "", "open challenges to, from and for you"},
+     "", N_("open challenges to, from and for you")},
     {"accept", cmd_accept, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
-     "ID", "accept a challenge: the game starts"},
+     "ID", N_("accept a challenge: the game starts")},
     {"decline", cmd_decline, cmd_check_id, NEED_LOGIN, 1, 1,
      OPTS({OPT_STR, "reason", "WORD",
-           "why, for programs: generic (default), later, too_fast, too_slow, time_control, "
-           "rated, casual, variant, no_bot, only_bot"},
-          {OPT_STR, "message", "TEXT", "a free text shown to the challenger"}),
+           N_("why, for programs: generic (default), later, too_fast, too_slow, time_control, "
+           "rated, casual, variant, no_bot, only_bot")},
+          {OPT_STR, "message", "TEXT", N_("a free text shown to the challenger")}),
      "ID [--reason WORD] [--message TEXT]",
-     "decline a challenge"},
+     N_("decline a challenge")},
     {"cancel", cmd_cancel, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
-     "ID", "withdraw your challenge"},
+     "ID", N_("withdraw your challenge")},
     {"games", cmd_games, NULL, NEED_LOGIN_OPT, 0, 0,
-     OPTS({OPT_FLAG, "mine", NULL, "only your games (needs a login)"},
-          {OPT_STR, "status", "active|finished|aborted", "only games in this state"},
-          {OPT_STR, "variant", "V", "only games of this variant"},
-          {OPT_UINT, "limit", "N", "at most N games"},
-          {OPT_FLAG, "my-turn", NULL, "only games waiting for your move, soonest deadline first"}),
+     OPTS({OPT_FLAG, "mine", NULL, N_("only your games (needs a login)")},
+          {OPT_STR, "status", "active|finished|aborted", N_("only games in this state")},
+          {OPT_STR, "variant", "V", N_("only games of this variant")},
+          {OPT_UINT, "limit", "N", N_("at most N games")},
+          {OPT_FLAG, "my-turn", NULL, N_("only games waiting for your move, soonest deadline first")}),
      "[--mine] [--my-turn] [--status active|finished|aborted] [--variant V] [--limit N]",
-     "list games (with --mine: your time left)"},
+     N_("list games (with --mine: your time left)")},
     {"show", cmd_show, cmd_check_id, NEED_LOGIN_OPT, 1, 1, OPTS(O_FLIP),
-     "GAME [--flip]", "board, turn, legal moves"},
+     "GAME [--flip]", N_("board, turn, legal moves")},
     {"move", cmd_move, cmd_check_id, NEED_LOGIN, 2, 2,
-     OPTS({OPT_UINT, "ply", "N", "the ply the move is played at (default: the current one)"}),
-     "GAME MOVE [--ply N]", "play a move (b2-c3, a1xc3xe5)"},
+     OPTS({OPT_UINT, "ply", "N", N_("the ply the move is played at (default: the current one)")}),
+     "GAME MOVE [--ply N]", N_("play a move (b2-c3, a1xc3xe5)")},
     {"resign", cmd_resign, cmd_check_id, NEED_LOGIN, 1, 1,
-     OPTS({OPT_FLAG, "yes", NULL, "do not ask first (only a terminal is asked)"}),
-     "GAME [--yes]", "resign a game"},
+     OPTS({OPT_FLAG, "yes", NULL, N_("do not ask first (only a terminal is asked)")}),
+     "GAME [--yes]", N_("resign a game")},
     {"play", cmd_play, cmd_check_id, NEED_LOGIN, 1, 1, OPTS(O_FLIP),
-     "GAME [--flip]", "play interactively; redraws on the opponent's move"},
+     "GAME [--flip]", N_("play interactively; redraws on the opponent's move")},
     {"inbox", cmd_inbox, NULL, NEED_LOGIN, 0, 0,
-     OPTS({OPT_UINT, "limit", "N", "at most N notifications (default 50)"},
-          {OPT_FLAG, "keep", NULL, "do not mark them read"}),
-     "[--limit N] [--keep]", "your notifications, unread first; marks them read"},
+     OPTS({OPT_UINT, "limit", "N", N_("at most N notifications (default 50)")},
+          {OPT_FLAG, "keep", NULL, N_("do not mark them read")}),
+     "[--limit N] [--keep]", N_("your notifications, unread first; marks them read")},
     {"vacation", cmd_vacation, NULL, NEED_LOGIN, 1, 1,
-     OPTS({OPT_UINT, "hours", "H", "length of the vacation (default: all you have left)"}),
-     "on|off|status [--hours H]", "stop your correspondence clocks (yearly allowance)"},
+     OPTS({OPT_UINT, "hours", "H", N_("length of the vacation (default: all you have left)")}),
+     "on|off|status [--hours H]", N_("stop your correspondence clocks (yearly allowance)")},
     {"watch", cmd_watch, cmd_check_id, NEED_LOGIN, 1, 1, OPTS(O_FLIP),
-     "GAME [--flip]", "follow a game live; reconnects by itself"},
+     "GAME [--flip]", N_("follow a game live; reconnects by itself")},
     {"draw", cmd_draw, NULL, NEED_LOGIN, 2, 2, NULL,
-     "offer|accept|decline GAME", "offer, accept or decline a draw"},
+     "offer|accept|decline GAME", N_("offer, accept or decline a draw")},
     {"abort", cmd_abort, cmd_check_id, NEED_LOGIN, 1, 1,
-     OPTS({OPT_FLAG, "yes", NULL, "do not ask first (only a terminal is asked)"}),
-     "GAME [--yes]", "abort a game before both sides have moved"},
+     OPTS({OPT_FLAG, "yes", NULL, N_("do not ask first (only a terminal is asked)")}),
+     "GAME [--yes]", N_("abort a game before both sides have moved")},
     {"rules", cmd_rules, NULL, NEED_NOTHING, 0, 1, NULL,
-     "[VARIANT]", "the rules of a variant, or the variants (offline)"},
+     "[VARIANT]", N_("the rules of a variant, or the variants (offline)")},
     {"perft", cmd_perft, NULL, NEED_NOTHING, 2, -1, NULL,
-     "VARIANT [POSITION] DEPTH", "count move sequences of 1..DEPTH plies (offline)"},
+     "VARIANT [POSITION] DEPTH", N_("count move sequences of 1..DEPTH plies (offline)")},
     {"user", cmd_user, NULL, NEED_LOGIN, 1, 1, NULL,
-     "NAME", "a player's ratings, one per variant family (? = provisional)"},
+     "NAME", N_("a player's ratings, one per variant family (? = provisional)")},
     {"leaderboard", cmd_leaderboard, NULL, NEED_LOGIN, 1, 1,
-     OPTS({OPT_UINT, "limit", "N", "at most N players (default 50, at most 200)"}),
-     "VARIANT [--limit N]", "the established players of a variant's family, by rating"},
+     OPTS({OPT_UINT, "limit", "N", N_("at most N players (default 50, at most 200)")}),
+     "VARIANT [--limit N]", N_("the established players of a variant's family, by rating")},
     {"hint", cmd_hint, cmd_check_id, NEED_LOGIN, 1, 1, NULL,
-     "GAME", "the engine's move for the side to move (unrated games)"},
+     "GAME", N_("the engine's move for the side to move (unrated games)")},
     {"bot", cmd_bot, cmd_check_bot, NEED_NOTHING, 0, 0,
-     OPTS({OPT_UINT, "level", "1|2|3", "engine level: 1 weak, 3 strongest (required)"},
-          {OPT_STR, "variants", "V,V,...", "accept only these variants (alquerkonane: any board)"},
+     OPTS({OPT_UINT, "level", "1|2|3", N_("engine level: 1 weak, 3 strongest (required)")},
+          {OPT_STR, "variants", "V,V,...", N_("accept only these variants (alquerkonane: any board)")},
           {OPT_STR, "time-controls", "unlimited,correspondence,live",
-           "accept only these kinds of time control"},
-          {OPT_UINT, "max-games", "N", "at most N games at once (0: no limit)"},
-          {OPT_UINT, "move-ms", "MS", "thinking time per move (default 1000)"},
+           N_("accept only these kinds of time control")},
+          {OPT_UINT, "max-games", "N", N_("at most N games at once (0: no limit)")},
+          {OPT_UINT, "move-ms", "MS", N_("thinking time per move (default 1000)")},
           {OPT_STR, "engine", "CMD",
-           "an external engine (docs/engine-protocol.md); the built-in one on its timeout"}),
+           N_("an external engine (docs/engine-protocol.md); the built-in one on its timeout")}),
      "--level N [--variants V,...] [--time-controls K,...] [--max-games N] [--move-ms MS] "
      "[--engine CMD]",
-     "play as this bot account with the engine; reconnects and resumes by itself"},
+     N_("play as this bot account with the engine; reconnects and resumes by itself")},
     {"analyse", cmd_analyse, NULL, NEED_NOTHING, 1, -1,
-     OPTS({OPT_UINT, "depth", "N", "search to N plies"},
-          {OPT_UINT, "ms", "MS", "search for MS milliseconds (default 1000)"}),
+     OPTS({OPT_UINT, "depth", "N", N_("search to N plies")},
+          {OPT_UINT, "ms", "MS", N_("search for MS milliseconds (default 1000)")}),
      "VARIANT [POSITION] [--depth N | --ms MS]",
-     "evaluation and best line of a position (offline)"},
+     N_("evaluation and best line of a position (offline)")},
     {"solve", cmd_solve, NULL, NEED_NOTHING, 1, -1,
-     OPTS({OPT_UINT, "ms", "MS", "time limit of a winner-only search (default 60000)"}),
+     OPTS({OPT_UINT, "ms", "MS", N_("time limit of a winner-only search (default 60000)")}),
      "alquerkonane-RxC [POSITION] [--ms MS]",
-     "who wins with perfect play, and how many positions that took (offline)"},
+     N_("who wins with perfect play, and how many positions that took (offline)")},
     {"replay", cmd_replay, NULL, NEED_NOTHING, 1, 1,
-     OPTS({OPT_UINT, "game", "K", "the K-th game of the file (default 1)"},
-          {OPT_UINT, "to-ply", "N", "print the board after N plies and exit (0: the start)"}),
+     OPTS({OPT_UINT, "game", "K", N_("the K-th game of the file (default 1)")},
+          {OPT_UINT, "to-ply", "N", N_("print the board after N plies and exit (0: the start)")}),
      "GAME|FILE [--game K] [--to-ply N]",
-     "step through a stored game (by id) or a game of a PDN file: n p f l, g N, q"},
+     N_("step through a stored game (by id) or a game of a PDN file: n p f l, g N, q")},
     {"export", cmd_export, NULL, NEED_LOGIN, 0, 1,
      OPTS(O_FILTERS,
-          {OPT_STR, "output", "FILE", "write to FILE instead of stdout (also -o FILE)"}),
+          {OPT_STR, "output", "FILE", N_("write to FILE instead of stdout (also -o FILE)")}),
      "[GAME] [--user U] [--opponent U] [--variant V] [--since DATE] [--until DATE] "
      "[--result R] [--imported] [--json] [-o|--output FILE]",
-     "stored games as PDN records (or game objects with --json), every page"},
+     N_("stored games as PDN records (or game objects with --json), every page")},
     {"import", cmd_import, NULL, NEED_LOGIN, 1, 1, NULL,
-     "FILE", "store the games of a PDN file (each checked with the rules first)"},
+     "FILE", N_("store the games of a PDN file (each checked with the rules first)")},
     {"search", cmd_search, NULL, NEED_LOGIN, 0, 0,
      OPTS(O_FILTERS,
-          {OPT_STR, "status", "active|finished|aborted", "only games in this state"},
-          {OPT_UINT, "limit", "N", "at most N games (1..200, default 50)"},
-          {OPT_UINT, "after", "ID", "the next page: games older than ID"}),
+          {OPT_STR, "status", "active|finished|aborted", N_("only games in this state")},
+          {OPT_UINT, "limit", "N", N_("at most N games (1..200, default 50)")},
+          {OPT_UINT, "after", "ID", N_("the next page: games older than ID")}),
      "[--user U] [--opponent U] [--variant V] [--since DATE] [--until DATE] [--result R] "
      "[--imported] [--status S] [--limit N] [--after ID]",
-     "find stored games: a table, newest first"},
+     N_("find stored games: a table, newest first")},
     {"class", cmd_class, NULL, NEED_LOGIN, 1, 3, NULL,
      "create NAME | join CODE | add-students CLASS FILE | reset-password CLASS USER | show [CLASS]",
-     "classes: FILE has one student a line, \"username\" or \"username,display name\""},
+     N_("classes: FILE has one student a line, \"username\" or \"username,display name\"")},
     {"tournament", cmd_tournament, NULL, NEED_LOGIN, 1, 4,
-     OPTS({OPT_STR, "system", "round_robin|swiss", "create: the pairing system"},
-          {OPT_STR, "variant", "V", "create: the variant (default alquerque)"},
-          {OPT_STR, "time", "unlimited|corr:DAYS|live:INITIAL+INCREMENT", "create: time control"},
-          {OPT_STR, "position", "POS", "create: a custom start position"},
-          {OPT_UINT, "rounds", "N", "create: rounds of a Swiss"},
-          {OPT_UINT, "class", "ID", "create: for this class only"},
-          {OPT_FLAG, "double", NULL, "create: double round robin"},
-          {OPT_FLAG, "rated", NULL, "create: rated games"},
-          {OPT_FLAG, "bots", NULL, "create: bots may join"},
-          {OPT_FLAG, "auto", NULL, "create: a round starts when the last game of the one before ends"},
+     OPTS({OPT_STR, "system", "round_robin|swiss", N_("create: the pairing system")},
+          {OPT_STR, "variant", "V", N_("create: the variant (default alquerque)")},
+          {OPT_STR, "time", "unlimited|corr:DAYS|live:INITIAL+INCREMENT", N_("create: time control")},
+          {OPT_STR, "position", "POS", N_("create: a custom start position")},
+          {OPT_UINT, "rounds", "N", N_("create: rounds of a Swiss")},
+          {OPT_UINT, "class", "ID", N_("create: for this class only")},
+          {OPT_FLAG, "double", NULL, N_("create: double round robin")},
+          {OPT_FLAG, "rated", NULL, N_("create: rated games")},
+          {OPT_FLAG, "bots", NULL, N_("create: bots may join")},
+          {OPT_FLAG, "auto", NULL, N_("create: a round starts when the last game of the one before ends")},
           {OPT_STR, "pairer", "builtin|external",
-           "create: who pairs a Swiss (external: the server's --pairing-program)"},
-          {OPT_STR, "user", "USER", "join/withdraw: someone else (organiser); export: U's games only"},
-          {OPT_FLAG, "csv", NULL, "standings: as CSV; export: the standings as CSV"},
-          {OPT_FLAG, "pdn", NULL, "export: every game of the tournament as PDN (the default)"},
-          {OPT_STR, "output", "FILE", "export: write to FILE instead of stdout (also -o FILE)"}),
+           N_("create: who pairs a Swiss (external: the server's --pairing-program)")},
+          {OPT_STR, "user", "USER", N_("join/withdraw: someone else (organiser); export: U's games only")},
+          {OPT_FLAG, "csv", NULL, N_("standings: as CSV; export: the standings as CSV")},
+          {OPT_FLAG, "pdn", NULL, N_("export: every game of the tournament as PDN (the default)")},
+          {OPT_STR, "output", "FILE", N_("export: write to FILE instead of stdout (also -o FILE)")}),
      "create NAME --system S [...] | join|withdraw ID [--user U] | start|pair ID | show [ID] | "
      "standings ID [--csv] | result ID GAME white|black|draw | export ID [--pdn|--csv] [-o FILE]",
-     "tournaments: round robin and Swiss, standings with tie-breaks"},
+     N_("tournaments: round robin and Swiss, standings with tie-breaks")},
     {"help", cmd_help, NULL, NEED_NOTHING, 0, 1, NULL,
-     "[SUBCOMMAND]", "this list, or one subcommand's options"},
+     "[SUBCOMMAND]", N_("this list, or one subcommand's options")},
     {NULL, NULL, NULL, NEED_NOTHING, 0, 0, NULL, NULL, NULL},
 };
 /* clang-format on */
@@ -195,31 +196,32 @@ const cmd_def *cmd_find(const char *name)
 
 void cmd_print_usage(FILE *out)
 {
-    fputs("usage: qirkat [--server HOST:PORT] [--json] SUBCOMMAND [ARGS]\n\n", out);
-    fputs("subcommands:\n", out);
+    fputs(_("usage: qirkat [--server HOST:PORT] [--json] SUBCOMMAND [ARGS]\n\n"), out);
+    fputs(_("subcommands:\n"), out);
     for (const cmd_def *d = cmd_table; d->name; d++)
-        fprintf(out, "  %-11s %s\n", d->name, d->summary);
-    fputs("\nglobal options:\n"
-          "  --server HOST:PORT  server (else $QIRKAT_SERVER, else the one you logged in on,\n"
-          "                      else " CLI_DEFAULT_SERVER ")\n"
-          "  --json              print the server's response object, one line\n"
-          "  --version           the client's version\n"
-          "  --help              this text; `qirkat SUBCOMMAND --help` for one subcommand\n"
-          "\nexit status: 0 ok, 1 server error, 2 usage error, 3 cannot connect\n",
-          out);
+        fprintf(out, "  %-11s %s\n", d->name, _(d->summary));
+    fprintf(out,
+            _("\nglobal options:\n"
+              "  --server HOST:PORT  server (else $QIRKAT_SERVER, else the one you logged in on,\n"
+              "                      else %s)\n"
+              "  --json              print the server's response object, one line\n"
+              "  --version           the client's version\n"
+              "  --help              this text; `qirkat SUBCOMMAND --help` for one subcommand\n"
+              "\nexit status: 0 ok, 1 server error, 2 usage error, 3 cannot connect\n"),
+            CLI_DEFAULT_SERVER);
 }
 
 void cmd_print_help(FILE *out, const cmd_def *d)
 {
-    fprintf(out, "usage: qirkat %s%s%s\n\n%s\n", d->name, *d->usage ? " " : "", d->usage,
-            d->summary);
+    fprintf(out, _("usage: qirkat %s%s%s\n\n%s\n"), d->name, *d->usage ? " " : "", d->usage,
+            _(d->summary));
     if (d->opts) {
-        fputs("\noptions:\n", out);
+        fputs(_("\noptions:\n"), out);
         for (const opt_spec *o = d->opts; o->kind != OPT_END; o++) {
             char left[64];
             snprintf(left, sizeof left, "--%s%s%s", o->name, o->metavar ? " " : "",
                      o->metavar ? o->metavar : "");
-            fprintf(out, "  %-24s %s\n", left, o->help);
+            fprintf(out, "  %-24s %s\n", left, _(o->help));
         }
     }
     /* Where a command takes a variant, which ones there are. */
@@ -233,7 +235,7 @@ void cmd_print_help(FILE *out, const cmd_def *d)
 int cmd_check_id(cli *c, const cmd_args *a)
 {
     uint64_t id;
-    return cli_pos_id(c, a, 0, strncmp(c->cmd->usage, "ID", 2) == 0 ? "ID" : "GAME", &id) < 0
+    return cli_pos_id(c, a, 0, strncmp(c->cmd->usage, "ID", 2) == 0 ? _("ID") : _("GAME"), &id) < 0
                ? CLI_EXIT_USAGE
                : CLI_EXIT_OK;
 }
@@ -246,7 +248,7 @@ int cmd_help(cli *c, const cmd_args *a)
     }
     const cmd_def *d = cmd_find(a->pos[0]);
     if (!d)
-        return cli_usage_error(c, "unknown subcommand '%s'", a->pos[0]);
+        return cli_usage_error(c, _("unknown subcommand '%s'"), a->pos[0]);
     cmd_print_help(c->out, d);
     return CLI_EXIT_OK;
 }

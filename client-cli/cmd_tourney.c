@@ -12,12 +12,14 @@
 
 #include "cmd.h"
 #include "timectl.h"
+#include "i18n.h"
+#include "render.h"
 
 /* ---- class -------------------------------------------------------------- */
 
 static void print_class(cli *c, const cJSON *cl)
 {
-    fprintf(c->out, "Class %lld: %s (teacher %s), join code %s\n", cli_int(cl, "id"),
+    fprintf(c->out, _("Class %lld: %s (teacher %s), join code %s\n"), cli_int(cl, "id"),
             cli_str(cl, "name") ? cli_str(cl, "name") : "?",
             cli_str(cl, "teacher") ? cli_str(cl, "teacher") : "?",
             cli_str(cl, "code") ? cli_str(cl, "code") : "-");
@@ -26,7 +28,7 @@ static void print_class(cli *c, const cJSON *cl)
     {
         fprintf(c->out, "  %-20s %s%s\n", cli_str(s, "username") ? cli_str(s, "username") : "?",
                 cli_str(s, "name") ? cli_str(s, "name") : "",
-                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "bot")) ? " (bot)" : "");
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "bot")) ? _(" (bot)") : "");
     }
 }
 
@@ -37,7 +39,7 @@ static cJSON *read_students(cli *c, const char *path)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!f) {
-        cli_usage_error(c, "cannot read %s: %s", path, strerror(errno));
+        cli_usage_error(c, _("cannot read %s: %s"), path, strerror(errno));
         return NULL;
     }
     cJSON *list = cJSON_CreateArray();
@@ -75,7 +77,7 @@ static cJSON *read_students(cli *c, const char *path)
         fclose(f);
     if (list && cJSON_GetArraySize(list) == 0) {
         cJSON_Delete(list);
-        cli_usage_error(c, "%s lists no students", path);
+        cli_usage_error(c, _("%s lists no students"), path);
         return NULL;
     }
     return list;
@@ -98,11 +100,11 @@ int cmd_class(cli *c, const cmd_args *a)
                : strcmp(act, "show") == 0                                               ? -1
                                                                                         : 0;
     if (want == 0)
-        return cli_usage_error(c, "class create|join|add-students|reset-password|show, not \"%s\"",
+        return cli_usage_error(c, _("class create|join|add-students|reset-password|show, not \"%s\""),
                                act);
     if (want > 0 && a->npos != want)
-        return cli_usage_error(c, "class %s takes %d argument%s", act, want - 1,
-                               want == 2 ? "" : "s");
+        return cli_usage_error(c, P_("class %s takes %d argument", "class %s takes %d arguments", want - 1),
+                               act, want - 1);
     if (strcmp(act, "create") == 0) {
         req = cli_request("class_create");
         if (req && !cJSON_AddStringToObject(req, "name", a->pos[1]))
@@ -152,11 +154,11 @@ int cmd_class(cli *c, const cmd_args *a)
             print_class(c, cl);
         cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(resp, "classes")) print_class(c, x);
         if (cli_str(resp, "password"))
-            fprintf(c->out, "New password of %s: %s (shown once)\n", a->pos[2],
+            fprintf(c->out, _("New password of %s: %s (shown once)\n"), a->pos[2],
                     cli_str(resp, "password"));
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(resp, "students");
         if (st && !cl) {
-            fprintf(c->out, "Accounts made (passwords shown once):\n");
+            fprintf(c->out, _("Accounts made (passwords shown once):\n"));
             cJSON_ArrayForEach(x, st) fprintf(c->out, "  %-20s %-14s %s\n", cli_str(x, "username"),
                                               cli_str(x, "password"), cli_str(x, "name"));
         }
@@ -172,14 +174,14 @@ oom:
 
 static void print_tourney(cli *c, const cJSON *t, bool full)
 {
-    fprintf(c->out, "Tournament %lld: %s, %s %s, %s, round %lld of %lld (organiser %s)\n",
-            cli_int(t, "id"), cli_str(t, "name"), cli_str(t, "system"), cli_str(t, "variant"),
-            cli_str(t, "status"), cli_int(t, "current_round"), cli_int(t, "rounds_total"),
+    fprintf(c->out, _("Tournament %lld: %s, %s %s, %s, round %lld of %lld (organiser %s)\n"),
+            cli_int(t, "id"), cli_str(t, "name"), render_word(cli_str(t, "system")),
+            cli_str(t, "variant"), render_word(cli_str(t, "status")), cli_int(t, "current_round"), cli_int(t, "rounds_total"),
             cli_str(t, "organiser"));
     if (cli_str(t, "end_reason"))
-        fprintf(c->out, "Ended: %s\n", cli_str(t, "end_reason"));
+        fprintf(c->out, _("Ended: %s\n"), cli_str(t, "end_reason"));
     const cJSON *x;
-    fprintf(c->out, "Players:");
+    fprintf(c->out, _("Players:"));
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(t, "players"))
         fprintf(c->out, " %s", cJSON_IsString(x) ? x->valuestring : "?");
     fprintf(c->out, "\n");
@@ -187,7 +189,7 @@ static void print_tourney(cli *c, const cJSON *t, bool full)
         return;
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(t, "rounds"))
     {
-        fprintf(c->out, "Round %lld\n", cli_int(x, "round"));
+        fprintf(c->out, _("Round %lld\n"), cli_int(x, "round"));
         const cJSON *p;
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(x, "pairings"))
         {
@@ -201,21 +203,24 @@ static void print_tourney(cli *c, const cJSON *t, bool full)
                 score = !res ? "-/-" : strcmp(res, "white") == 0 ? "+/-" : "-/+";
             fprintf(c->out, "  %-16s %-16s %-4s", cli_str(p, "white"), cli_str(p, "black"), score);
             if (cli_int(p, "game") > 0)
-                fprintf(c->out, " game %lld", cli_int(p, "game"));
+                fprintf(c->out, _(" game %lld"), cli_int(p, "game"));
             if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "by_hand")))
-                fprintf(c->out, " (set by hand)");
+                fprintf(c->out, _(" (set by hand)"));
             fprintf(c->out, "\n");
         }
         const char *bye = cli_str(x, "bye");
         if (bye)
-            fprintf(c->out, "  bye: %s\n", bye);
+            fprintf(c->out, _("  bye: %s\n"), bye);
     }
 }
 
 static void print_standings(cli *c, const cJSON *st)
 {
-    fprintf(c->out, "%-4s %-20s %6s %6s %6s %6s %4s\n", "RANK", "PLAYER", "POINTS", "SB", "BH",
-            "DE", "WIN");
+    /* TRANSLATORS: the standings' column heads: at most 4, 20, 6, 6, 6, 6
+     * and 4 characters. SB Sonneborn-Berger, BH Buchholz, DE direct
+     * encounter, WIN wins (the tie-break legend below says them in words). */
+    fprintf(c->out, "%-4s %-20s %6s %6s %6s %6s %4s\n", _("RANK"), _("PLAYER"), _("POINTS"), _("SB"),
+            _("BH"), _("DE"), _("WIN"));
     const cJSON *row;
     cJSON_ArrayForEach(row, st)
     {
@@ -230,11 +235,11 @@ static void print_standings(cli *c, const cJSON *st)
         fprintf(c->out, "%-4lld %-20s %6g %6g %6g %6g %4g%s\n", cli_int(row, "rank"),
                 cli_str(row, "username"), cJSON_IsNumber(pts) ? pts->valuedouble : 0, v[0], v[1],
                 v[2], v[3],
-                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "withdrawn")) ? " (withdrawn)"
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "withdrawn")) ? _(" (withdrawn)")
                                                                                  : "");
     }
-    fprintf(c->out, "Tie-breaks in this order: Sonneborn-Berger, Buchholz, direct encounter, "
-                    "wins (FIDE C.07)\n");
+    fprintf(c->out, _("Tie-breaks in this order: Sonneborn-Berger, Buchholz, direct encounter, "
+                    "wins (FIDE C.07)\n"));
 }
 
 /* tournament create NAME: the request from the options. */
@@ -242,12 +247,12 @@ static cJSON *create_request(cli *c, const cmd_args *a)
 {
     const char *sys = args_get(a, "system"), *time = args_get(a, "time"), *why = NULL;
     if (!sys || (strcmp(sys, "round_robin") && strcmp(sys, "swiss"))) {
-        cli_usage_error(c, "--system round_robin or --system swiss");
+        cli_usage_error(c, _("--system round_robin or --system swiss"));
         return NULL;
     }
     cJSON *tc = NULL;
     if (time && !(tc = timectl_parse(time, &why))) {
-        cli_usage_error(c, "bad --time '%s': %s", time, why);
+        cli_usage_error(c, _("bad --time '%s': %s"), time, why);
         return NULL;
     }
     cJSON *req = cli_request("tournament_create");
@@ -286,11 +291,11 @@ static cJSON *create_request(cli *c, const cmd_args *a)
 static int export_tourney(cli *c, const cmd_args *a)
 {
     uint64_t tid;
-    if (cli_pos_id(c, a, 1, "TOURNAMENT", &tid) < 0)
+    if (cli_pos_id(c, a, 1, _("TOURNAMENT"), &tid) < 0)
         return CLI_EXIT_USAGE;
     if (args_has(a, "csv") && args_has(a, "pdn"))
         return cli_usage_error(c,
-                               "tournament export: --csv (standings) or --pdn (games), not both");
+                               _("tournament export: --csv (standings) or --pdn (games), not both"));
     if (!args_has(a, "csv"))
         return cmd_export_games(c, a, 0, tid);
     cJSON *req = cli_request("tournament_standings"), *resp;
@@ -306,7 +311,7 @@ static int export_tourney(cli *c, const cmd_args *a)
     FILE *out = path ? fopen(path, "w") : c->out;
     if (!out) {
         cJSON_Delete(resp);
-        return cli_fail(c, CLI_EXIT_USAGE, "cannot write '%s'", path);
+        return cli_fail(c, CLI_EXIT_USAGE, _("cannot write '%s'"), path);
     }
     /* csv_lines, not csv: the client replaces control characters in what
      * the server sends, CR and LF included. */
@@ -315,9 +320,9 @@ static int export_tourney(cli *c, const cmd_args *a)
         fprintf(out, "%s\r\n", cJSON_IsString(x) ? x->valuestring : "");
     cJSON_Delete(resp);
     if (path && fclose(out) != 0)
-        return cli_fail(c, CLI_EXIT_USAGE, "cannot write '%s'", path);
+        return cli_fail(c, CLI_EXIT_USAGE, _("cannot write '%s'"), path);
     if (path)
-        fprintf(c->err, "standings written to %s\n", path);
+        fprintf(c->err, _("standings written to %s\n"), path);
     return CLI_EXIT_OK;
 }
 
@@ -343,12 +348,13 @@ int cmd_tournament(cli *c, const cmd_args *a)
         k++;
     if (k == sizeof acts / sizeof acts[0])
         return cli_usage_error(c,
-                               "tournament create|join|start|pair|show|standings|withdraw|"
-                               "result|export, not \"%s\"",
+                               _("tournament create|join|start|pair|show|standings|withdraw|"
+                               "result|export, not \"%s\""),
                                act);
     if (acts[k].npos > 0 && a->npos != acts[k].npos)
-        return cli_usage_error(c, "tournament %s takes %d argument%s", act, acts[k].npos - 1,
-                               acts[k].npos == 2 ? "" : "s");
+        return cli_usage_error(c, P_("tournament %s takes %d argument", "tournament %s takes %d arguments",
+                                  acts[k].npos - 1),
+                               act, acts[k].npos - 1);
     cJSON *req = NULL, *resp;
     bool csv = args_has(a, "csv");
     if (strcmp(act, "export") == 0)
@@ -373,7 +379,7 @@ int cmd_tournament(cli *c, const cmd_args *a)
             const char *res = a->pos[3];
             if (strcmp(res, "white") && strcmp(res, "black") && strcmp(res, "draw")) {
                 cJSON_Delete(req);
-                return cli_usage_error(c, "a result is white, black or draw, not \"%s\"", res);
+                return cli_usage_error(c, _("a result is white, black or draw, not \"%s\""), res);
             }
             if (!add_id(req, "game", c, a, 2, "GAME")) {
                 cJSON_Delete(req);

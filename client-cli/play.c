@@ -19,6 +19,7 @@
 #include "ledit.h"
 #include "qk_rules.h"
 #include "render.h"
+#include "i18n.h"
 
 #define BACKOFF_MIN_MS 500
 #define BACKOFF_MAX_MS 30000
@@ -91,7 +92,7 @@ static void drop(play *p)
     if (!connected(p))
         return;
     net_close(&p->c->conn);
-    say(p, p->c->err, "Connection to %s lost; reconnecting in %.1f s (type quit to leave)\n",
+    say(p, p->c->err, _("Connection to %s lost; reconnecting in %.1f s (type quit to leave)\n"),
         p->c->server, p->backoff_ms / 1000.0);
     p->reconnect_at = net_now_ms() + p->backoff_ms;
 }
@@ -197,9 +198,9 @@ static void confirm_question(const play *p, char *buf, size_t n)
 {
     const char *opp =
         p->color ? game_str(p, strcmp(p->color, "white") == 0 ? "black" : "white") : NULL;
-    snprintf(buf, n, "%s game %llu against %s? [y/N] ",
-             p->confirm == CONFIRM_RESIGN ? "Resign" : "Abort", (unsigned long long)p->id,
-             opp ? opp : "your opponent");
+    snprintf(buf, n, _("%s game %llu against %s? [y/N] "),
+             p->confirm == CONFIRM_RESIGN ? _("Resign") : _("Abort"), (unsigned long long)p->id,
+             opp ? opp : _("your opponent"));
 }
 
 /* The line editor's prompt: the clocks of a live game (counted down
@@ -222,11 +223,11 @@ static void editor_prompt(play *p, char *buf, size_t n)
     const char *turn = game_str(p, "turn");
     const char *who = turn ? game_str(p, turn) : NULL;
     if (!p->color)
-        snprintf(buf + len, n - len, "watching> ");
+        snprintf(buf + len, n - len, _("watching> "));
     else if (my_turn(p))
-        snprintf(buf + len, n - len, "your move: ");
+        snprintf(buf + len, n - len, _("your move: "));
     else
-        snprintf(buf + len, n - len, "waiting for %s> ", who ? who : "the opponent");
+        snprintf(buf + len, n - len, _("waiting for %s> "), who ? who : _("the opponent"));
 }
 
 /* With the line editor: announce whose turn it is once per ply, set the
@@ -239,7 +240,7 @@ static void prompt_editor(play *p)
         const char *turn = game_str(p, "turn");
         const char *who = turn ? game_str(p, turn) : NULL;
         ledit_hide(false);
-        fprintf(p->c->out, "Waiting for %s (%s)...\n", who ? who : "the opponent",
+        fprintf(p->c->out, _("Waiting for %s (%s)...\n"), who ? who : _("the opponent"),
                 turn ? turn : "?");
         fflush(p->c->out);
         p->waiting_shown = true;
@@ -271,12 +272,12 @@ static void prompt(play *p)
     } else if (my_turn(p)) {
         /* The loop wakes for timers and reconnects too: ask once. */
         if (!p->prompted)
-            fputs("your move: ", p->c->out);
+            fputs(_("your move: "), p->c->out);
         p->prompted = true;
     } else if (!p->waiting_shown) {
         const char *turn = game_str(p, "turn");
         const char *who = turn ? game_str(p, turn) : NULL;
-        fprintf(p->c->out, "Waiting for %s (%s)...\n", who ? who : "the opponent",
+        fprintf(p->c->out, _("Waiting for %s (%s)...\n"), who ? who : _("the opponent"),
                 turn ? turn : "?");
         p->waiting_shown = true;
     }
@@ -285,7 +286,7 @@ static void prompt(play *p)
 
 static void print_help(play *p)
 {
-    fputs("Commands:\n"
+    fputs(_("Commands:\n"
           "  MOVE          play a move in RULES.md notation: b2-c3, a1xc3xe5\n"
           "  moves         list the legal moves\n"
           "  board         fetch the game and draw it again\n"
@@ -296,13 +297,13 @@ static void print_help(play *p)
           "  abort         abort the game (until each side has moved once; asks first)\n"
           "  resign        resign the game (asks first)\n"
           "  help          this list\n"
-          "  quit          leave (the game goes on; `qirkat play` again to resume)\n",
+          "  quit          leave (the game goes on; `qirkat play` again to resume)\n"),
           p->c->out);
 }
 
 static void print_legal(play *p, FILE *out)
 {
-    render_move_list(out, "Legal moves", cJSON_GetObjectItemCaseSensitive(p->game, "legal_moves"));
+    render_move_list(out, _("Legal moves"), cJSON_GetObjectItemCaseSensitive(p->game, "legal_moves"));
 }
 
 /* Send a move at ply. On a lost connection the move is kept as pending and
@@ -324,7 +325,7 @@ static void send_move(play *p, const char *move, long long ply)
         bool dup = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "duplicate"));
         set_snapshot(p, resp);
         if (dup) {
-            fprintf(p->c->out, "%s had already been played at ply %lld\n", move, ply);
+            fprintf(p->c->out, _("%s had already been played at ply %lld\n"), move, ply);
             (void)refresh(p);
         }
         redraw(p);
@@ -359,7 +360,7 @@ static void ask(play *p, confirm_kind what)
 static void do_resign(play *p)
 {
     if (!p->color) {
-        fputs("You are watching this game; there is nothing to resign\n", p->c->out);
+        fputs(_("You are watching this game; there is nothing to resign\n"), p->c->out);
         return;
     }
     cJSON *resp;
@@ -378,11 +379,11 @@ static void do_resign(play *p)
 static bool can_act(play *p, const char *what)
 {
     if (!p->color)
-        fprintf(p->c->out, "You are watching this game; you cannot %s\n", what);
+        fprintf(p->c->out, _("You are watching this game; you cannot %s\n"), what);
     else if (game_over(p))
-        fputs("The game is over\n", p->c->out);
+        fputs(_("The game is over\n"), p->c->out);
     else if (!connected(p))
-        fputs("Not connected; try again once reconnected\n", p->c->out);
+        fputs(_("Not connected; try again once reconnected\n"), p->c->out);
     else
         return true;
     return false;
@@ -391,7 +392,7 @@ static bool can_act(play *p, const char *what)
 /* draw offer|accept|decline, abort: one request answered with the game. */
 static void game_action(play *p, const char *op, const char *action)
 {
-    if (!can_act(p, action ? "answer draws" : "abort it"))
+    if (!can_act(p, action ? _("answer draws") : _("abort it")))
         return;
     cJSON *req = cli_game_request(op, p->id), *resp;
     if (req && action && !cJSON_AddStringToObject(req, "action", action)) {
@@ -409,14 +410,14 @@ static void game_action(play *p, const char *op, const char *action)
     if (game_over(p))
         redraw(p);
     else if (action && strcmp(action, "offer") == 0)
-        fputs("Draw offered; your opponent may accept it until the next move\n", p->c->out);
+        fputs(_("Draw offered; your opponent may accept it until the next move\n"), p->c->out);
     else if (action && strcmp(action, "decline") == 0)
-        fputs("Draw offer declined\n", p->c->out);
+        fputs(_("Draw offer declined\n"), p->c->out);
 }
 
 static void do_hint(play *p)
 {
-    if (!can_act(p, "ask for hints"))
+    if (!can_act(p, _("ask for hints")))
         return;
     cJSON *resp;
     if (exchange(p, cli_game_request("hint", p->id), &resp) != CLI_EXIT_OK)
@@ -433,7 +434,7 @@ static void do_hint(play *p)
             cmd_eval_verdict(score->valueint, strcmp(turn, "white") == 0, verdict + 2,
                              sizeof verdict - 2);
         }
-        fprintf(p->c->out, "Hint: %s (%s%s, depth %lld)\n", mv ? mv : "?", eval ? eval : "?",
+        fprintf(p->c->out, _("Hint: %s (%s%s, depth %lld)\n"), mv ? mv : "?", eval ? eval : "?",
                 verdict, cli_int(resp, "depth"));
     } else {
         cli_report(p->c, resp);
@@ -453,9 +454,9 @@ static void confirmed(play *p, const char *line)
     for (; *line && !isspace((unsigned char)*line) && k + 1 < sizeof w; line++)
         w[k++] = (char)tolower((unsigned char)*line);
     w[k] = '\0';
-    bool yes = strcmp(w, "y") == 0 || strcmp(w, "yes") == 0;
+    bool yes = cli_is_yes(w);
     if (!yes) {
-        fputs(what == CONFIRM_RESIGN ? "Not resigned\n" : "Not aborted\n", p->c->out);
+        fputs(what == CONFIRM_RESIGN ? _("Not resigned\n") : _("Not aborted\n"), p->c->out);
         return;
     }
     if (what == CONFIRM_RESIGN)
@@ -482,9 +483,9 @@ static bool handle_line(play *p, const char *line)
         return false;
     case PLAY_IN_RESIGN:
         if (!p->color)
-            fputs("You are watching this game; there is nothing to resign\n", p->c->out);
+            fputs(_("You are watching this game; there is nothing to resign\n"), p->c->out);
         else if (game_over(p))
-            fputs("The game is over\n", p->c->out);
+            fputs(_("The game is over\n"), p->c->out);
         else
             ask(p, CONFIRM_RESIGN);
         return false;
@@ -505,26 +506,26 @@ static bool handle_line(play *p, const char *line)
         game_action(p, "draw", "decline");
         return false;
     case PLAY_IN_ABORT:
-        if (can_act(p, "abort it"))
+        if (can_act(p, _("abort it")))
             ask(p, CONFIRM_ABORT);
         return false;
     case PLAY_IN_HINT:
         do_hint(p);
         return false;
     case PLAY_IN_UNKNOWN:
-        fputs("unknown command; type help\n", p->c->out);
+        fputs(_("unknown command; type help\n"), p->c->out);
         return false;
     case PLAY_IN_MOVE:
         break;
     }
     if (!p->color)
-        fputs("You are watching this game; you cannot move\n", p->c->out);
+        fputs(_("You are watching this game; you cannot move\n"), p->c->out);
     else if (game_over(p))
-        fputs("The game is over\n", p->c->out);
+        fputs(_("The game is over\n"), p->c->out);
     else if (!connected(p))
-        fputs("Not connected; try again once reconnected\n", p->c->out);
+        fputs(_("Not connected; try again once reconnected\n"), p->c->out);
     else if (!my_turn(p))
-        fputs("Not your turn\n", p->c->out);
+        fputs(_("Not your turn\n"), p->c->out);
     else
         send_move(p, move, cli_int(p->game, "ply"));
     return false;
@@ -568,11 +569,11 @@ static void handle_event(play *p, const cJSON *ev)
         bool offer = strcmp(action, "offer") == 0;
         if (p->color)
             say(p, p->c->out, "%s\n",
-                offer ? "Your opponent offers a draw: type `draw accept` or `draw decline`"
-                      : "Your opponent declines the draw");
+                offer ? _("Your opponent offers a draw: type `draw accept` or `draw decline`")
+                      : _("Your opponent declines the draw"));
         else
-            say(p, p->c->out, "%s %s\n", strcmp(by, "white") == 0 ? "White" : "Black",
-                offer ? "offers a draw" : "declines the draw");
+            say(p, p->c->out, "%s %s\n", strcmp(by, "white") == 0 ? _("White") : _("Black"),
+                offer ? _("offers a draw") : _("declines the draw"));
     }
 }
 
@@ -607,7 +608,7 @@ static bool read_input(play *p)
         char *nl = memchr(p->in, '\n', p->inlen);
         if (!nl) {
             if (p->inlen == sizeof p->in - 1) { /* absurd line: drop it */
-                fputs("Line too long; ignored\n", p->c->err);
+                fputs(_("Line too long; ignored\n"), p->c->err);
                 p->inlen = 0;
             }
             return false;
@@ -649,13 +650,13 @@ static int reconnect(play *p)
         net_close(&p->c->conn);
         p->backoff_ms = p->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : p->backoff_ms * 2;
         p->reconnect_at = net_now_ms() + p->backoff_ms;
-        say(p, p->c->err, "Retrying in %.1f s\n", p->backoff_ms / 1000.0);
+        say(p, p->c->err, _("Retrying in %.1f s\n"), p->backoff_ms / 1000.0);
         return CLI_EXIT_CONNECT;
     }
     if (rc != CLI_EXIT_OK)
         return rc;
     p->backoff_ms = BACKOFF_MIN_MS;
-    say(p, p->c->out, "Reconnected to %s\n", p->c->server);
+    say(p, p->c->out, _("Reconnected to %s\n"), p->c->server);
     redraw_unasked(p);
     if (p->pending_ply >= 0) {
         char move[QK_MOVE_STRLEN];
@@ -725,11 +726,11 @@ int play_run(cli *c, uint64_t id, unsigned opts)
         cJSON_Delete(resp);
         if (rc != CLI_EXIT_OK)
             goto out;
-        fprintf(c->out, "Watching game %llu (you do not play in it)\n", (unsigned long long)id);
+        fprintf(c->out, _("Watching game %llu (you do not play in it)\n"), (unsigned long long)id);
     }
     redraw(&p);
     if (!game_over(&p)) {
-        fputs("Type help for commands.\n", c->out);
+        fputs(_("Type help for commands.\n"), c->out);
         /* On a terminal, lines are edited with libedit (history on the
          * arrow keys) and the prompt carries the ticking clocks. */
         if (ledit_possible(c->in, c->out) && ledit_start(c->in, c->out, "", editor_line_cb, &p))
@@ -769,7 +770,7 @@ int play_run(cli *c, uint64_t id, unsigned opts)
             break;
         int n = poll(fds, (nfds_t)nfds, timeout);
         if (n < 0 && errno != EINTR) {
-            rc = cli_fail(c, CLI_EXIT_SERVER, "poll: %s", strerror(errno));
+            rc = cli_fail(c, CLI_EXIT_SERVER, _("poll: %s"), strerror(errno));
             goto out;
         }
         if (in_idx >= 0 && n > 0 && fds[in_idx].revents) {
@@ -810,7 +811,7 @@ out:
 int cmd_play(cli *c, const cmd_args *a)
 {
     uint64_t id;
-    if (cli_pos_id(c, a, 0, "GAME", &id) < 0)
+    if (cli_pos_id(c, a, 0, _("GAME"), &id) < 0)
         return CLI_EXIT_USAGE;
     return play_run(c, id, args_has(a, "flip") ? PLAY_FLIP : 0);
 }

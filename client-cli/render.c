@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "timectl.h"
+#include "i18n.h"
 
 /* Cell attributes. */
 enum {
@@ -298,7 +299,7 @@ void render_move_list(FILE *out, const char *head, const cJSON *moves)
             n++;
     }
     if (n == 0) {
-        fprintf(out, "%s: none\n", head);
+        fprintf(out, _("%s: none\n"), head);
         return;
     }
     char h[128];
@@ -311,32 +312,84 @@ const char *render_reason_text(const char *reason)
     static const struct {
         const char *word, *text;
     } reasons[] = {
-        {"no_moves", "no legal moves"},
-        {"no_pieces", "no pieces left"},
-        {"move_limit", "40 plies without a capture"},
-        {"sultan_majority", "no Sultan majority"},
-        {"resign", "resignation"},
-        {"timeout", "time ran out"},
-        {"agreement", "agreement"},
-        {"aborted", "aborted"},
+        {"no_moves", N_("no legal moves")},
+        {"no_pieces", N_("no pieces left")},
+        {"move_limit", N_("40 plies without a capture")},
+        {"sultan_majority", N_("no Sultan majority")},
+        {"resign", N_("resignation")},
+        {"timeout", N_("time ran out")},
+        {"agreement", N_("agreement")},
+        {"aborted", N_("aborted")},
     };
     if (!reason)
         return "";
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
         if (strcmp(reason, reasons[i].word) == 0)
-            return reasons[i].text;
+            return _(reasons[i].text);
     return reason;
+}
+
+const char *render_word(const char *w)
+{
+    static const struct {
+        const char *word, *text;
+    } words[] = {
+        /* TRANSLATORS: the words of the protocol shown as they are in
+         * English (the tables and lines of `games`, `challenge`,
+         * `tournament show`): colours in running text, states of games
+         * and tournaments, pairing systems. */
+        {"white", N_("white")},
+        {"black", N_("black")},
+        {"random", N_("random")},
+        {"active", N_("active")},
+        {"finished", N_("finished")},
+        {"aborted", N_("aborted")},
+        {"open", N_("open")},
+        {"playing", N_("playing")},
+        {"round_robin", N_("round_robin")},
+        {"swiss", N_("swiss")},
+    };
+    for (size_t i = 0; w && i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(w, words[i].word) == 0)
+            return _(words[i].text);
+    return w;
+}
+
+const char *render_variant_name(const char *id, char *buf, size_t n)
+{
+    static const struct {
+        const char *id, *name;
+    } names[] = {
+        {"alquerque", N_("Alquerque (kawu)")},
+        {"alquerque-traditional", N_("Alquerque, traditional")},
+        {"alquerque-brainking", N_("Alquerque, BrainKing")},
+        {"alquerque-stoep-short", N_("Sultan, short (van der Stoep)")},
+        {"alquerque-stoep-long", N_("Sultan, long (van der Stoep)")},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(id, names[i].id) == 0) {
+            snprintf(buf, n, "%s", _(names[i].name));
+            return buf;
+        }
+    int r, c;
+    char end;
+    if (sscanf(id, "alquerkonane-%dx%d%c", &r, &c, &end) == 2)
+        /* TRANSLATORS: an Alquerkonane board of %d ranks by %d files. */
+        snprintf(buf, n, _("Alquerkonane %d×%d"), r, c);
+    else
+        snprintf(buf, n, "%s", id);
+    return buf;
 }
 
 const char *render_result_text(const char *result)
 {
     if (result && strcmp(result, "white") == 0)
-        return "White wins";
+        return _("White wins");
     if (result && strcmp(result, "black") == 0)
-        return "Black wins";
+        return _("Black wins");
     if (result && strcmp(result, "draw") == 0)
-        return "Draw";
-    return "Game over";
+        return _("Draw");
+    return _("Game over");
 }
 
 static const char *str_field(const cJSON *obj, const char *name)
@@ -378,10 +431,10 @@ static void write_turn_line(FILE *out, const cJSON *game, const char *me)
     const char *turn = str_field(game, "turn");
     bool white = turn && strcmp(turn, "white") == 0;
     const char *name = str_field(game, white ? "white" : "black");
-    fprintf(out, "%s to move", white ? "White" : "Black");
+    fprintf(out, _("%s to move"), white ? _("White") : _("Black"));
     if (name) {
         bool you = me && strcmp(me, name) == 0;
-        fprintf(out, " (%s%s)", name, you ? ", you" : "");
+        fprintf(out, " (%s%s)", name, you ? _(", you") : "");
     }
     fputc('\n', out);
 }
@@ -402,11 +455,11 @@ static void left_text(double ms, char *buf, size_t n)
     long long s = ms < 0 ? 0 : (long long)(ms / 1000.0);
     long long d = s / 86400, h = s % 86400 / 3600, m = s % 3600 / 60;
     if (d > 0)
-        snprintf(buf, n, "%lldd %02lldh", d, h);
+        snprintf(buf, n, _("%lldd %02lldh"), d, h);
     else if (h > 0)
-        snprintf(buf, n, "%lldh %02lldm", h, m);
+        snprintf(buf, n, _("%lldh %02lldm"), h, m);
     else
-        snprintf(buf, n, "%lldm %02llds", m, s % 60);
+        snprintf(buf, n, _("%lldm %02llds"), m, s % 60);
 }
 
 /* Both live clocks of obj, newest shape first: "clock": {"white": ms,
@@ -494,7 +547,7 @@ char *render_clock_text(const render_clock *clk, int64_t now_ms, char *buf, size
     char wb[32], bb[32];
     clock_text((double)w, wb, sizeof wb);
     clock_text((double)b, bb, sizeof bb);
-    snprintf(buf, n, "White %s  Black %s", wb, bb);
+    snprintf(buf, n, _("White %s  Black %s"), wb, bb);
     return buf;
 }
 
@@ -512,13 +565,13 @@ static void write_time_line(FILE *out, const cJSON *game)
     bool timed = strcmp(text, "unlimited") != 0 && strcmp(text, "-") != 0;
     if (!timed && !cJSON_IsNumber(dl))
         return;
-    fprintf(out, "Time: %s", text);
+    fprintf(out, _("Time: %s"), text);
     if (cJSON_IsNumber(dl) && active) {
         time_t secs = (time_t)(dl->valuedouble / 1000.0);
         struct tm tm;
         char buf[64];
-        if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm))
-            fprintf(out, ", deadline %s", buf);
+        if (gmtime_r(&secs, &tm) && strftime(buf, sizeof buf, _("%Y-%m-%d %H:%M:%S UTC"), &tm))
+            fprintf(out, _(", deadline %s"), buf);
     }
     render_clock clk;
     bool live = render_clock_read(game, 0, &clk);
@@ -527,12 +580,12 @@ static void write_time_line(FILE *out, const cJSON *game)
     if (!live && active && cJSON_IsNumber(left) && turn) {
         char buf[32];
         left_text(left->valuedouble, buf, sizeof buf);
-        fprintf(out, ", %s has %s left", strcmp(turn, "white") == 0 ? "White" : "Black", buf);
+        fprintf(out, _(", %s has %s left"), strcmp(turn, "white") == 0 ? _("White") : _("Black"), buf);
     }
     fputc('\n', out);
     if (live) {
         char buf[80];
-        fprintf(out, "Clock: %s\n", render_clock_text(&clk, 0, buf, sizeof buf));
+        fprintf(out, _("Clock: %s\n"), render_clock_text(&clk, 0, buf, sizeof buf));
     }
 }
 
@@ -548,7 +601,7 @@ static void write_offer_and_vacation(FILE *out, const cJSON *game)
     const char *offer = str_field(game, "draw_offer");
     if (offer && (strcmp(offer, "white") == 0 || strcmp(offer, "black") == 0)) {
         const char *name = str_field(game, offer);
-        fprintf(out, "Draw offered by %s%s%s%s\n", strcmp(offer, "white") == 0 ? "White" : "Black",
+        fprintf(out, _("Draw offered by %s%s%s%s\n"), strcmp(offer, "white") == 0 ? _("White") : _("Black"),
                 name ? " (" : "", name ? name : "", name ? ")" : "");
     }
     const cJSON *vac = cJSON_GetObjectItemCaseSensitive(game, "vacation");
@@ -560,7 +613,7 @@ static void write_offer_and_vacation(FILE *out, const cJSON *game)
         if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vac, sides[i])))
             continue;
         const char *name = str_field(game, sides[i]);
-        fprintf(out, "%s%s%s%s%s", first ? "On vacation: " : ", ", i == 0 ? "White" : "Black",
+        fprintf(out, "%s%s%s%s%s", first ? _("On vacation: ") : ", ", i == 0 ? _("White") : _("Black"),
                 name ? " (" : "", name ? name : "", name ? ")" : "");
         first = false;
     }
@@ -586,7 +639,7 @@ static void write_player(FILE *out, const cJSON *game, const char *side)
     char key[16];
     snprintf(key, sizeof key, "%s_bot", side);
     fprintf(out, "%s%s", name ? name : "?",
-            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(game, key)) ? " (bot)" : "");
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(game, key)) ? _(" (bot)") : "");
     /* A rated game: the player's rating at its start (issue 12). */
     snprintf(key, sizeof key, "%s_rating", side);
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(game, key);
@@ -608,7 +661,7 @@ static void write_rating_change(FILE *out, const cJSON *game)
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(s, "after");
         if (!cJSON_IsNumber(b) || !cJSON_IsNumber(a))
             return;
-        fprintf(out, "%s%s %.2f -> %.2f (%+.2f)", i ? ", " : "Ratings: ", i ? "Black" : "White",
+        fprintf(out, "%s%s %.2f -> %.2f (%+.2f)", i ? ", " : _("Ratings: "), i ? _("Black") : _("White"),
                 b->valuedouble, a->valuedouble, a->valuedouble - b->valuedouble);
     }
     fputc('\n', out);
@@ -617,11 +670,11 @@ static void write_rating_change(FILE *out, const cJSON *game)
 /* The key to the board's marks, only what this variant can show. */
 static void write_legend(FILE *out, const qk_variant *v, unsigned flags)
 {
-    fputs("Key: [ ] last move, x captured", out);
+    fputs(_("Key: [ ] last move, x captured"), out);
     if (qk_variant_has_sultans(v))
-        fputs(", W B Sultans", out);
+        fputs(_(", W B Sultans"), out);
     if (qk_variant_is_konane(v))
-        fputs((flags & RENDER_COLOR) ? ", grey: dark squares" : ", ::: dark squares", out);
+        fputs((flags & RENDER_COLOR) ? _(", grey: dark squares") : _(", ::: dark squares"), out);
     fputc('\n', out);
 }
 
@@ -631,21 +684,21 @@ static void write_result(FILE *out, const cJSON *game, const char *me)
     const char *status = str_field(game, "status");
     const char *result = str_field(game, "result"), *reason = str_field(game, "reason");
     if (strcmp(status, "aborted") == 0) {
-        fputs("Game aborted\n", out);
+        fputs(_("Game aborted\n"), out);
         return;
     }
     fputs(render_result_text(result), out);
     bool won_w = result && strcmp(result, "white") == 0;
     bool won_b = result && strcmp(result, "black") == 0;
-    const char *loser = won_w ? "Black" : won_b ? "White" : NULL;
+    const char *loser = won_w ? _("Black") : won_b ? _("White") : NULL;
     if (reason && loser && strcmp(reason, "no_pieces") == 0)
-        fprintf(out, " (%s has no pieces left)", loser);
+        fprintf(out, _(" (%s has no pieces left)"), loser);
     else if (reason && loser && strcmp(reason, "no_moves") == 0)
-        fprintf(out, " (%s has no legal moves)", loser);
+        fprintf(out, _(" (%s has no legal moves)"), loser);
     else if (reason && loser && strcmp(reason, "resign") == 0)
-        fprintf(out, " (%s resigned)", loser);
+        fprintf(out, _(" (%s resigned)"), loser);
     else if (reason && loser && strcmp(reason, "timeout") == 0)
-        fprintf(out, " (%s ran out of time)", loser);
+        fprintf(out, _(" (%s ran out of time)"), loser);
     else if (reason)
         fprintf(out, " (%s)", render_reason_text(reason));
     const char *w = str_field(game, "white"), *b = str_field(game, "black");
@@ -654,7 +707,7 @@ static void write_result(FILE *out, const cJSON *game, const char *me)
                        : b && strcmp(b, me) == 0 ? "black"
                                                  : NULL;
     if (mine && (won_w || won_b))
-        fputs(strcmp(mine, result) == 0 ? ": you won" : ": you lost", out);
+        fputs(strcmp(mine, result) == 0 ? _(": you won") : _(": you lost"), out);
     fputc('\n', out);
 }
 
@@ -666,7 +719,7 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(game, "id");
     const cJSON *ply = cJSON_GetObjectItemCaseSensitive(game, "ply");
 
-    fputs("Game", out);
+    fputs(_("Game"), out);
     if (cJSON_IsNumber(id))
         fprintf(out, " %.0f", id->valuedouble);
     else if (cJSON_IsString(id))
@@ -674,11 +727,11 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
     if (vname)
         fprintf(out, "  %s", vname);
     if (cJSON_IsNumber(ply))
-        fprintf(out, "  ply %.0f", ply->valuedouble);
+        fprintf(out, _("  ply %.0f"), ply->valuedouble);
     fputc('\n', out);
-    fputs("White: ", out);
+    fputs(_("White: "), out);
     write_player(out, game, "white");
-    fputs("  Black: ", out);
+    fputs(_("  Black: "), out);
     write_player(out, game, "black");
     fputc('\n', out);
     write_time_line(out, game);
@@ -689,7 +742,7 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
     qk_pos pos;
     if (!vname || qk_variant_parse(vname, &v) != QK_OK || !position ||
         qk_pos_parse(&v, position, &pos, NULL) != QK_OK) {
-        fprintf(out, "(cannot draw position %s)\n", position ? position : "(none)");
+        fprintf(out, _("(cannot draw position %s)\n"), position ? position : _("(none)"));
         return -1;
     }
     qk_move last;
@@ -703,7 +756,7 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
     int nmoves = cJSON_GetArraySize(moves);
     const cJSON *lastmv = nmoves > 0 ? cJSON_GetArrayItem(moves, nmoves - 1) : NULL;
     if (cJSON_IsString(lastmv))
-        fprintf(out, "Last move: %s\n", lastmv->valuestring);
+        fprintf(out, _("Last move: %s\n"), lastmv->valuestring);
 
     if (status && strcmp(status, "active") != 0) {
         write_result(out, game, me);
@@ -713,7 +766,7 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
     write_turn_line(out, game, me);
     const cJSON *legal = cJSON_GetObjectItemCaseSensitive(game, "legal_moves");
     if (cJSON_IsArray(legal)) {
-        render_move_list(out, "Legal moves", legal);
+        render_move_list(out, _("Legal moves"), legal);
         return 0;
     }
     /* Not sent (game lists): the rules know them as well as the server. */
@@ -725,7 +778,7 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags)
         if (qk_move_format(&v, &gen[i], text, sizeof text) >= 0)
             cJSON_AddItemToArray(list, cJSON_CreateString(text));
     }
-    render_move_list(out, "Legal moves", list);
+    render_move_list(out, _("Legal moves"), list);
     cJSON_Delete(list);
     free(gen);
     return 0;

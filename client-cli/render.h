@@ -125,6 +125,17 @@ int render_game(FILE *out, const cJSON *game, const char *me, unsigned flags);
  * moves"); the word itself when unknown, "" for NULL. Static storage. */
 const char *render_reason_text(const char *reason);
 
+/* A protocol word for people, in the reader's language: the colours
+ * ("white" -> "White"), statuses of games and tournaments, the pairing
+ * systems; any other word is returned as it is. Static storage (or w). */
+const char *render_word(const char *w);
+
+/* A variant's name for people, in the reader's language ("alquerque-
+ * traditional" -> "Alquerque, traditional"; "alquerkonane-6x4" ->
+ * "Alquerkonane 6×4"), into buf (size n); the id itself when it is not
+ * one. Returns buf. */
+const char *render_variant_name(const char *id, char *buf, size_t n);
+
 /* "White wins", "Black wins", "Draw" for a result word, else "Game over".
  * Static storage. */
 const char *render_result_text(const char *result);

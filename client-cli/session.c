@@ -6,6 +6,7 @@
  * one file system.
  */
 #include "session.h"
+#include "i18n.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,17 +27,17 @@ const char *session_strerror(int err)
     case SESSION_OK:
         return "ok";
     case SESSION_NONE:
-        return "not logged in";
+        return _("not logged in");
     case SESSION_ENOHOME:
-        return "neither XDG_CONFIG_HOME nor HOME is set";
+        return _("neither XDG_CONFIG_HOME nor HOME is set");
     case SESSION_EIO:
         return strerror(errno);
     case SESSION_EFORMAT:
-        return "the session file is malformed";
+        return _("the session file is malformed");
     case SESSION_ETOOLONG:
-        return "a path or field is too long";
+        return _("a path or field is too long");
     default:
-        return "unknown error";
+        return _("unknown error");
     }
 }
 

@@ -2,6 +2,8 @@
  * table: see table.h. A growable array of strdup'ed cells.
  */
 #include "table.h"
+#include "i18n.h"
+
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,21 @@ int table_init(table *t, int ncols, const char *const *heads)
     if (ncols < 1 || ncols > TABLE_MAX_COLS)
         return -1;
     t->ncols = ncols;
-    return add_row(t, heads);
+    /* The heads are N_()-marked English: translated here, once. */
+    const char *words[TABLE_MAX_COLS];
+    for (int i = 0; i < ncols; i++)
+        words[i] = heads[i] ? _(heads[i]) : NULL;
+    return add_row(t, words);
+}
+
+/* Columns in characters, not bytes: a UTF-8 continuation byte
+ * (10xxxxxx) adds none ("RÉSULTAT" is 8 wide, 9 bytes). */
+static size_t text_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
 }
 
 int table_add(table *t, const char *const *cells)
@@ -48,7 +64,7 @@ void table_print(const table *t, FILE *out)
     size_t width[TABLE_MAX_COLS] = {0};
     for (int r = 0; r < t->nrows; r++)
         for (int c = 0; c < t->ncols; c++) {
-            size_t w = strlen(t->cells[r * t->ncols + c]);
+            size_t w = text_width(t->cells[r * t->ncols + c]);
             if (w > width[c])
                 width[c] = w;
         }
@@ -56,7 +72,7 @@ void table_print(const table *t, FILE *out)
         for (int c = 0; c < t->ncols; c++) {
             const char *s = t->cells[r * t->ncols + c];
             if (c + 1 < t->ncols)
-                fprintf(out, "%-*s  ", (int)width[c], s);
+                fprintf(out, "%s%*s  ", s, (int)(width[c] - text_width(s)), "");
             else
                 fprintf(out, "%s\n", s);
         }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "i18n.h"
 
 /* A whole number in lo..hi from s[0..len). */
 static int number(const char *s, size_t len, uint64_t lo, uint64_t hi, uint64_t *out)
@@ -26,7 +27,7 @@ cJSON *timectl_parse(const char *text, const char **why)
 {
     cJSON *tc = cJSON_CreateObject();
     if (!tc) {
-        *why = "out of memory";
+        *why = _("out of memory");
         return NULL;
     }
     bool ok = false;
@@ -34,7 +35,7 @@ cJSON *timectl_parse(const char *text, const char **why)
         ok = cJSON_AddStringToObject(tc, "kind", "unlimited") != NULL;
     } else if (strncmp(text, "corr:", 5) == 0) {
         uint64_t days;
-        *why = "corr:DAYS needs DAYS in 1..14";
+        *why = _("corr:DAYS needs DAYS in 1..14");
         if (number(text + 5, strlen(text + 5), 1, 14, &days) < 0)
             goto fail;
         ok = cJSON_AddStringToObject(tc, "kind", "correspondence") &&
@@ -42,8 +43,8 @@ cJSON *timectl_parse(const char *text, const char **why)
     } else if (strncmp(text, "live:", 5) == 0) {
         const char *p = text + 5, *plus = strchr(p, '+');
         uint64_t initial, inc;
-        *why = "live:INITIAL+INCREMENT needs seconds, INITIAL 0..10800 and INCREMENT 0..180, "
-               "not both 0";
+        *why = _("live:INITIAL+INCREMENT needs seconds, INITIAL 0..10800 and INCREMENT 0..180, "
+               "not both 0");
         if (!plus || number(p, (size_t)(plus - p), 0, 10800, &initial) < 0 ||
             number(plus + 1, strlen(plus + 1), 0, 180, &inc) < 0 || initial + inc == 0)
             goto fail;
@@ -51,12 +52,12 @@ cJSON *timectl_parse(const char *text, const char **why)
              cJSON_AddNumberToObject(tc, "initial_s", (double)initial) &&
              cJSON_AddNumberToObject(tc, "increment_s", (double)inc);
     } else {
-        *why = "want unlimited, corr:DAYS or live:INITIAL+INCREMENT";
+        *why = _("want unlimited, corr:DAYS or live:INITIAL+INCREMENT");
         goto fail;
     }
     if (ok)
         return tc;
-    *why = "out of memory";
+    *why = _("out of memory");
 fail:
     cJSON_Delete(tc);
     return NULL;

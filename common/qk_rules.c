@@ -34,13 +34,13 @@ static const struct qk_rules rows[] = {
             .removal = REMOVE_AT_ONCE,
             .limit = LIMIT_DRAW,
             .draws = 1,
-            .summary = "alquerque (kawu rules, RULES.md section 3)\n"
+            .summary = QK_N_("alquerque (kawu rules, RULES.md section 3)\n"
                        "5x5 Alquerque board; 12 men each; White (ranks 1-2, a3, b3) moves first.\n"
                        "Men step one point along any line, in any direction.\n"
                        "Capture is compulsory: jump an adjacent enemy along a line to the empty\n"
                        "point beyond; the jumped piece is removed at once. The same man may keep\n"
                        "jumping in any direction and may stop after any jump.\n"
-                       "No piece or no legal move: you lose. 40 plies without a capture: draw.\n",
+                       "No piece or no legal move: you lose. 40 plies without a capture: draw.\n"),
         },
     [ROW_TRAD] =
         {
@@ -55,13 +55,13 @@ static const struct qk_rules rows[] = {
             .limit = LIMIT_COUNT,
             .draws = 1,
             .summary =
-                "alquerque-traditional (RULES.md section 4)\n"
+                QK_N_("alquerque-traditional (RULES.md section 4)\n"
                 "5x5 Alquerque board; 12 men each; White (ranks 1-2, d3, e3) moves first.\n"
                 "Men step one point along any line, in any direction.\n"
                 "Capturing (jumping an adjacent enemy, removed at once) is optional, and so\n"
                 "is continuing with the same man in any direction.\n"
                 "No piece or no legal move: you lose. After 40 plies without a capture the\n"
-                "side with more pieces wins; equal counts draw. Draw by agreement.\n",
+                "side with more pieces wins; equal counts draw. Draw by agreement.\n"),
         },
     [ROW_BRAINKING] =
         {
@@ -76,7 +76,7 @@ static const struct qk_rules rows[] = {
             .memory = 1,
             .limit = LIMIT_NONE,
             .summary =
-                "alquerque-brainking (RULES.md section 5)\n"
+                QK_N_("alquerque-brainking (RULES.md section 5)\n"
                 "5x5 Alquerque board; 12 men each; White (ranks 1-2, d3, e3) moves first.\n"
                 "Men step forward, diagonally forward or sideways, never backward; a man on\n"
                 "the opponent's back rank cannot step.\n"
@@ -84,7 +84,7 @@ static const struct qk_rules rows[] = {
                 "jump goes like a step (only sideways from the back rank); later jumps may\n"
                 "go in any direction.\n"
                 "A piece may not step back to the point where its previous move started.\n"
-                "No piece or no legal move: you lose.\n",
+                "No piece or no legal move: you lose.\n"),
         },
     [ROW_STOEP_SHORT] =
         {
@@ -102,7 +102,7 @@ static const struct qk_rules rows[] = {
             .sultan_majority = 1,
             .draws = 1,
             .summary =
-                "alquerque-stoep-short (RULES.md section 6, short Sultans)\n"
+                QK_N_("alquerque-stoep-short (RULES.md section 6, short Sultans)\n"
                 "5x5 Alquerque board; 12 men each; White (ranks 1-2, d3, e3) moves first.\n"
                 "Men step and jump forward, diagonally forward or sideways, never backward.\n"
                 "Capture and continuing are optional; jumped pieces are removed when the\n"
@@ -111,7 +111,7 @@ static const struct qk_rules rows[] = {
                 "steps and jumps one point in any direction.\n"
                 "No piece or no legal move: you lose. Draw when neither side has a man and\n"
                 "the Sultan counts differ by less than two, after 40 plies without a\n"
-                "capture, or by agreement.\n",
+                "capture, or by agreement.\n"),
         },
     [ROW_STOEP_LONG] =
         {
@@ -130,7 +130,7 @@ static const struct qk_rules rows[] = {
             .sultan_majority = 1,
             .draws = 1,
             .summary =
-                "alquerque-stoep-long (RULES.md section 6, long Sultans)\n"
+                QK_N_("alquerque-stoep-long (RULES.md section 6, long Sultans)\n"
                 "5x5 Alquerque board; 12 men each; White (ranks 1-2, d3, e3) moves first.\n"
                 "Men step and jump forward, diagonally forward or sideways, never backward.\n"
                 "Capture and continuing are optional; jumped pieces are removed when the\n"
@@ -140,7 +140,7 @@ static const struct qk_rules rows[] = {
                 "one enemy at any range, landing on any empty point beyond it.\n"
                 "No piece or no legal move: you lose. Draw when neither side has a man and\n"
                 "the Sultan counts differ by less than two, after 40 plies without a\n"
-                "capture, or by agreement.\n",
+                "capture, or by agreement.\n"),
         },
     [ROW_KONANE] =
         {
@@ -154,14 +154,14 @@ static const struct qk_rules rows[] = {
             .removal = REMOVE_AT_ONCE,
             .limit = LIMIT_NONE,
             .summary =
-                "alquerkonane-RxC (RULES.md section 7)\n"
+                QK_N_("alquerkonane-RxC (RULES.md section 7)\n"
                 "Chequered board of R ranks by C files; Black starts on the dark squares of\n"
                 "ranks 1-2, White on the light squares of the two highest ranks.\n"
                 "Black moves first. A pawn steps one square diagonally forward, or captures\n"
                 "by jumping orthogonally over an adjacent enemy pawn to the empty square\n"
                 "beyond: one capture per move, never a chain, and capturing is optional.\n"
                 "A pawn on the last rank cannot step but can still capture.\n"
-                "The side with no legal move loses; there are no draws.\n",
+                "The side with no legal move loses; there are no draws.\n"),
         },
 };
 

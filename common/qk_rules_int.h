@@ -17,6 +17,11 @@
 
 /* Directions, as seen from rank 1 (qk_geom.delta). */
 enum { D_N, D_NE, D_E, D_SE, D_S, D_SW, D_W, D_NW };
+/* Marks a text for the client's message catalogue (po/, xgettext
+ * --keyword=QK_N_): the rules' summaries stay English here, in the server
+ * and in --json, and the client prints them translated. */
+#define QK_N_(s) s
+
 #define DB(d) (1u << (d))
 #define DIRS_ORTH (DB(D_N) | DB(D_E) | DB(D_S) | DB(D_W))
 #define DIRS_ALL 0xFFu

@@ -13,8 +13,11 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # sd_notify for Type=notify and the watchdog (deploy/qirkatd.service); systemd:
 # systemd-analyze, which verifies the unit in tests/server/test_ops.c;
 # python3-prometheus-client: its parser reads GET /metrics in test_ops.c.
+# gettext: msgfmt compiles the client's catalogues (po/) at build time;
+# xgettext, msgcmp and msgattrib check them (make check-po). No locale to
+# generate: the French tests run LANGUAGE=fr over C.UTF-8, built into glibc.
 pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium
-      libmimalloc-dev libsystemd-dev systemd python3-prometheus-client
+      libmimalloc-dev libsystemd-dev systemd python3-prometheus-client gettext
       clang libclang-rt-14-dev libwebsockets-dev libwebsockets-evlib-uv)
 missing=()
 for p in "${pkgs[@]}"; do

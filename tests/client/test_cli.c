@@ -243,7 +243,7 @@ Test(cli, rules_prints_summary_start_and_board)
     expect(&r, 0);
     qk_variant v;
     cr_assert_eq(qk_variant_parse("alquerque", &v), QK_OK);
-    cr_assert(strncmp(r.out, "Variant: alquerque\n\n", 20) == 0, "%s", r.out);
+    cr_assert(strncmp(r.out, "Variant: alquerque — Alquerque (kawu)\n\n", 41) == 0, "%s", r.out);
     cr_assert(strstr(r.out, qk_variant_summary(&v)), "summary missing: %s", r.out);
     cr_assert(strstr(r.out, "\nStart position: bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -\n\n"
                             "5  b---b---b---b---b\n"),

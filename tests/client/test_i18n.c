@@ -1,0 +1,185 @@
+/*
+ * The client in French (issue 24): the real binary ($QK_BIN/qirkat) run
+ * with a French environment finds the catalogue of the build tree
+ * ($QK_BIN/locale) and speaks French in offline commands, usage errors and
+ * the error codes' sentences; --json stays English; the gettext rules of
+ * the environment hold (LANGUAGE is ignored in the "C" locale; LANG=fr_FR
+ * works even where that locale was never generated, i18n.h). The French
+ * environment is LANGUAGE=fr over C.UTF-8, which every Debian 12 has, so
+ * `make deps` generates no locale.
+ */
+#include <criterion/criterion.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "i18n.h"
+
+#define NBSP "\xc2\xa0"
+
+typedef struct {
+    int code;
+    char out[16384], err[8192];
+} prun;
+
+static void slurp(int fd, char *buf, size_t n)
+{
+    size_t len = 0;
+    ssize_t r;
+    while (len + 1 < n && (r = read(fd, buf + len, n - 1 - len)) > 0)
+        len += (size_t)r;
+    buf[len] = '\0';
+}
+
+/* Run $QK_BIN/qirkat with the NULL-terminated args under an environment
+ * of only env (NULL-terminated "NAME=VALUE"s) plus PATH and HOME. */
+static void run_qirkat(prun *p, const char *const *env, const char *const *args)
+{
+    const char *bin = getenv("QK_BIN") ? getenv("QK_BIN") : "build";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/qirkat", bin);
+    int out[2], err[2];
+    cr_assert(pipe(out) == 0 && pipe(err) == 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(out[0]);
+        close(err[0]);
+        const char *envp[16] = {"PATH=/usr/bin:/bin", "HOME=/nonexistent", "NO_COLOR=1"};
+        int n = 3;
+        for (int i = 0; env[i] && n < 15; i++)
+            envp[n++] = env[i];
+        envp[n] = NULL;
+        const char *argv[16] = {"qirkat"};
+        int k = 1;
+        for (int i = 0; args[i] && k < 15; i++)
+            argv[k++] = args[i];
+        argv[k] = NULL;
+        execve(path, (char *const *)argv, (char *const *)envp);
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    slurp(out[0], p->out, sizeof p->out);
+    slurp(err[0], p->err, sizeof p->err);
+    close(out[0]);
+    close(err[0]);
+    int st;
+    cr_assert(waitpid(pid, &st, 0) == pid);
+    p->code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *const FR[] = {"LANGUAGE=fr", "LC_ALL=C.UTF-8", NULL};
+
+Test(i18n, rules_in_french)
+{
+    prun p;
+    run_qirkat(&p, FR, (const char *const[]){"rules", "alquerkonane-6x4", NULL});
+    cr_assert_eq(p.code, 0, "%s", p.err);
+    cr_assert(strstr(p.out, "Variante" NBSP ": alquerkonane-6x4 — Alquerkonane 6×4\n"), "%s", p.out);
+    cr_assert(strstr(p.out, "Les Noirs jouent en premier."), "%s", p.out);
+    cr_assert(strstr(p.out, "il n'y a pas de nulle"), "%s", p.out);
+    cr_assert(strstr(p.out, "Position de départ" NBSP ": w.w./"), "%s", p.out);
+    cr_assert_null(strstr(p.out, "Black moves first"), "%s", p.out);
+}
+
+Test(i18n, usage_error_in_french)
+{
+    prun p;
+    run_qirkat(&p, FR, (const char *const[]){"frobnicate", NULL});
+    cr_assert_eq(p.code, 2);
+    cr_assert(strstr(p.err, "sous-commande inconnue «" NBSP "frobnicate" NBSP "»"), "%s", p.err);
+    cr_assert(strstr(p.err, "utilisation" NBSP ": qirkat"), "%s", p.err);
+    run_qirkat(&p, FR, (const char *const[]){"perft", "alquerque", "0", NULL});
+    cr_assert_eq(p.code, 2);
+    cr_assert(strstr(p.err, "DEPTH doit être un nombre de 1 à 64, pas «" NBSP "0" NBSP "»"), "%s",
+              p.err);
+}
+
+Test(i18n, cannot_connect_in_french)
+{
+    prun p;
+    run_qirkat(&p, FR, (const char *const[]){"--server", "127.0.0.1:1", "games", NULL});
+    cr_assert_eq(p.code, 3);
+    cr_assert(strstr(p.err, "impossible de se connecter à 127.0.0.1:1"), "%s", p.err);
+}
+
+Test(i18n, help_in_french)
+{
+    prun p;
+    run_qirkat(&p, FR, (const char *const[]){"help", NULL});
+    cr_assert_eq(p.code, 0);
+    cr_assert(strstr(p.out, "sous-commandes" NBSP ":\n"), "%s", p.out);
+    cr_assert(strstr(p.out, "abandonner une partie"), "%s", p.out);
+}
+
+Test(i18n, json_stays_english)
+{
+    prun p;
+    run_qirkat(&p, FR, (const char *const[]){"--json", "rules", "alquerkonane-6x4", NULL});
+    cr_assert_eq(p.code, 0);
+    cr_assert(strstr(p.out, "Black moves first"), "%s", p.out);
+    cr_assert_null(strstr(p.out, "Noirs"), "%s", p.out);
+}
+
+/* LANG alone names the language, also where fr_FR.UTF-8 is not installed
+ * (i18n.h: C.UTF-8 and LANGUAGE=fr then). */
+Test(i18n, lang_alone)
+{
+    prun p;
+    run_qirkat(&p, (const char *const[]){"LANG=fr_FR.UTF-8", NULL},
+               (const char *const[]){"frobnicate", NULL});
+    cr_assert(strstr(p.err, "sous-commande inconnue"), "%s", p.err);
+}
+
+/* gettext's rule: in the "C" locale LANGUAGE does not count. */
+Test(i18n, c_locale_is_english)
+{
+    prun p;
+    run_qirkat(&p, (const char *const[]){"LANGUAGE=fr", "LC_ALL=C", NULL},
+               (const char *const[]){"frobnicate", NULL});
+    cr_assert(strstr(p.err, "unknown subcommand 'frobnicate'"), "%s", p.err);
+    run_qirkat(&p, (const char *const[]){"LANGUAGE=en", "LANG=fr_FR.UTF-8", NULL},
+               (const char *const[]){"frobnicate", NULL});
+    cr_assert(strstr(p.err, "unknown subcommand 'frobnicate'"), "%s", p.err);
+}
+
+/* Every error code's sentence has its French one, and the server's
+ * message (English, for programs) only follows it. In-process: Criterion
+ * runs each test in its own process, so i18n_init() touches no other. */
+Test(i18n, error_sentences)
+{
+    const char *bin = getenv("QK_BIN") ? getenv("QK_BIN") : "build";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/locale", bin);
+    setenv("QIRKAT_LOCALEDIR", dir, 1);
+    setenv("LANGUAGE", "fr", 1);
+    setenv("LC_ALL", "C.UTF-8", 1);
+    static const char *const codes[] = {
+        "bad_json",  "bad_request",  "unknown_op",      "line_too_long", "unauthenticated", "forbidden",
+        "not_found", "conflict",     "not_your_turn",   "illegal_move",  "stale_ply",       "game_over",
+        "rate_limited", "server_busy", "server_shutdown", "internal"};
+    char english[sizeof codes / sizeof codes[0]][256];
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        snprintf(english[i], sizeof english[i], "%s", cli_error_sentence(codes[i]));
+    i18n_init(NULL);
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        const char *fr = cli_error_sentence(codes[i]);
+        cr_assert(fr && strcmp(fr, english[i]) != 0, "%s: no French sentence", codes[i]);
+    }
+    char buf[512];
+    cli_error_text("not_found", "no such game", buf, sizeof buf);
+    cr_assert_str_eq(buf, "Introuvable" NBSP ": no such game");
+    cli_error_text("not_your_turn", NULL, buf, sizeof buf);
+    cr_assert_str_eq(buf, "Ce n'est pas à vous de jouer");
+    cr_assert_str_eq(P_("%lld game written to %s\n", "%lld games written to %s\n", 1),
+                     "%lld partie écrite dans %s\n");
+    cr_assert_str_eq(P_("%lld game written to %s\n", "%lld games written to %s\n", 3),
+                     "%lld parties écrites dans %s\n");
+    cr_assert(cli_is_yes("oui") && cli_is_yes("o") && cli_is_yes("y") && !cli_is_yes("non"));
+}
