@@ -9,6 +9,7 @@
 // #/tournament/2), so a reload or a reconnect comes back to the same place.
 
 import { Connection } from './net.js';
+import { LANGUAGES, language, pickLanguage, setLanguage, t, tn, N, fmtNumber } from './i18n.js';
 import { BoardView } from './board.js';
 import { isKonane, hasDraws, replayPositions, positionString, parsePosition } from './rules.js';
 import { setupSchool, showClasses, showClass, showTournaments, showTournament, schoolEvent, schoolRoute } from './school.js';
@@ -22,20 +23,26 @@ function esc(s) {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
 
+// The names are catalogue keys (i18n.js): translated where they are shown.
 const VARIANT_NAMES = {
-  'alquerque': 'Alquerque (kawu)',
-  'alquerque-traditional': 'Alquerque, traditional',
-  'alquerque-brainking': 'Alquerque, BrainKing',
-  'alquerque-stoep-short': 'Sultan, short (van der Stoep)',
-  'alquerque-stoep-long': 'Sultan, long (van der Stoep)',
-  'alquerkonane-8x8': 'Alquerkonane 8×8',
-  'alquerkonane-6x4': 'Alquerkonane 6×4',
-  'alquerkonane-RxC': 'Alquerkonane, other size…',
+  'alquerque': N('Alquerque (kawu)'),
+  'alquerque-traditional': N('Alquerque, traditional'),
+  'alquerque-brainking': N('Alquerque, BrainKing'),
+  'alquerque-stoep-short': N('Sultan, short (van der Stoep)'),
+  'alquerque-stoep-long': N('Sultan, long (van der Stoep)'),
+  'alquerkonane-8x8': N('Alquerkonane 8×8'),
+  'alquerkonane-6x4': N('Alquerkonane 6×4'),
+  'alquerkonane-RxC': N('Alquerkonane, other size…'),
 };
 function variantName(v) {
-  if (VARIANT_NAMES[v]) return VARIANT_NAMES[v];
+  if (VARIANT_NAMES[v]) return t(VARIANT_NAMES[v]);
   const m = /^alquerkonane-(\d+)x(\d+)$/.exec(v);
   return m ? `Alquerkonane ${m[1]}×${m[2]}` : v;
+}
+
+/** White or Black as a word of the page ("white" is the protocol's). */
+function sideName(side) {
+  return side === 'white' ? t('White') : side === 'black' ? t('Black') : side;
 }
 
 /** "2d 3h", "1h 05m", "4:07": short enough for a phone's width. */
@@ -45,18 +52,18 @@ function fmtMs(ms) {
   const s = Math.floor(ms / 1000);
   const d = Math.floor(s / 86400), hh = Math.floor((s % 86400) / 3600);
   const mm = Math.floor((s % 3600) / 60), ss = s % 60;
-  if (d > 0) return `${d}d ${hh}h`;
-  if (hh > 0) return `${hh}h ${String(mm).padStart(2, '0')}m`;
+  if (d > 0) return t('{d}d {h}h', { d, h: hh });
+  if (hh > 0) return t('{h}h {m}m', { h: hh, m: String(mm).padStart(2, '0') });
   return `${mm}:${String(ss).padStart(2, '0')}`;
 }
 
 /** The clocks a challenge or a tournament may have: <option>s, and the time control of one. */
 const TIME_OPTIONS = [
-  ['unlimited', 'No clock'], ['live:300+5', 'Live 5 min + 5 s'], ['live:900+10', 'Live 15 min + 10 s'],
-  ['corr:1', '1 day per move'], ['corr:3', '3 days per move'], ['corr:7', '7 days per move'],
+  ['unlimited', N('No clock')], ['live:300+5', N('Live 5 min + 5 s')], ['live:900+10', N('Live 15 min + 10 s')],
+  ['corr:1', N('1 day per move')], ['corr:3', N('3 days per move')], ['corr:7', N('7 days per move')],
 ];
 function timeOptionsHtml() {
-  return TIME_OPTIONS.map(([v, text]) => `<option value="${v}">${text}</option>`).join('');
+  return TIME_OPTIONS.map(([v, text]) => `<option value="${v}">${esc(t(text))}</option>`).join('');
 }
 function timeControlOf(t) {
   if (t.startsWith('corr:')) return { kind: 'correspondence', days_per_move: Number(t.slice(5)) };
@@ -68,25 +75,25 @@ function timeControlOf(t) {
 }
 
 function fmtTc(tc) {
-  if (!tc || tc.kind === 'unlimited') return 'no clock';
-  if (tc.kind === 'correspondence') return `${tc.days_per_move} day${tc.days_per_move > 1 ? 's' : ''}/move`;
+  if (!tc || tc.kind === 'unlimited') return t('no clock');
+  if (tc.kind === 'correspondence') return tn('{n} days/move', tc.days_per_move);
   if (tc.kind === 'live') return `${Math.round(tc.initial_s / 60)}+${tc.increment_s || 0}`;
   return tc.kind;
 }
 
 const REASONS = {
-  no_moves: 'no legal move left', no_pieces: 'no pieces left', resign: 'resignation',
-  timeout: 'time ran out', agreement: 'draw agreed', move_limit: '40 moves without a capture',
-  sultan_majority: 'no Sultan majority', aborted: 'aborted',
+  no_moves: N('no legal move left'), no_pieces: N('no pieces left'), resign: N('resignation'),
+  timeout: N('time ran out'), agreement: N('draw agreed'), move_limit: N('40 moves without a capture'),
+  sultan_majority: N('no Sultan majority'), aborted: N('aborted'),
 };
 
 function resultText(g) {
-  if (g.status === 'aborted') return 'Game aborted';
+  if (g.status === 'aborted') return t('Game aborted');
   if (g.status !== 'finished') return '';
-  const why = REASONS[g.reason] || g.reason || '';
-  if (g.result === 'draw') return `Draw (${why})`;
+  const why = REASONS[g.reason] ? t(REASONS[g.reason]) : g.reason || '';
+  if (g.result === 'draw') return t('Draw ({why})', { why });
   const winner = g.result === 'white' ? g.white : g.black;
-  return `${winner} (${g.result}) wins: ${why}`;
+  return g.result === 'white' ? t('{winner} (white) wins: {why}', { winner, why }) : t('{winner} (black) wins: {why}', { winner, why });
 }
 
 /**
@@ -196,7 +203,7 @@ function loggedIn(res) {
 function onStatus(state) {
   const s = $('#conn');
   s.dataset.state = state;
-  s.textContent = state === 'open' ? 'online' : state === 'connecting' ? 'connecting…' : 'offline: reconnecting…';
+  s.textContent = state === 'open' ? t('online') : state === 'connecting' ? t('connecting…') : t('offline: reconnecting…');
 }
 
 function onEvent(ev) {
@@ -209,7 +216,7 @@ function onEvent(ev) {
       }
       app.challenges.set(ev.challenge.id, ev.challenge);
       if (ev.challenge.to && app.me && ev.challenge.to.toLowerCase() === app.me.username.toLowerCase()) {
-        toast(`${ev.challenge.from} challenges you (${variantName(ev.challenge.variant)})`);
+        toast(t('{who} challenges you ({variant})', { who: ev.challenge.from, variant: variantName(ev.challenge.variant) }));
       }
       break;
     case 'challenge_declined':
@@ -217,7 +224,8 @@ function onEvent(ev) {
       const c = ev.challenge;
       app.challenges.delete(c.id);
       if (ev.event === 'challenge_declined' && app.me && c.from.toLowerCase() === app.me.username.toLowerCase()) {
-        toast(`${c.to} declined your challenge${c.message ? ': ' + c.message : ''}`);
+        toast(c.message ? t('{who} declined your challenge: {message}', { who: c.to, message: c.message })
+          : t('{who} declined your challenge', { who: c.to }));
       }
       break;
     }
@@ -232,7 +240,7 @@ function onEvent(ev) {
         location.hash = `#/game/${g.id}`;
         return;
       }
-      if (g.tournament == null) toast(`Game ${g.id} started: ${g.white} vs ${g.black}`, `#/game/${g.id}`);
+      if (g.tournament == null) toast(t('Game {id} started: {white} vs {black}', { id: g.id, white: g.white, black: g.black }), `#/game/${g.id}`);
       break;
     }
     case 'move': {
@@ -261,7 +269,7 @@ function onEvent(ev) {
       if (ev.event === 'draw_offer' && ev.by !== myColour(app.games.get(ev.game))) {
         // Only what the other side did is news; name them as people know them.
         const g = app.games.get(ev.game), who = g ? g[ev.by] : ev.by;
-        toast(ev.action === 'offer' ? `${who} offers a draw` : `${who} declined the draw`);
+        toast(ev.action === 'offer' ? t('{who} offers a draw', { who }) : t('{who} declined the draw', { who }));
       }
       break;
     case 'tournament_round':
@@ -270,7 +278,7 @@ function onEvent(ev) {
       schoolEvent(ev); // redraws the tournament screens itself
       return;
     case 'server_stopping':
-      toast('The server is restarting; reconnecting by itself…');
+      toast(t('The server is restarting; reconnecting by itself…'));
       break;
     case 'error':
       console.warn('server error', ev.error);
@@ -312,7 +320,7 @@ function route() {
   app.hint = null;
   if (app.conn.state !== 'open' && !app.me) {
     app.screen = { name: 'connecting' };
-    $('#main').innerHTML = '<p class="center muted">Connecting to the server…</p>';
+    $('#main').innerHTML = `<p class="center muted">${t('Connecting to the server…')}</p>`;
     return;
   }
   if (!app.me) {
@@ -337,16 +345,16 @@ function drawLogin() {
   $('#who').textContent = '';
   $('#main').innerHTML = `
     <section class="card narrow" id="login">
-      <h2>Welcome to Qirkat</h2>
+      <h2>${t('Welcome to Qirkat')}</h2>
       <form id="login-form" autocomplete="on">
-        <label>Name <input name="username" required maxlength="32" pattern="[A-Za-z0-9_\\-]+" autocapitalize="off" autocomplete="username"></label>
-        <label>Password <input name="password" type="password" required autocomplete="current-password"></label>
+        <label>${t('Name')} <input name="username" required maxlength="32" pattern="[A-Za-z0-9_\\-]+" autocapitalize="off" autocomplete="username"></label>
+        <label>${t('Password')} <input name="password" type="password" required autocomplete="current-password"></label>
         <p class="error" id="login-error" role="alert"></p>
         <div class="row">
-          <button type="submit" id="btn-login" class="primary">Log in</button>
-          <button type="button" id="btn-register">New account</button>
+          <button type="submit" id="btn-login" class="primary">${t('Log in')}</button>
+          <button type="button" id="btn-register">${t('New account')}</button>
         </div>
-        <p class="muted small">Names: letters, digits, _ and -, up to 32.</p>
+        <p class="muted small">${t('Names: letters, digits, _ and -, up to 32.')}</p>
       </form>
     </section>`;
   const form = $('#login-form');
@@ -359,7 +367,7 @@ function drawLogin() {
       location.hash = '#/lobby';
       route();
     } catch (e) {
-      $('#login-error').textContent = e.code === 'conflict' ? 'That name is taken: choose another.' : (e.message || e.code);
+      $('#login-error').textContent = e.code === 'conflict' ? t('That name is taken: choose another.') : errorText(e);
     }
   };
   form.addEventListener('submit', (e) => { e.preventDefault(); go('login'); });
@@ -403,22 +411,24 @@ function gameRow(g) {
   const clock = g.time_left_ms != null ? `<span class="clock" data-clock="${g.id}" data-side="turn"></span>` : '';
   return `<li class="game-row ${myTurn ? 'my-turn' : ''}">
       <a href="#/game/${g.id}" class="big-link" data-game-link="${g.id}">
-        <span class="opp">vs ${esc(opp)}</span>
-        <span class="muted">${esc(variantName(g.variant))} · ${esc(fmtTc(g.time_control))}${g.tournament ? ` · tournament, round ${Number(g.round)}` : ''}</span>
-        <span class="turn">${myTurn ? 'Your turn' : `${esc(opp)}’s turn`} ${clock}</span>
+        <span class="opp">${esc(t('vs {name}', { name: opp }))}</span>
+        <span class="muted">${esc(variantName(g.variant))} · ${esc(fmtTc(g.time_control))}${g.tournament ? ` · ${esc(t('tournament, round {round}', { round: Number(g.round) }))}` : ''}</span>
+        <span class="turn">${myTurn ? t('Your turn') : esc(t('{name}’s turn', { name: opp }))} ${clock}</span>
       </a></li>`;
 }
 
 function challengeRow(c) {
   const me = app.me.username.toLowerCase();
   const fromMe = c.from.toLowerCase() === me;
-  const who = fromMe ? (c.to ? `to ${esc(c.to)}` : 'open seek (anyone)') : `from ${esc(c.from)}${c.from_bot ? ' (computer)' : ''}`;
-  const colour = c.color === 'random' ? 'random colours' : fromMe ? `you play ${c.color}` : `you play ${c.color === 'white' ? 'black' : 'white'}`;
+  const who = fromMe ? (c.to ? esc(t('to {name}', { name: c.to })) : t('open seek (anyone)'))
+    : esc(c.from_bot ? t('from {name} (computer)', { name: c.from }) : t('from {name}', { name: c.from }));
+  const mine = fromMe ? c.color : c.color === 'white' ? 'black' : 'white';
+  const colour = c.color === 'random' ? t('random colours') : mine === 'white' ? t('you play White') : t('you play Black');
   const buttons = fromMe
-    ? `<button data-cancel="${c.id}">Cancel</button>`
-    : `<button class="primary" data-accept="${c.id}">Accept</button>${c.to ? `<button data-decline="${c.id}">Decline</button>` : ''}`;
+    ? `<button data-cancel="${c.id}">${t('Cancel')}</button>`
+    : `<button class="primary" data-accept="${c.id}">${t('Accept')}</button>${c.to ? `<button data-decline="${c.id}">${t('Decline')}</button>` : ''}`;
   return `<li class="challenge-row" data-challenge="${c.id}">
-      <span><b>${who}</b><br><span class="muted">${esc(variantName(c.variant))} · ${esc(fmtTc(c.time_control))} · ${colour}${c.rated ? ' · rated' : ''}</span></span>
+      <span><b>${who}</b><br><span class="muted">${esc(variantName(c.variant))} · ${esc(fmtTc(c.time_control))} · ${colour}${c.rated ? ` · ${t('rated')}` : ''}</span></span>
       <span class="row">${buttons}</span></li>`;
 }
 
@@ -438,53 +448,53 @@ function drawLobby() {
   $('#main').innerHTML = `
     <div class="lobby" id="lobby">
       <section class="card">
-        <h2>Your games</h2>
-        ${mine.length ? `<ul class="list">${mine.map(gameRow).join('')}</ul>` : '<p class="muted">No game running. Challenge someone below.</p>'}
+        <h2>${t('Your games')}</h2>
+        ${mine.length ? `<ul class="list">${mine.map(gameRow).join('')}</ul>` : `<p class="muted">${t('No game running. Challenge someone below.')}</p>`}
       </section>
       <section class="card">
-        <h2>Challenges</h2>
-        ${chals.length ? `<ul class="list">${chals.map(challengeRow).join('')}</ul>` : '<p class="muted">No open challenge.</p>'}
+        <h2>${t('Challenges')}</h2>
+        ${chals.length ? `<ul class="list">${chals.map(challengeRow).join('')}</ul>` : `<p class="muted">${t('No open challenge.')}</p>`}
       </section>
       <section class="card">
-        <h2>New game</h2>
+        <h2>${t('New game')}</h2>
         <form id="challenge-form">
-          <label>Opponent
-            <input name="to" list="bot-list" placeholder="a name, or empty for anyone" autocapitalize="off" maxlength="32">
+          <label>${t('Opponent')}
+            <input name="to" list="bot-list" placeholder="${esc(t('a name, or empty for anyone'))}" autocapitalize="off" maxlength="32">
             <datalist id="bot-list">${app.bots.map((b) => `<option value="${esc(b.username)}">`).join('')}</datalist>
           </label>
-          ${app.bots.length ? `<div class="bots">Computer: ${app.bots.map((b) => `<button type="button" class="chip" data-bot="${esc(b.username)}">${esc(b.username)}</button>`).join('')}</div>` : ''}
-          <label>Game
+          ${app.bots.length ? `<div class="bots">${t('Computer:')} ${app.bots.map((b) => `<button type="button" class="chip" data-bot="${esc(b.username)}">${esc(b.username)}</button>`).join('')}</div>` : ''}
+          <label>${t('Game')}
             <select name="variant">${variants.map((v) => `<option value="${esc(v)}">${esc(variantName(v))}</option>`).join('')}</select>
           </label>
           <div class="row size" hidden>
-            <label>Ranks <input name="rows" type="number" min="3" max="12" value="5"></label>
-            <label>Files <input name="cols" type="number" min="2" max="12" value="5"></label>
+            <label>${t('Ranks')} <input name="rows" type="number" min="3" max="12" value="5"></label>
+            <label>${t('Files')} <input name="cols" type="number" min="2" max="12" value="5"></label>
           </div>
-          <label>My colour
-            <select name="color"><option value="random">Random</option><option value="white">White</option><option value="black">Black</option></select>
+          <label>${t('My colour')}
+            <select name="color"><option value="random">${t('Random')}</option><option value="white">${t('White')}</option><option value="black">${t('Black')}</option></select>
           </label>
-          <label>Clock
+          <label>${t('Clock')}
             <select name="time">${timeOptionsHtml()}</select>
           </label>
-          <label class="check"><input type="checkbox" name="rated"> Rated (no hints)</label>
+          <label class="check"><input type="checkbox" name="rated"> ${t('Rated (no hints)')}</label>
           <p class="error" id="challenge-error" role="alert"></p>
-          <button type="submit" class="primary" id="btn-challenge">Send challenge</button>
+          <button type="submit" class="primary" id="btn-challenge">${t('Send challenge')}</button>
         </form>
       </section>
       <section class="card">
-        <h2>Watch or replay</h2>
+        <h2>${t('Watch or replay')}</h2>
         <form id="watch-form" class="row">
-          <input name="game" type="number" min="1" placeholder="game number" required>
-          <button type="submit">Watch</button>
-          <button type="button" id="btn-replay">Replay</button>
+          <input name="game" type="number" min="1" placeholder="${esc(t('game number'))}" required>
+          <button type="submit">${t('Watch')}</button>
+          <button type="button" id="btn-replay">${t('Replay')}</button>
         </form>
-        ${app.finished.length ? `<h3>Your finished games</h3><ul class="list">${app.finished.map((g) => `
-          <li><a class="big-link" href="#/replay/${g.id}" data-replay-link="${g.id}">${esc(g.white)} vs ${esc(g.black)}
+        ${app.finished.length ? `<h3>${t('Your finished games')}</h3><ul class="list">${app.finished.map((g) => `
+          <li><a class="big-link" href="#/replay/${g.id}" data-replay-link="${g.id}">${esc(t('{white} vs {black}', { white: g.white, black: g.black }))}
             <span class="muted">${esc(variantName(g.variant))} · ${esc(resultText(g))}</span></a></li>`).join('')}</ul>` : ''}
       </section>
       <section class="card">
-        <h2>Classes and tournaments</h2>
-        <div class="row"><a class="button" href="#/classes" id="to-classes">My classes</a><a class="button" href="#/tournaments" id="to-tournaments">Tournaments</a></div>
+        <h2>${t('Classes and tournaments')}</h2>
+        <div class="row"><a class="button" href="#/classes" id="to-classes">${t('My classes')}</a><a class="button" href="#/tournaments" id="to-tournaments">${t('Tournaments')}</a></div>
       </section>
     </div>`;
 
@@ -511,9 +521,9 @@ function drawLobby() {
       app.challenges.set(r.challenge.id, r.challenge);
       f.to.value = '';
       drawLobby();
-      toast(r.challenge.to ? `Challenge sent to ${r.challenge.to}` : 'Open seek posted');
+      toast(r.challenge.to ? t('Challenge sent to {name}', { name: r.challenge.to }) : t('Open seek posted'));
     } catch (err) {
-      $('#challenge-error').textContent = err.message || err.code;
+      $('#challenge-error').textContent = errorText(err);
     }
   });
   $('#main').querySelectorAll('[data-accept]').forEach((b) => b.addEventListener('click', async () => {
@@ -522,7 +532,7 @@ function drawLobby() {
       keepGame(r.game);
       app.challenges.delete(Number(b.dataset.accept));
       location.hash = `#/game/${r.game.id}`;
-    } catch (err) { toast(err.message || err.code); }
+    } catch (err) { toast(errorText(err)); }
   }));
   const simple = (attr, op) => $('#main').querySelectorAll(`[data-${attr}]`).forEach((b) => b.addEventListener('click', async () => {
     const id = Number(b.dataset[attr]);
@@ -530,7 +540,7 @@ function drawLobby() {
       await app.conn.request(op, { challenge: id });
       app.challenges.delete(id);
       drawLobby();
-    } catch (err) { toast(err.message || err.code); }
+    } catch (err) { toast(errorText(err)); }
   }));
   simple('decline', 'decline');
   simple('cancel', 'cancel');
@@ -544,7 +554,7 @@ function drawLobby() {
 
 async function showGame(id) {
   app.screen = { name: 'game', id };
-  $('#main').innerHTML = `<p class="center muted">Loading game ${id}…</p>`;
+  $('#main').innerHTML = `<p class="center muted">${t('Loading game {id}…', { id })}</p>`;
   try {
     // subscribe answers the full game and sends its events from then on:
     // players get them anyway, watchers need it; twice is harmless.
@@ -552,23 +562,23 @@ async function showGame(id) {
     keepGame(r.game);
   } catch (e) {
     if (app.screen.id !== id) return;
-    $('#main').innerHTML = `<p class="center error">Cannot open game ${id}: ${esc(e.message || e.code)}</p><p class="center"><a href="#/lobby">Back to the lobby</a></p>`;
+    $('#main').innerHTML = `<p class="center error">${esc(t('Cannot open game {id}: {why}', { id, why: errorText(e) }))}</p><p class="center"><a href="#/lobby">${t('Back to the lobby')}</a></p>`;
     return;
   }
   if (app.screen.name !== 'game' || app.screen.id !== id) return;
   $('#main').innerHTML = `
     <section id="game-screen" data-game-id="${id}">
       <div class="game-head">
-        <a href="#/lobby" class="back">← Lobby</a>
+        <a href="#/lobby" class="back">← ${t('Lobby')}</a>
         <h2 id="game-title"></h2>
-        ${app.games.get(id)?.tournament ? `<a href="#/tournament/${Number(app.games.get(id).tournament)}" class="back" id="game-tournament">Tournament, round ${Number(app.games.get(id).round)}</a>` : ''}
+        ${app.games.get(id)?.tournament ? `<a href="#/tournament/${Number(app.games.get(id).tournament)}" class="back" id="game-tournament">${esc(t('Tournament, round {round}', { round: Number(app.games.get(id).round) }))}</a>` : ''}
       </div>
       <div class="game-main">
         <div class="board-col">
           <p class="status" id="status" role="status" aria-live="polite"></p>
           <div class="row pending" id="pending" hidden>
             <button class="primary" id="pending-play"></button>
-            <button id="pending-cancel">Change</button>
+            <button id="pending-cancel">${t('Change')}</button>
           </div>
           <div class="player" id="p-top"></div>
           <div id="board"></div>
@@ -577,7 +587,7 @@ async function showGame(id) {
         <div class="side-col">
           <div class="actions" id="actions"></div>
           <p id="hint-text" class="muted"></p>
-          <h3>Moves</h3>
+          <h3>${t('Moves')}</h3>
           <ol class="moves" id="moves"></ol>
         </div>
       </div>
@@ -588,7 +598,7 @@ async function showGame(id) {
       const p = $('#pending');
       if (!p) return;
       p.hidden = !pending;
-      if (pending) $('#pending-play').textContent = `Play ${pending}`;
+      if (pending) $('#pending-play').textContent = t('Play {move}', { move: pending });
     },
   });
   $('#pending-play').addEventListener('click', () => app.board.playPending());
@@ -607,7 +617,7 @@ function playerLine(g, side) {
   const name = g[side], bot = g[`${side}_bot`];
   const toMove = g.status === 'active' && g.turn === side;
   const hasClock = g.clock || g.time_left_ms != null;
-  return `<span class="stone ${side}"></span><span class="pname">${esc(name)}${bot ? ' <span class="tag">computer</span>' : ''}</span>
+  return `<span class="stone ${side}"></span><span class="pname">${esc(name)}${bot ? ` <span class="tag">${t('computer')}</span>` : ''}</span>
     ${hasClock ? `<span class="clock ${toMove ? 'running' : ''}" data-clock="${g.id}" data-side="${side}"></span>` : ''}`;
 }
 
@@ -622,7 +632,7 @@ function drawGame() {
   screen.dataset.ply = g.ply;
   screen.dataset.status = g.status;
   screen.dataset.turn = g.turn;
-  $('#game-title').textContent = `${g.white} vs ${g.black} · ${variantName(g.variant)}${me ? '' : ' (watching)'}`;
+  $('#game-title').textContent = `${t('{white} vs {black}', { white: g.white, black: g.black })} · ${variantName(g.variant)}${me ? '' : ` ${t('(watching)')}`}`;
   const bottom = flipped ? 'black' : 'white', top = flipped ? 'white' : 'black';
   $('#p-top').innerHTML = playerLine(g, top);
   $('#p-bottom').innerHTML = playerLine(g, bottom);
@@ -643,39 +653,39 @@ function drawGame() {
 
   let status;
   if (!active) status = resultText(g);
-  else if (app.sending) status = 'Sending your move…';
+  else if (app.sending) status = t('Sending your move…');
   else if (myTurn) status = g.legal_moves.some((m) => m.includes('x')) && g.legal_moves.every((m) => m.includes('x'))
-    ? 'Your turn: you must capture. Tap a piece, then where it lands.'
-    : 'Your turn: tap a piece, then where it goes.';
-  else if (me) status = `Waiting for ${g.turn === 'white' ? g.white : g.black}…`;
-  else status = `${g.turn === 'white' ? g.white : g.black} (${g.turn}) to move`;
+    ? t('Your turn: you must capture. Tap a piece, then where it lands.')
+    : t('Your turn: tap a piece, then where it goes.');
+  else if (me) status = t('Waiting for {name}…', { name: g.turn === 'white' ? g.white : g.black });
+  else status = g.turn === 'white' ? t('{name} (white) to move', { name: g.white }) : t('{name} (black) to move', { name: g.black });
   const st = $('#status');
   st.textContent = status;
   st.classList.toggle('result', !active);
   st.classList.toggle('your-turn', !!myTurn);
-  $('#hint-text').textContent = hint ? `Hint: ${hint.move} (${hint.eval})` : '';
+  $('#hint-text').textContent = hint ? t('Hint: {move} ({eval})', { move: hint.move, eval: hint.eval }) : '';
 
   // Actions: only what this player may do now, so a child cannot tap a
   // button the server would refuse.
   const acts = [];
   if (me && active) {
     if (hasDraws(g.variant)) {
-      if (g.draw_offer === me) acts.push('<button disabled>Draw offered</button>');
-      else if (g.draw_offer) acts.push('<button class="primary" data-act="draw-accept">Accept draw</button><button data-act="draw-decline">Decline draw</button>');
-      else acts.push('<button data-act="draw-offer">Offer draw</button>');
+      if (g.draw_offer === me) acts.push(`<button disabled>${t('Draw offered')}</button>`);
+      else if (g.draw_offer) acts.push(`<button class="primary" data-act="draw-accept">${t('Accept draw')}</button><button data-act="draw-decline">${t('Decline draw')}</button>`);
+      else acts.push(`<button data-act="draw-offer">${t('Offer draw')}</button>`);
     }
-    if (!g.rated && myTurn) acts.push('<button data-act="hint">Hint</button>');
-    if (g.ply < 2) acts.push('<button data-act="abort">Abort</button>');
-    acts.push('<button class="danger" data-act="resign">Resign</button>');
+    if (!g.rated && myTurn) acts.push(`<button data-act="hint">${t('Hint')}</button>`);
+    if (g.ply < 2) acts.push(`<button data-act="abort">${t('Abort')}</button>`);
+    acts.push(`<button class="danger" data-act="resign">${t('Resign')}</button>`);
   }
-  acts.push('<button data-act="flip">Turn board</button>');
-  if (!active) acts.push(`<a class="button" href="#/replay/${id}" data-act="replay">Replay</a>`);
+  acts.push(`<button data-act="flip">${t('Turn board')}</button>`);
+  if (!active) acts.push(`<a class="button" href="#/replay/${id}" data-act="replay">${t('Replay')}</a>`);
   $('#actions').innerHTML = acts.join('');
   $('#actions').querySelectorAll('button[data-act]').forEach((b) => b.addEventListener('click', () => gameAction(g, b.dataset.act)));
 
   // Move list, numbered in pairs as players read them.
   const ol = $('#moves');
-  ol.innerHTML = g.moves.length ? moveListHtml(g.moves, g.moves.length - 1) : '<li class="muted">No move yet.</li>';
+  ol.innerHTML = g.moves.length ? moveListHtml(g.moves, g.moves.length - 1) : `<li class="muted">${t('No move yet.')}</li>`;
   ol.scrollTop = ol.scrollHeight;
   tickClocks();
 }
@@ -688,7 +698,7 @@ async function sendMove(text) {
     const r = await app.conn.request('move', { game: id, ply: g.ply, move: text });
     keepGame(r.game);
   } catch (e) {
-    toast(e.code === 'offline' ? 'Not connected: the move was not sent.' : `Move refused: ${e.message || e.code}`);
+    toast(e.code === 'offline' ? t('Not connected: the move was not sent.') : t('Move refused: {why}', { why: errorText(e) }));
     refreshGame(id);
   } finally {
     app.sending = false;
@@ -705,7 +715,7 @@ async function gameAction(g, act) {
       drawGame();
       return r;
     } catch (e) {
-      toast(e.message || e.code);
+      toast(errorText(e));
       return null;
     }
   };
@@ -715,7 +725,7 @@ async function gameAction(g, act) {
       drawGame();
       break;
     case 'draw-offer':
-      if (await confirmBox('Offer a draw?')) run('draw', { action: 'offer' });
+      if (await confirmBox(t('Offer a draw?'))) run('draw', { action: 'offer' });
       break;
     case 'draw-accept':
       run('draw', { action: 'accept' });
@@ -724,18 +734,18 @@ async function gameAction(g, act) {
       run('draw', { action: 'decline' });
       break;
     case 'resign':
-      if (await confirmBox('Resign this game? Your opponent wins.', 'Resign')) run('resign');
+      if (await confirmBox(t('Resign this game? Your opponent wins.'), t('Resign'))) run('resign');
       break;
     case 'abort':
-      if (await confirmBox('Abort this game? It will not count.', 'Abort')) run('abort');
+      if (await confirmBox(t('Abort this game? It will not count.'), t('Abort'))) run('abort');
       break;
     case 'hint': {
-      $('#hint-text').textContent = 'Thinking…';
+      $('#hint-text').textContent = t('Thinking…');
       try {
         const r = await app.conn.request('hint', { game: id });
         app.hint = { game: id, ply: r.ply, move: r.move, eval: r.eval };
       } catch (e) {
-        toast(e.message || e.code);
+        toast(errorText(e));
       }
       drawGame();
       break;
@@ -767,34 +777,34 @@ async function showReplay(id) {
     }
   } catch (e) {
     positions = null;
-    note = 'This game cannot be stepped through here; the final position is shown.';
+    note = t('This game cannot be stepped through here; the final position is shown.');
   }
   app.replay = { game: g, positions, i: g.ply };
   $('#main').innerHTML = `
     <section id="replay-screen" data-game-id="${id}">
       <div class="game-head">
-        <a href="#/lobby" class="back">← Lobby</a>
-        <h2>${esc(g.white)} vs ${esc(g.black)} · ${esc(variantName(g.variant))}</h2>
+        <a href="#/lobby" class="back">← ${t('Lobby')}</a>
+        <h2>${esc(t('{white} vs {black}', { white: g.white, black: g.black }))} · ${esc(variantName(g.variant))}</h2>
       </div>
       <div class="game-main">
         <div class="board-col">
           <div id="board"></div>
-          <p class="status">${esc(resultText(g) || (g.status === 'active' ? 'Game still running' : ''))}</p>
+          <p class="status">${esc(resultText(g) || (g.status === 'active' ? t('Game still running') : ''))}</p>
           ${note ? `<p class="muted">${esc(note)}</p>` : ''}
           <div class="replay-controls" ${positions ? '' : 'hidden'}>
-            <input type="range" id="ply" min="0" max="${g.ply}" value="${g.ply}" aria-label="ply">
+            <input type="range" id="ply" min="0" max="${g.ply}" value="${g.ply}" aria-label="${esc(t('ply'))}">
             <div class="row">
-              <button data-step="first" aria-label="start">◀◀</button>
-              <button data-step="prev" aria-label="back">◀</button>
+              <button data-step="first" aria-label="${esc(t('start'))}">◀◀</button>
+              <button data-step="prev" aria-label="${esc(t('back'))}">◀</button>
               <span id="ply-label" class="ply-label"></span>
-              <button data-step="next" aria-label="forward">▶</button>
-              <button data-step="last" aria-label="end">▶▶</button>
+              <button data-step="next" aria-label="${esc(t('forward'))}">▶</button>
+              <button data-step="last" aria-label="${esc(t('end'))}">▶▶</button>
             </div>
           </div>
         </div>
         <div class="side-col">
-          <div class="actions"><button id="replay-flip">Turn board</button>${g.status === 'active' ? `<a class="button" href="#/game/${id}">Live view</a>` : ''}</div>
-          <h3>Moves</h3>
+          <div class="actions"><button id="replay-flip">${t('Turn board')}</button>${g.status === 'active' ? `<a class="button" href="#/game/${id}">${t('Live view')}</a>` : ''}</div>
+          <h3>${t('Moves')}</h3>
           <ol class="moves" id="moves">${moveListHtml(g.moves, -1)}</ol>
         </div>
       </div>
@@ -808,7 +818,7 @@ async function showReplay(id) {
     app.board.set({ variant: g.variant, position: pos, legalMoves: [], interactive: false, flipped, lastMove: i > 0 ? g.moves[i - 1] : null });
     if (!r.positions) return;
     $('#ply').value = i;
-    $('#ply-label').textContent = `${i} / ${g.ply}`;
+    $('#ply-label').textContent = `${fmtNumber(i)} / ${fmtNumber(g.ply)}`;
     $('#replay-screen').dataset.ply = i;
     $('#moves').querySelectorAll('[data-ply]').forEach((m) => m.classList.toggle('last', Number(m.dataset.ply) === i - 1));
   };
@@ -861,7 +871,7 @@ function toast(text, href) {
 }
 
 /** A confirmation with big buttons (window.confirm is tiny on a tablet). */
-function confirmBox(text, yes = 'Yes') {
+function confirmBox(text, yes = t('Yes')) {
   const d = $('#confirm');
   $('#confirm-text').textContent = text;
   $('#confirm-yes').textContent = yes;
@@ -874,7 +884,55 @@ function confirmBox(text, yes = 'Yes') {
 
 // ---------------------------------------------------------------- start
 
-setupSchool({ app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf });
+/**
+ * An error for people. The protocol's codes are English machine words and
+ * the server's messages English sentences: in English the page says the
+ * server's message (it names the case: "this game is for its tournament's
+ * class only"); in another language, the sentence of the code, translated
+ * (the page never reads the message to pick its words).
+ */
+const ERROR_WORDS = {
+  bad_json: N('The server could not read what the page sent.'),
+  bad_request: N('The server refused the request.'),
+  unknown_op: N('The server does not know this request.'),
+  line_too_long: N('The request was too long.'),
+  unauthenticated: N('Wrong name or password, or you are not logged in.'),
+  forbidden: N('You are not allowed to do that.'),
+  not_found: N('Not found.'),
+  conflict: N('Not possible right now.'),
+  not_your_turn: N('It is not your turn.'),
+  illegal_move: N('That move is not allowed.'),
+  stale_ply: N('The game has moved on: look again.'),
+  game_over: N('The game is over.'),
+  rate_limited: N('Too many requests at once: wait a moment and try again.'),
+  server_busy: N('The server is busy: try again in a moment.'),
+  server_shutdown: N('The server is restarting: try again in a moment.'),
+  internal: N('The server failed; nothing was changed.'),
+  offline: N('Not connected: try again once the page is back online.'),
+  timeout: N('No answer from the server: try again.'),
+};
+function errorText(e) {
+  const code = e && e.code;
+  if (language() === 'en' && e && e.message) return e.message;
+  if (code && ERROR_WORDS[code]) return t(ERROR_WORDS[code]);
+  return (e && (e.message || e.code)) || t('Something went wrong.');
+}
+
+/** The language switch of the header: remembered, and the screen redrawn in it. */
+function setupLanguageSwitch() {
+  const sel = $('#lang');
+  sel.innerHTML = Object.entries(LANGUAGES).map(([k, name]) => `<option value="${k}" lang="${k}">${esc(name)}</option>`).join('');
+  sel.value = language();
+  sel.addEventListener('change', async () => {
+    await setLanguage(sel.value, true);
+    onStatus(app.conn.state);
+    route();
+  });
+}
+
+setupSchool({ app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf, errorText, sideName });
+await setLanguage(pickLanguage());
+setupLanguageSwitch();
 app.conn = new Connection(wsUrl(), { onOpen, onEvent, onStatus });
 window.addEventListener('hashchange', route);
 $('#logout').addEventListener('click', logout);

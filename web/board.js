@@ -19,6 +19,7 @@
 // Every point has a transparent square hit area the size of a whole cell, so
 // the targets are as big as the board allows (small hands, tablets, 320 px).
 
+import { t } from './i18n.js';
 import { isKonane, parsePosition, parsePoint, pointName, movePoints } from './rules.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
@@ -173,7 +174,7 @@ export class BoardView {
     const W = MARGIN + cols * CELL, H = rows * CELL + MARGIN;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     svg.setAttribute('data-board', s.position.split(' ')[0]);
-    svg.setAttribute('aria-label', `${s.variant} board`);
+    svg.setAttribute('aria-label', t('{variant} board', { variant: s.variant }));
     svg.classList.toggle('konane', konane);
 
     const board = el('g', {}, svg);

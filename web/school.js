@@ -11,9 +11,12 @@
 // its forms (paint()).
 //
 // app.js hands over its helpers once (setupSchool) instead of this module
-// importing app.js back: the dependency goes one way.
+// importing app.js back: the dependency goes one way. Words come from
+// i18n.js (`tr` here: `t` names a tournament in this file).
 
-let ui = null; // {app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf}
+import { t as tr, tn, N, fmtNumber, language } from './i18n.js';
+
+let ui = null; // {app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf, errorText, sideName}
 
 export function setupSchool(deps) {
   ui = deps;
@@ -59,12 +62,14 @@ function plain(e, words = {}) {
   const w = words[e.code];
   if (w) return typeof w === 'function' ? w(e) : w;
   switch (e.code) {
-    case 'offline': return 'Not connected to the server. Wait until it says “online”, then try again.';
+    case 'offline': return tr('Not connected to the server. Wait until it says “online”, then try again.');
     case 'server_busy':
-    case 'rate_limited': return 'The server is busy. Try again in a few seconds.';
-    case 'server_shutdown': return 'The server is restarting. Try again in a moment.';
-    case 'internal': return 'Something went wrong on the server. Nothing was changed: try again.';
-    default: return sentence(e.message || e.code || 'error');
+    case 'rate_limited': return tr('The server is busy. Try again in a few seconds.');
+    case 'server_shutdown': return tr('The server is restarting. Try again in a moment.');
+    case 'internal': return tr('Something went wrong on the server. Nothing was changed: try again.');
+    // The server's message is English: in English it is said as it is, in
+    // another language the code's sentence (app.js errorText) instead.
+    default: return language() === 'en' || !e.code ? sentence(e.message || e.code || tr('Something went wrong.')) : ui.errorText(e);
   }
 }
 
@@ -79,9 +84,9 @@ const bytes = (s) => new TextEncoder().encode(s).length;
 function fmtPoints(x) {
   if (typeof x !== 'number') return esc(x);
   const whole = Math.floor(x), frac = x - whole;
-  if (frac === 0) return String(x);
-  if (frac === 0.5) return whole ? `${whole}½` : '½';
-  return String(Math.round(x * 100) / 100);
+  if (frac === 0) return fmtNumber(x);
+  if (frac === 0.5) return whole ? `${fmtNumber(whole)}½` : '½';
+  return fmtNumber(Math.round(x * 100) / 100);
 }
 
 /**
@@ -140,8 +145,8 @@ function loading(text) {
   $('#main').innerHTML = `<p class="center muted">${esc(text)}</p>`;
 }
 
-function failed(what, e, back = '#/classes', backText = 'Back to the classes') {
-  $('#main').innerHTML = `<div class="center"><p class="error" role="alert">${esc(what)}: ${esc(plain(e))}</p>
+function failed(what, e, back = '#/classes', backText = tr('Back to the classes')) {
+  $('#main').innerHTML = `<div class="center"><p class="error" role="alert">${esc(tr('{what}: {why}', { what, why: plain(e) }))}</p>
     <p><a href="${back}">${esc(backText)}</a></p></div>`;
 }
 
@@ -172,12 +177,12 @@ const slug = (s) => String(s).toLowerCase().normalize('NFD').replace(/[^a-z0-9]+
 
 export async function showClasses() {
   ui.app.screen = { name: 'classes' };
-  if (!$('#classes-screen')) loading('Loading your classes…');
+  if (!$('#classes-screen')) loading(tr('Loading your classes…'));
   let r;
   try {
     r = await req('classes');
   } catch (e) {
-    if (on('classes')) failed('Cannot load your classes', e, '#/lobby', 'Back to the lobby');
+    if (on('classes')) failed(tr('Cannot load your classes'), e, '#/lobby', tr('Back to the lobby'));
     return;
   }
   if (!on('classes')) return;
@@ -189,43 +194,43 @@ function classRow(c) {
   const teach = isMe(c.teacher);
   return `<li><a class="big-link" href="#/class/${Number(c.id)}" data-class-link="${Number(c.id)}">
       <span class="opp">${esc(c.name)}</span>
-      <span class="muted">${teach ? `You teach this class · code ${esc(c.code)}` : `Teacher: ${esc(c.teacher)}`}</span></a></li>`;
+      <span class="muted">${teach ? esc(tr('You teach this class · code {code}', { code: c.code })) : esc(tr('Teacher: {name}', { name: c.teacher }))}</span></a></li>`;
 }
 
 function drawClasses() {
   const classes = school.classes || [];
   paint(`
     <section id="classes-screen" class="school">
-      <div class="game-head"><a href="#/lobby" class="back">← Lobby</a><h2>Classes</h2></div>
+      <div class="game-head"><a href="#/lobby" class="back">← ${tr('Lobby')}</a><h2>${tr('Classes')}</h2></div>
       <div class="school-grid">
         <section class="card">
-          <h3>My classes</h3>
+          <h3>${tr('My classes')}</h3>
           ${classes.length ? `<ul class="list" id="class-list">${classes.map(classRow).join('')}</ul>`
-    : '<p class="muted" id="class-list">You are in no class yet.</p>'}
+    : `<p class="muted" id="class-list">${tr('You are in no class yet.')}</p>`}
         </section>
         <section class="card">
-          <h3>Join a class</h3>
+          <h3>${tr('Join a class')}</h3>
           <form id="join-form" autocomplete="off">
-            <label>Class code
+            <label>${tr('Class code')}
               <input name="code" class="code-input" required maxlength="24" autocapitalize="characters" spellcheck="false" placeholder="ABCD 2345">
             </label>
-            <p class="muted small">Your teacher writes the code on the board. Capital or small letters both work.</p>
+            <p class="muted small">${tr('Your teacher writes the code on the board. Capital or small letters both work.')}</p>
             <p class="error" id="join-error" role="alert"></p>
-            <button type="submit" class="primary" id="btn-join">Join the class</button>
+            <button type="submit" class="primary" id="btn-join">${tr('Join the class')}</button>
           </form>
         </section>
         <section class="card">
-          <h3>Make a class</h3>
-          <p class="muted small">For teachers: you get a code for your pupils, and you can make their accounts.</p>
+          <h3>${tr('Make a class')}</h3>
+          <p class="muted small">${tr('For teachers: you get a code for your pupils, and you can make their accounts.')}</p>
           <form id="class-form">
-            <label>Name of the class <input name="name" required maxlength="64" placeholder="for example 5B"></label>
+            <label>${tr('Name of the class')} <input name="name" required maxlength="64" placeholder="${esc(tr('for example 5B'))}"></label>
             <p class="error" id="class-error" role="alert"></p>
-            <button type="submit" class="primary" id="btn-make-class">Make the class</button>
+            <button type="submit" class="primary" id="btn-make-class">${tr('Make the class')}</button>
           </form>
         </section>
         <section class="card">
-          <h3>Tournaments</h3>
-          <p><a class="button" href="#/tournaments" id="to-tournaments">See the tournaments</a></p>
+          <h3>${tr('Tournaments')}</h3>
+          <p><a class="button" href="#/tournaments" id="to-tournaments">${tr('See the tournaments')}</a></p>
         </section>
       </div>
     </section>`, wireClasses);
@@ -242,13 +247,13 @@ function wireClasses() {
       try {
         const r = await req('class_join', { code });
         jf.code.value = '';
-        ui.toast(`You joined ${r.class.name}`);
+        ui.toast(tr('You joined {name}', { name: r.class.name }));
         location.hash = `#/class/${Number(r.class.id)}`;
       } catch (ex) {
         err.textContent = plain(ex, {
-          not_found: 'No class has that code. Check each letter and try again: a code has 8 letters and digits.',
-          conflict: (x) => (/teacher/.test(x.message || '') ? 'You are the teacher of this class: you are in it already.'
-            : 'You are already in this class.'),
+          not_found: tr('No class has that code. Check each letter and try again: a code has 8 letters and digits.'),
+          conflict: (x) => (/teacher/.test(x.message || '') ? tr('You are the teacher of this class: you are in it already.')
+            : tr('You are already in this class.')),
         });
       }
     });
@@ -260,7 +265,7 @@ function wireClasses() {
     err.textContent = '';
     const name = cf.name.value.trim();
     if (!name || bytes(name) > 64) {
-      err.textContent = 'A class name is 1 to 64 letters long.';
+      err.textContent = tr('A class name is 1 to 64 letters long.');
       return;
     }
     await busy($('#btn-make-class'), async () => {
@@ -300,7 +305,7 @@ function parseStudents(text) {
     if (m) {
       username = m[1];
       name = m[2].trim();
-      if (seen.has(username.toLowerCase())) problems.push(`Line ${i + 1}: the username “${username}” is in the list twice.`);
+      if (seen.has(username.toLowerCase())) problems.push(tr('Line {line}: the username “{username}” is in the list twice.', { line: i + 1, username }));
     } else {
       name = line;
       const base = makeUsername(line);
@@ -308,22 +313,22 @@ function parseStudents(text) {
       for (let k = 2; seen.has(username.toLowerCase()); k++) username = base + k;
     }
     seen.add(username.toLowerCase());
-    if (bytes(name) > 64) problems.push(`Line ${i + 1}: the name is too long (64 letters at most).`);
+    if (bytes(name) > 64) problems.push(tr('Line {line}: the name is too long (64 letters at most).', { line: i + 1 }));
     students.push({ line: i + 1, username, name });
   });
-  if (students.length > 100) problems.push(`That is ${students.length} pupils: add at most 100 at a time.`);
+  if (students.length > 100) problems.push(tn('That is {n} pupils: add at most 100 at a time.', students.length));
   return { students, problems };
 }
 
 export async function showClass(id) {
   ui.app.screen = { name: 'class', id };
-  if (!$(`#class-screen[data-class-id="${id}"]`)) loading('Loading the class…');
+  if (!$(`#class-screen[data-class-id="${id}"]`)) loading(tr('Loading the class…'));
   let cls, tourneys;
   try {
     [cls, tourneys] = await Promise.all([req('class', { class: id }).then((r) => r.class),
       req('tournaments').then((r) => r.tournaments).catch(() => [])]);
   } catch (e) {
-    if (on('class', id)) failed('Cannot open this class', e);
+    if (on('class', id)) failed(tr('Cannot open this class'), e);
     return;
   }
   if (!on('class', id)) return;
@@ -350,36 +355,36 @@ function sheetHtml() {
   return `
     <section class="card sheet" id="pw-sheet" aria-labelledby="sheet-title">
       <h3 id="sheet-title">${esc(s.title)}</h3>
-      <p class="warn" role="alert"><strong>Write these passwords down now.</strong> This is the only time they are
-        shown: Qirkat keeps no copy. Print the page or copy each line, then give every pupil their own line.</p>
+      <p class="warn" role="alert"><strong>${tr('Write these passwords down now.')}</strong> ${tr('This is the only time they are shown: Qirkat keeps no copy. Print the page or copy each line, then give every pupil their own line.')}</p>
       <div class="table-wrap"><table class="data pw-table" id="pw-table">
-        <thead><tr><th scope="col">Name</th><th scope="col">Username</th><th scope="col">Password</th></tr></thead>
+        <thead><tr><th scope="col">${tr('Name')}</th><th scope="col">${tr('Username')}</th><th scope="col">${tr('Password')}</th></tr></thead>
         <tbody>${s.rows.map((r) => `<tr data-username="${esc(r.username)}">
           <td>${esc(r.name || r.username)}</td><td class="u">${esc(r.username)}</td><td><code class="pw">${esc(r.password)}</code></td></tr>`).join('')}</tbody>
       </table></div>
       <div class="row no-print">
-        <button type="button" class="primary" id="btn-print">Print the passwords</button>
-        <button type="button" id="btn-sheet-done">I have written them down</button>
+        <button type="button" class="primary" id="btn-print">${tr('Print the passwords')}</button>
+        <button type="button" id="btn-sheet-done">${tr('I have written them down')}</button>
       </div>
     </section>`;
 }
 
 function gameListRow(g) {
-  const state = g.status === 'active' ? 'playing' : g.status === 'aborted' ? 'aborted'
-    : g.result === 'draw' ? 'draw' : `${g.result === 'white' ? g.white : g.black} won`;
+  const state = g.status === 'active' ? tr('playing') : g.status === 'aborted' ? tr('aborted')
+    : g.result === 'draw' ? tr('draw') : tr('{name} won', { name: g.result === 'white' ? g.white : g.black });
   return `<li><a class="big-link" href="#/game/${Number(g.id)}" data-class-game="${Number(g.id)}">
       <span>${esc(g.white)} – ${esc(g.black)}</span>
-      <span class="muted">${esc(ui.variantName(g.variant))} · ${esc(state)}${g.tournament ? ` · tournament, round ${Number(g.round)}` : ''}</span></a></li>`;
+      <span class="muted">${esc(ui.variantName(g.variant))} · ${esc(state)}${g.tournament ? ` · ${esc(tr('tournament, round {round}', { round: Number(g.round) }))}` : ''}</span></a></li>`;
 }
 
 function tourneyRow(t) {
   const cls = t.class && school.classes ? school.classes.find((c) => c.id === t.class) : null;
   const mine = (t.players || []).some(isMe) && !(t.withdrawn || []).some(isMe);
-  const where = t.status === 'open' ? 'not started' : t.status === 'running' ? `round ${Number(t.current_round)} of ${Number(t.rounds_total)}` : 'finished';
+  const where = t.status === 'open' ? tr('not started') : t.status === 'running'
+    ? tr('round {round} of {total}', { round: Number(t.current_round), total: Number(t.rounds_total) }) : tr('finished');
   return `<li><a class="big-link" href="#/tournament/${Number(t.id)}" data-tournament-link="${Number(t.id)}">
-      <span class="opp">${esc(t.name)}${mine ? ' <span class="tag">you play</span>' : ''}</span>
-      <span class="muted">${t.system === 'swiss' ? 'Swiss' : 'Round robin'} · ${esc(ui.variantName(t.variant))} · ${esc(ui.fmtTc(t.time_control))}
-        · ${(t.players || []).length} player${(t.players || []).length === 1 ? '' : 's'}${cls ? ` · class ${esc(cls.name)}` : t.class ? ' · one class only' : ''} · ${where}</span></a></li>`;
+      <span class="opp">${esc(t.name)}${mine ? ` <span class="tag">${tr('you play')}</span>` : ''}</span>
+      <span class="muted">${t.system === 'swiss' ? tr('Swiss') : tr('Round robin')} · ${esc(ui.variantName(t.variant))} · ${esc(ui.fmtTc(t.time_control))}
+        · ${esc(tn('{n} players', (t.players || []).length))}${cls ? ` · ${esc(tr('class {name}', { name: cls.name }))}` : t.class ? ` · ${tr('one class only')}` : ''} · ${esc(where)}</span></a></li>`;
 }
 
 function drawClass(cls, tourneys, games) {
@@ -389,51 +394,49 @@ function drawClass(cls, tourneys, games) {
   const students = cls.students || [];
   paint(`
     <section id="class-screen" class="school" data-class-id="${Number(cls.id)}">
-      <div class="game-head"><a href="#/classes" class="back">← Classes</a><h2 id="class-name">${esc(cls.name)}</h2></div>
+      <div class="game-head"><a href="#/classes" class="back">← ${tr('Classes')}</a><h2 id="class-name">${esc(cls.name)}</h2></div>
       ${sheet}
       <div class="school-grid">
         ${teacher ? `
         <section class="card code-card">
-          <h3>Join code</h3>
-          <p class="join-code" id="join-code" data-code="${esc(code)}" aria-label="Join code: ${esc(code.split('').join(' '))}">${esc(code.slice(0, 4))}<span class="gap"> </span>${esc(code.slice(4))}</p>
-          <p>Write it on the board. Pupils who have an account type it under <b>Classes → Join a class</b>.</p>
+          <h3>${tr('Join code')}</h3>
+          <p class="join-code" id="join-code" data-code="${esc(code)}" aria-label="${esc(tr('Join code: {code}', { code: code.split('').join(' ') }))}">${esc(code.slice(0, 4))}<span class="gap"> </span>${esc(code.slice(4))}</p>
+          <p>${tr('Write it on the board. Pupils who have an account type it under')} <b>${tr('Classes → Join a class')}</b>.</p>
         </section>` : `
         <section class="card">
-          <p>Teacher: <b>${esc(cls.teacher)}</b></p>
-          <p class="muted">You are in this class. Class code: ${esc(code)}</p>
+          <p>${tr('Teacher:')} <b>${esc(cls.teacher)}</b></p>
+          <p class="muted">${esc(tr('You are in this class. Class code: {code}', { code }))}</p>
         </section>`}
         ${teacher ? `
         <section class="card">
-          <h3>Pupils (${students.length})</h3>
+          <h3>${esc(tr('Pupils ({n})', { n: fmtNumber(students.length) }))}</h3>
           ${students.length ? `<div class="table-wrap"><table class="data" id="students">
-            <thead><tr><th scope="col">Username</th><th scope="col">Name</th><th scope="col"><span class="sr-only">Password</span></th></tr></thead>
-            <tbody>${students.map((s) => `<tr data-username="${esc(s.username)}"><td class="u">${esc(s.username)}${s.bot ? ' <span class="tag">computer</span>' : ''}</td>
-              <td>${esc(s.name)}</td><td><button type="button" class="small-btn" data-reset="${esc(s.username)}" aria-label="New password for ${esc(s.name)}">New password</button></td></tr>`).join('')}</tbody>
-          </table></div>` : '<p class="muted">No pupil yet. Add them below, or give them the join code.</p>'}
+            <thead><tr><th scope="col">${tr('Username')}</th><th scope="col">${tr('Name')}</th><th scope="col"><span class="sr-only">${tr('Password')}</span></th></tr></thead>
+            <tbody>${students.map((s) => `<tr data-username="${esc(s.username)}"><td class="u">${esc(s.username)}${s.bot ? ` <span class="tag">${tr('computer')}</span>` : ''}</td>
+              <td>${esc(s.name)}</td><td><button type="button" class="small-btn" data-reset="${esc(s.username)}" aria-label="${esc(tr('New password for {name}', { name: s.name }))}">${tr('New password')}</button></td></tr>`).join('')}</tbody>
+          </table></div>` : `<p class="muted">${tr('No pupil yet. Add them below, or give them the join code.')}</p>`}
         </section>
         <section class="card">
-          <h3>Add pupils</h3>
+          <h3>${tr('Add pupils')}</h3>
           <form id="students-form">
-            <label>Names, one pupil on each line
+            <label>${tr('Names, one pupil on each line')}
               <textarea name="names" rows="7" spellcheck="false" placeholder="Amira Haddad&#10;Ben Okafor"></textarea>
             </label>
-            <p class="muted small">Each pupil gets an account: a username made from the name (“Amira Haddad” becomes
-              <b>amirah</b>) and a password. To choose a username yourself, write it first, then a comma:
-              “amira5b, Amira Haddad”.</p>
+            <p class="muted small">${tr('Each pupil gets an account: a username made from the name (“Amira Haddad” becomes <b>amirah</b>) and a password. To choose a username yourself, write it first, then a comma: “amira5b, Amira Haddad”.')}</p>
             <div id="students-preview"></div>
             <p class="error" id="students-error" role="alert"></p>
-            <button type="submit" class="primary" id="btn-add-students">Make the accounts</button>
+            <button type="submit" class="primary" id="btn-add-students">${tr('Make the accounts')}</button>
           </form>
         </section>` : ''}
         <section class="card">
-          <h3>Tournaments of this class</h3>
-          ${tourneys.length ? `<ul class="list">${tourneys.map(tourneyRow).join('')}</ul>` : '<p class="muted">None yet.</p>'}
-          ${teacher ? '<p><button type="button" id="btn-class-tournament">Make a tournament for this class</button></p>' : ''}
+          <h3>${tr('Tournaments of this class')}</h3>
+          ${tourneys.length ? `<ul class="list">${tourneys.map(tourneyRow).join('')}</ul>` : `<p class="muted">${tr('None yet.')}</p>`}
+          ${teacher ? `<p><button type="button" id="btn-class-tournament">${tr('Make a tournament for this class')}</button></p>` : ''}
         </section>
         ${teacher ? `
         <section class="card">
-          <h3>Games of the class</h3>
-          ${games.length ? `<ul class="list" id="class-games">${games.map(gameListRow).join('')}</ul>` : '<p class="muted" id="class-games">No game between pupils of this class yet.</p>'}
+          <h3>${tr('Games of the class')}</h3>
+          ${games.length ? `<ul class="list" id="class-games">${games.map(gameListRow).join('')}</ul>` : `<p class="muted" id="class-games">${tr('No game between pupils of this class yet.')}</p>`}
         </section>` : ''}
       </div>
     </section>`, () => wireClass(cls));
@@ -448,7 +451,7 @@ function wireClass(cls) {
       setTimeout(() => document.body.classList.remove('print-sheet'), 1000);
     });
     $('#btn-sheet-done').addEventListener('click', async () => {
-      if (await ui.confirmBox('Hide the passwords? They cannot be shown again (a new password can be made).', 'Hide them')) {
+      if (await ui.confirmBox(tr('Hide the passwords? They cannot be shown again (a new password can be made).'), tr('Hide them'))) {
         school.sheet = null;
         $('#pw-sheet')?.remove();
       }
@@ -462,13 +465,13 @@ function wireClass(cls) {
     const username = b.dataset.reset;
     const st = (cls.students || []).find((s) => s.username === username);
     const name = st ? st.name : username;
-    if (!await ui.confirmBox(`Give ${name} a new password? The old one stops working at once.`, 'New password')) return;
+    if (!await ui.confirmBox(tr('Give {name} a new password? The old one stops working at once.', { name }), tr('New password'))) return;
     try {
       const r = await req('class_reset_password', { class: id, username });
       addToSheet(cls, [{ username, name, password: r.password }]);
       showClass(id);
     } catch (e) {
-      ui.toast(plain(e, { not_found: `${username} is not a pupil of this class any more.` }));
+      ui.toast(plain(e, { not_found: tr('{username} is not a pupil of this class any more.', { username }) }));
     }
   }));
   const f = $('#students-form');
@@ -476,11 +479,11 @@ function wireClass(cls) {
   const preview = () => {
     const { students, problems } = parseStudents(f.names.value);
     const btn = $('#btn-add-students');
-    btn.textContent = students.length ? `Make ${students.length} account${students.length === 1 ? '' : 's'}` : 'Make the accounts';
+    btn.textContent = students.length ? tn('Make {n} accounts', students.length) : tr('Make the accounts');
     $('#students-preview').innerHTML = students.length ? `
-      <p class="small"><b>These accounts will be made:</b></p>
+      <p class="small"><b>${tr('These accounts will be made:')}</b></p>
       <div class="table-wrap"><table class="data small" id="students-preview-table">
-        <thead><tr><th scope="col">Username</th><th scope="col">Name</th></tr></thead>
+        <thead><tr><th scope="col">${tr('Username')}</th><th scope="col">${tr('Name')}</th></tr></thead>
         <tbody>${students.slice(0, 100).map((s) => `<tr><td class="u">${esc(s.username)}</td><td>${esc(s.name || s.username)}</td></tr>`).join('')}</tbody>
       </table></div>
       ${problems.length ? `<ul class="error small">${problems.map((p) => `<li>${esc(p)}</li>`).join('')}</ul>` : ''}` : '';
@@ -492,7 +495,7 @@ function wireClass(cls) {
     err.textContent = '';
     const { students, problems } = parseStudents(f.names.value);
     if (!students.length) {
-      err.textContent = 'Write the names first, one pupil on each line.';
+      err.textContent = tr('Write the names first, one pupil on each line.');
       return;
     }
     if (problems.length) {
@@ -514,11 +517,12 @@ function wireClass(cls) {
         const m = /^students\[(\d+)\]: (.*)$/.exec(ex.message || '');
         const s = m ? students[Number(m[1])] : null;
         if (s && ex.code === 'conflict') {
-          err.textContent = `Line ${s.line}: the username “${s.username}” is taken already. Choose another one: write it first, then a comma, like “${s.username}2, ${s.name || s.username}”. No account was made.`;
+          err.textContent = tr('Line {line}: the username “{username}” is taken already. Choose another one: write it first, then a comma, like “{example}”. No account was made.',
+            { line: s.line, username: s.username, example: `${s.username}2, ${s.name || s.username}` });
         } else if (s) {
-          err.textContent = `Line ${s.line}: ${plain({ message: m[2] })} No account was made.`;
+          err.textContent = tr('Line {line}: {why} No account was made.', { line: s.line, why: plain({ code: ex.code, message: m[2] }) });
         } else {
-          err.textContent = plain(ex, { conflict: 'A username was taken meanwhile. Nothing was made: try again.' });
+          err.textContent = plain(ex, { conflict: tr('A username was taken meanwhile. Nothing was made: try again.') });
         }
       }
     });
@@ -527,7 +531,7 @@ function wireClass(cls) {
 
 /** Passwords just made join the sheet on screen (a class's only: another class's sheet is replaced). */
 function addToSheet(cls, rows) {
-  if (!school.sheet || school.sheet.classId !== cls.id) school.sheet = { classId: cls.id, title: `New passwords for ${cls.name}`, rows: [] };
+  if (!school.sheet || school.sheet.classId !== cls.id) school.sheet = { classId: cls.id, title: tr('New passwords for {name}', { name: cls.name }), rows: [] };
   for (const r of rows) {
     const i = school.sheet.rows.findIndex((x) => x.username.toLowerCase() === r.username.toLowerCase());
     if (i >= 0) school.sheet.rows[i] = r;
@@ -539,13 +543,13 @@ function addToSheet(cls, rows) {
 
 export async function showTournaments() {
   ui.app.screen = { name: 'tournaments' };
-  if (!$('#tournaments-screen')) loading('Loading the tournaments…');
+  if (!$('#tournaments-screen')) loading(tr('Loading the tournaments…'));
   let list, classes;
   try {
     [list, classes] = await Promise.all([req('tournaments').then((r) => r.tournaments),
       req('classes').then((r) => r.classes).catch(() => school.classes || [])]);
   } catch (e) {
-    if (on('tournaments')) failed('Cannot load the tournaments', e, '#/lobby', 'Back to the lobby');
+    if (on('tournaments')) failed(tr('Cannot load the tournaments'), e, '#/lobby', tr('Back to the lobby'));
     return;
   }
   if (!on('tournaments')) return;
@@ -566,40 +570,40 @@ function drawTournaments() {
   const variants = (ui.app.variants.length ? ui.app.variants : ['alquerque']).filter((v) => !/RxC/.test(v));
   paint(`
     <section id="tournaments-screen" class="school">
-      <div class="game-head"><a href="#/lobby" class="back">← Lobby</a><h2>Tournaments</h2>
-        <a href="#/classes" class="back">Classes</a></div>
+      <div class="game-head"><a href="#/lobby" class="back">← ${tr('Lobby')}</a><h2>${tr('Tournaments')}</h2>
+        <a href="#/classes" class="back">${tr('Classes')}</a></div>
       <div class="school-grid">
-        ${section('Open: join now', 'open', 'No tournament is waiting for players.')}
-        ${section('Playing now', 'running', 'No tournament is being played.')}
-        ${section('Finished', 'finished', 'No tournament has finished yet.')}
+        ${section(tr('Open: join now'), 'open', tr('No tournament is waiting for players.'))}
+        ${section(tr('Playing now'), 'running', tr('No tournament is being played.'))}
+        ${section(tr('Finished'), 'finished', tr('No tournament has finished yet.'))}
         <section class="card" id="new-tournament">
-          <h3>Make a tournament</h3>
+          <h3>${tr('Make a tournament')}</h3>
           <form id="tournament-form">
-            <label>Name <input name="name" required maxlength="64" placeholder="for example Spring cup"></label>
+            <label>${tr('Name')} <input name="name" required maxlength="64" placeholder="${esc(tr('for example Spring cup'))}"></label>
             <fieldset>
-              <legend>How players meet</legend>
-              <label class="check"><input type="radio" name="system" value="round_robin" checked> Round robin: everyone plays everyone</label>
-              <label class="check"><input type="radio" name="system" value="swiss"> Swiss: a set number of rounds; players with the same score meet</label>
+              <legend>${tr('How players meet')}</legend>
+              <label class="check"><input type="radio" name="system" value="round_robin" checked> ${tr('Round robin: everyone plays everyone')}</label>
+              <label class="check"><input type="radio" name="system" value="swiss"> ${tr('Swiss: a set number of rounds; players with the same score meet')}</label>
             </fieldset>
-            <label class="swiss-only">Number of rounds <input name="rounds" type="number" min="1" max="64" value="5"></label>
-            <label class="check rr-only"><input type="checkbox" name="double"> Play everyone twice (once with each colour)</label>
-            <label>Game
+            <label class="swiss-only">${tr('Number of rounds')} <input name="rounds" type="number" min="1" max="64" value="5"></label>
+            <label class="check rr-only"><input type="checkbox" name="double"> ${tr('Play everyone twice (once with each colour)')}</label>
+            <label>${tr('Game')}
               <select name="variant">${variants.map((v) => `<option value="${esc(v)}">${esc(ui.variantName(v))}</option>`).join('')}</select>
             </label>
-            <label>Clock <select name="time">${ui.timeOptionsHtml()}</select></label>
-            <label>Who may join
-              <select name="class"><option value="">Anyone</option>${taught.map((c) => `<option value="${Number(c.id)}">Only pupils of ${esc(c.name)}</option>`).join('')}</select>
+            <label>${tr('Clock')} <select name="time">${ui.timeOptionsHtml()}</select></label>
+            <label>${tr('Who may join')}
+              <select name="class"><option value="">${tr('Anyone')}</option>${taught.map((c) => `<option value="${Number(c.id)}">${esc(tr('Only pupils of {name}', { name: c.name }))}</option>`).join('')}</select>
             </label>
-            <label>The rounds start
+            <label>${tr('The rounds start')}
               <select name="start_mode">
-                <option value="organiser">when I press “Start the next round”</option>
-                <option value="auto">by themselves, when the last game of a round ends</option>
+                <option value="organiser">${tr('when I press “Start the next round”')}</option>
+                <option value="auto">${tr('by themselves, when the last game of a round ends')}</option>
               </select>
             </label>
-            <label class="check"><input type="checkbox" name="rated"> Rated (the games count for the ratings)</label>
-            <label class="check"><input type="checkbox" name="bots"> Computer players may join</label>
+            <label class="check"><input type="checkbox" name="rated"> ${tr('Rated (the games count for the ratings)')}</label>
+            <label class="check"><input type="checkbox" name="bots"> ${tr('Computer players may join')}</label>
             <p class="error" id="tournament-error" role="alert"></p>
-            <button type="submit" class="primary" id="btn-make-tournament">Make the tournament</button>
+            <button type="submit" class="primary" id="btn-make-tournament">${tr('Make the tournament')}</button>
           </form>
         </section>
       </div>
@@ -628,7 +632,7 @@ function wireTournaments() {
     err.textContent = '';
     const name = f.name.value.trim();
     if (!name || bytes(name) > 64) {
-      err.textContent = 'A tournament name is 1 to 64 letters long.';
+      err.textContent = tr('A tournament name is 1 to 64 letters long.');
       return;
     }
     const swiss = f.system.value === 'swiss';
@@ -639,7 +643,7 @@ function wireTournaments() {
     if (swiss) {
       const n = Number(f.rounds.value);
       if (!Number.isInteger(n) || n < 1 || n > 64) {
-        err.textContent = 'A Swiss tournament has 1 to 64 rounds.';
+        err.textContent = tr('A Swiss tournament has 1 to 64 rounds.');
         return;
       }
       fields.rounds = n;
@@ -651,24 +655,26 @@ function wireTournaments() {
         f.name.value = '';
         location.hash = `#/tournament/${Number(r.tournament.id)}`;
       } catch (ex) {
-        err.textContent = plain(ex, { not_found: 'That class is not one of yours any more.' });
+        err.textContent = plain(ex, { not_found: tr('That class is not one of yours any more.') });
       }
     });
   });
 }
 
+/** The tie-breaks' column heads as the server names them, and in the reader's language. */
+const TB_ABBR = { SB: N('SB'), BH: N('BH'), DE: N('DE'), WIN: N('WIN') };
 const TIEBREAKS = {
-  SB: ['Sonneborn-Berger', 'the points of every player you beat, plus half the points of every player you drew with'],
-  BH: ['Buchholz', 'your opponents’ points added up'],
-  DE: ['Direct encounter', 'the points between the tied players'],
-  WIN: ['Wins', 'the number of games won (a bye or a forfeit win counts)'],
+  SB: [N('Sonneborn-Berger'), N('the points of every player you beat, plus half the points of every player you drew with')],
+  BH: [N('Buchholz'), N('your opponents’ points added up')],
+  DE: [N('Direct encounter'), N('the points between the tied players')],
+  WIN: [N('Wins'), N('the number of games won (a bye or a forfeit win counts)')],
 };
 
 function resultWords(p) {
   const score = { white: '1–0', black: '0–1', draw: '½–½' }[p.result];
-  if (p.kind === 'forfeit') return p.result ? `${score} forfeit` : '0–0 forfeit';
-  if (!p.result) return 'playing';
-  return score + (p.by_hand || p.kind === 'by_hand' ? ' (set by hand)' : '');
+  if (p.kind === 'forfeit') return p.result ? tr('{score} forfeit', { score }) : tr('0–0 forfeit');
+  if (!p.result) return tr('playing');
+  return p.by_hand || p.kind === 'by_hand' ? tr('{score} (set by hand)', { score }) : score;
 }
 
 /** The pairing of mine in the tournament's current round that waits to be played. */
@@ -676,19 +682,19 @@ function myGame(t) {
   if (t.status !== 'running') return null;
   const r = (t.rounds || []).find((x) => x.round === t.current_round);
   const p = r && r.pairings.find((x) => x.kind === 'game' && x.game && !x.result && (isMe(x.white) || isMe(x.black)));
-  return p ? { round: r.round, game: p.game, colour: isMe(p.white) ? 'White' : 'Black', opponent: isMe(p.white) ? p.black : p.white } : null;
+  return p ? { round: r.round, game: p.game, colour: isMe(p.white) ? 'white' : 'black', opponent: isMe(p.white) ? p.black : p.white } : null;
 }
 
 export async function showTournament(id) {
   ui.app.screen = { name: 'tournament', id };
-  if (!$(`#tournament-screen[data-tournament-id="${id}"]`)) loading('Loading the tournament…');
+  if (!$(`#tournament-screen[data-tournament-id="${id}"]`)) loading(tr('Loading the tournament…'));
   let t;
   try {
     t = (await req('tournament', { tournament: id })).tournament;
   } catch (e) {
     // forbidden: a class-only tournament of a class I am not in.
-    const why = e?.code === 'forbidden' ? { message: 'it is only for the pupils of one class. Join the class first, with the code from its teacher' } : e;
-    if (on('tournament', id)) failed('Cannot open this tournament', why, '#/tournaments', 'Back to the tournaments');
+    const why = e?.code === 'forbidden' ? { message: tr('it is only for the pupils of one class. Join the class first, with the code from its teacher') } : e;
+    if (on('tournament', id)) failed(tr('Cannot open this tournament'), why, '#/tournaments', tr('Back to the tournaments'));
     return;
   }
   // Its class: the teacher sees the pupils' names and may add them all.
@@ -709,11 +715,15 @@ function drawTournament() {
   const who = (u) => {
     if (!u) return '';
     const n = names.get(u.toLowerCase());
-    return `<span class="u">${esc(u)}</span>${n && n !== u ? `<span class="dname">${esc(n)}</span>` : ''}${isMe(u) ? ' <span class="tag">you</span>' : ''}`;
+    return `<span class="u">${esc(u)}</span>${n && n !== u ? `<span class="dname">${esc(n)}</span>` : ''}${isMe(u) ? ` <span class="tag">${tr('you')}</span>` : ''}`;
   };
   const withdrawn = new Set((t.withdrawn || []).map((u) => u.toLowerCase()));
   const playing = (t.players || []).some((u) => isMe(u)) && !withdrawn.has(me());
-  const status = { open: 'Open: waiting for players', running: `Playing: round ${Number(t.current_round)} of ${Number(t.rounds_total)}`, finished: 'Finished' }[t.status] || t.status;
+  const status = {
+    open: tr('Open: waiting for players'),
+    running: tr('Playing: round {round} of {total}', { round: Number(t.current_round), total: Number(t.rounds_total) }),
+    finished: tr('Finished'),
+  }[t.status] || t.status;
   const mine = myGame(t);
   const cur = (t.rounds || []).find((r) => r.round === t.current_round);
   const roundDone = !!cur && cur.pairings.every((p) => p.result || p.kind === 'forfeit');
@@ -722,106 +732,108 @@ function drawTournament() {
 
   // Controls: only what the server would allow now.
   const mineCtl = [];
-  if (canJoin) mineCtl.push('<button type="button" class="primary" id="btn-t-join">Join this tournament</button>');
+  if (canJoin) mineCtl.push(`<button type="button" class="primary" id="btn-t-join">${tr('Join this tournament')}</button>`);
   const orgCtl = [];
-  if (org && t.status === 'open') orgCtl.push(`<button type="button" class="primary" id="btn-t-start" ${(t.players || []).length < 2 ? 'disabled' : ''}>Start the tournament</button>`);
+  if (org && t.status === 'open') orgCtl.push(`<button type="button" class="primary" id="btn-t-start" ${(t.players || []).length < 2 ? 'disabled' : ''}>${tr('Start the tournament')}</button>`);
   if (org && t.status === 'running' && roundDone && t.current_round < t.rounds_total) {
-    orgCtl.push(`<button type="button" class="primary" id="btn-t-pair">Start round ${Number(t.current_round) + 1}</button>`);
+    orgCtl.push(`<button type="button" class="primary" id="btn-t-pair">${esc(tr('Start round {round}', { round: Number(t.current_round) + 1 }))}</button>`);
   }
   const missing = cls && t.status !== 'finished' && !(t.status === 'running' && t.system === 'round_robin')
     ? cls.students.filter((s) => !(t.players || []).some((u) => u.toLowerCase() === s.username.toLowerCase()) && !s.bot) : [];
-  if (org && missing.length) orgCtl.push(`<button type="button" id="btn-t-addall">Add every pupil of ${esc(cls.name)} (${missing.length})</button>`);
+  if (org && missing.length) orgCtl.push(`<button type="button" id="btn-t-addall">${esc(tr('Add every pupil of {name} ({n})', { name: cls.name, n: fmtNumber(missing.length) }))}</button>`);
 
   const tbNames = Object.keys(t.standings?.[0]?.tiebreaks || {});
   const standings = (t.standings || []).length ? `
-      <div class="table-wrap" tabindex="0" role="region" aria-label="Standings">
+      <div class="table-wrap" tabindex="0" role="region" aria-label="${esc(tr('Standings'))}">
       <table class="data standings" id="standings">
-        <thead><tr><th scope="col">Rank</th><th scope="col">Player</th><th scope="col">Points</th>
-          ${tbNames.map((n) => `<th scope="col" data-tb="${esc(n)}"><abbr title="${esc(TIEBREAKS[n]?.[0] || n)}">${esc(n)}</abbr></th>`).join('')}</tr></thead>
+        <thead><tr><th scope="col">${tr('Rank')}</th><th scope="col">${tr('Player')}</th><th scope="col">${tr('Points')}</th>
+          ${tbNames.map((n) => `<th scope="col" data-tb="${esc(n)}"><abbr title="${esc(TIEBREAKS[n] ? tr(TIEBREAKS[n][0]) : n)}">${esc(TIEBREAKS[n] ? tr(TB_ABBR[n]) : n)}</abbr></th>`).join('')}</tr></thead>
         <tbody>${t.standings.map((s) => `<tr data-username="${esc(s.username)}" class="${isMe(s.username) ? 'me' : ''}">
-          <td class="num">${Number(s.rank)}</td><td>${who(s.username)}${s.withdrawn ? ' <span class="tag">withdrew</span>' : ''}</td>
+          <td class="num">${Number(s.rank)}</td><td>${who(s.username)}${s.withdrawn ? ` <span class="tag">${tr('withdrew')}</span>` : ''}</td>
           <td class="num pts" data-points="${Number(s.points)}">${fmtPoints(s.points)}</td>
           ${tbNames.map((n) => `<td class="num" data-tb="${esc(n)}" data-value="${Number(s.tiebreaks[n])}">${fmtPoints(s.tiebreaks[n])}</td>`).join('')}</tr>`).join('')}</tbody>
       </table></div>
-      ${tbNames.length ? `<p class="muted small" id="tb-legend">Equal points are split by, in this order:
-        ${tbNames.map((n) => `<b>${esc(n)}</b> ${esc(TIEBREAKS[n] ? `${TIEBREAKS[n][0]}: ${TIEBREAKS[n][1]}` : '')}`).join('; ')}.</p>` : ''}`
-    : '<p class="muted">No player yet.</p>';
+      ${tbNames.length ? `<p class="muted small" id="tb-legend">${tr('Equal points are split by, in this order:')}
+        ${tbNames.map((n) => `<b>${esc(TIEBREAKS[n] ? tr(TB_ABBR[n]) : n)}</b> ${esc(TIEBREAKS[n] ? tr('{name}: {what}', { name: tr(TIEBREAKS[n][0]), what: tr(TIEBREAKS[n][1]) }) : '')}`).join(tr('; '))}.</p>` : ''}`
+    : `<p class="muted">${tr('No player yet.')}</p>`;
 
-  const resultButtons = (p) => `<span class="row result-set" role="group" aria-label="Set the result of ${esc(p.white)} against ${esc(p.black)}">
-      <button type="button" class="small-btn" data-result="white" data-game="${Number(p.game)}" aria-label="${esc(p.white)} (White) won">1–0</button>
-      <button type="button" class="small-btn" data-result="draw" data-game="${Number(p.game)}" aria-label="Draw">½–½</button>
-      <button type="button" class="small-btn" data-result="black" data-game="${Number(p.game)}" aria-label="${esc(p.black)} (Black) won">0–1</button></span>`;
+  const resultButtons = (p) => `<span class="row result-set" role="group" aria-label="${esc(tr('Set the result of {white} against {black}', { white: p.white, black: p.black }))}">
+      <button type="button" class="small-btn" data-result="white" data-game="${Number(p.game)}" aria-label="${esc(tr('{name} (White) won', { name: p.white }))}">1–0</button>
+      <button type="button" class="small-btn" data-result="draw" data-game="${Number(p.game)}" aria-label="${esc(tr('Draw'))}">½–½</button>
+      <button type="button" class="small-btn" data-result="black" data-game="${Number(p.game)}" aria-label="${esc(tr('{name} (Black) won', { name: p.black }))}">0–1</button></span>`;
   // A pairing: White's stone and name, the result, Black's; on a phone the
   // two names side by side above the result (style.css, .pairing).
   const pairRow = (p) => {
     const g = p.game ? Number(p.game) : null;
     const mineRow = isMe(p.white) || isMe(p.black);
-    const link = g ? `<a class="button small-btn" href="#/game/${g}" data-pairing-game="${g}">${!p.result && mineRow ? 'Play' : p.result ? 'See the game' : 'Watch'}</a>` : '';
+    const link = g ? `<a class="button small-btn" href="#/game/${g}" data-pairing-game="${g}">${!p.result && mineRow ? tr('Play') : p.result ? tr('See the game') : tr('Watch')}</a>` : '';
     let set = '';
     if (org && t.status === 'running' && g) {
       if (!p.result || school.changing.has(g)) set = resultButtons(p);
-      else set = `<button type="button" class="small-btn link-btn" data-change="${g}">Change the result</button>`;
+      else set = `<button type="button" class="small-btn link-btn" data-change="${g}">${tr('Change the result')}</button>`;
     }
     return `<li class="pairing${mineRow ? ' me' : ''}" data-game="${g ?? ''}" data-white="${esc(p.white)}" data-black="${esc(p.black)}" data-result="${esc(p.result || '')}">
-      <span class="side w"><span class="stone white" aria-hidden="true"></span><span class="sr-only">White:</span><span>${who(p.white)}</span></span>
+      <span class="side w"><span class="stone white" aria-hidden="true"></span><span class="sr-only">${tr('White:')}</span><span>${who(p.white)}</span></span>
       <span class="res">${esc(resultWords(p))}</span>
-      <span class="side b"><span class="stone black" aria-hidden="true"></span><span class="sr-only">Black:</span><span>${who(p.black)}</span></span>
+      <span class="side b"><span class="stone black" aria-hidden="true"></span><span class="sr-only">${tr('Black:')}</span><span>${who(p.black)}</span></span>
       <span class="go">${link}</span>
       ${set ? `<span class="set">${set}</span>` : ''}</li>`;
   };
   const rounds = [...(t.rounds || [])].reverse().map((r) => `
       <section class="round" data-round="${Number(r.round)}">
-        <h4>Round ${Number(r.round)}</h4>
+        <h4>${esc(tr('Round {round}', { round: Number(r.round) }))}</h4>
         <ol class="pairings">${r.pairings.map(pairRow).join('')}</ol>
-        ${r.bye ? `<p class="bye" data-bye="${esc(r.bye)}">Bye (a free point): ${who(r.bye)}</p>` : ''}
+        ${r.bye ? `<p class="bye" data-bye="${esc(r.bye)}">${tr('Bye (a free point):')} ${who(r.bye)}</p>` : ''}
       </section>`).join('');
 
   const winners = t.status === 'finished' ? (t.standings || []).filter((s) => s.rank === 1).map((s) => s.username) : [];
   const players = t.players || [];
   paint(`
     <section id="tournament-screen" class="school" data-tournament-id="${Number(t.id)}" data-status="${esc(t.status)}" data-round="${Number(t.current_round)}">
-      <div class="game-head"><a href="#/tournaments" class="back">← Tournaments</a><h2 id="t-name">${esc(t.name)}</h2></div>
+      <div class="game-head"><a href="#/tournaments" class="back">← ${tr('Tournaments')}</a><h2 id="t-name">${esc(t.name)}</h2></div>
       <p class="t-facts"><span class="badge ${esc(t.status)}">${esc(status)}</span>
-        ${t.system === 'swiss' ? `Swiss, ${Number(t.rounds_total)} rounds` : `Round robin${t.double ? ', twice' : ''}`} ·
-        ${esc(ui.variantName(t.variant))} · ${esc(ui.fmtTc(t.time_control))}${t.rated ? ' · rated' : ''}${t.bots ? ' · computers allowed' : ''}
-        · organiser ${esc(t.organiser)}${cls ? ` · class <a href="#/class/${Number(cls.id)}">${esc(cls.name)}</a>` : t.class ? ' · one class only' : ''}</p>
-      ${t.end_reason ? `<p class="warn">The tournament ended early: ${esc(t.end_reason)}</p>` : ''}
-      ${mine ? `<p class="ready"><a class="button primary big" id="play-ready" href="#/game/${Number(mine.game)}">Your game in round ${Number(mine.round)} is ready — play (you are ${mine.colour}, against ${esc(mine.opponent)})</a></p>` : ''}
-      ${winners.length ? `<p class="ready" id="winner">🏆 ${winners.length > 1 ? 'Winners' : 'Winner'}: ${winners.map((u) => esc(u)).join(', ')}</p>` : ''}
+        ${esc(t.system === 'swiss' ? tn('Swiss, {n} rounds', Number(t.rounds_total)) : t.double ? tr('Round robin, twice') : tr('Round robin'))} ·
+        ${esc(ui.variantName(t.variant))} · ${esc(ui.fmtTc(t.time_control))}${t.rated ? ` · ${tr('rated')}` : ''}${t.bots ? ` · ${tr('computers allowed')}` : ''}
+        · ${esc(tr('organiser {name}', { name: t.organiser }))}${cls ? ` · ${tr('class')} <a href="#/class/${Number(cls.id)}">${esc(cls.name)}</a>` : t.class ? ` · ${tr('one class only')}` : ''}</p>
+      ${t.end_reason ? `<p class="warn">${esc(tr('The tournament ended early: {why}', { why: t.end_reason }))}</p>` : ''}
+      ${mine ? `<p class="ready"><a class="button primary big" id="play-ready" href="#/game/${Number(mine.game)}">${esc(mine.colour === 'white'
+    ? tr('Your game in round {round} is ready — play (you are White, against {name})', { round: Number(mine.round), name: mine.opponent })
+    : tr('Your game in round {round} is ready — play (you are Black, against {name})', { round: Number(mine.round), name: mine.opponent }))}</a></p>` : ''}
+      ${winners.length ? `<p class="ready" id="winner">🏆 ${esc(winners.length > 1 ? tr('Winners: {names}', { names: winners.join(', ') }) : tr('Winner: {names}', { names: winners.join(', ') }))}</p>` : ''}
       <p class="error" id="t-error" role="alert"></p>
       ${mineCtl.length || orgCtl.length ? `<div class="actions t-actions">${mineCtl.join('')}${orgCtl.join('')}</div>` : ''}
-      ${org && t.status === 'running' && !roundDone ? '<p class="muted small">The next round can start when every game of this round has a result.</p>' : ''}
+      ${org && t.status === 'running' && !roundDone ? `<p class="muted small">${tr('The next round can start when every game of this round has a result.')}</p>` : ''}
       <div class="school-grid t-grid">
         <section class="card t-standings">
-          <h3>Standings</h3>
+          <h3>${tr('Standings')}</h3>
           ${standings}
           <div class="row no-print">
-            <button type="button" id="btn-csv">Download the standings (CSV)</button>
-            ${(t.rounds || []).some((r) => r.pairings.some((p) => p.game)) ? '<button type="button" id="btn-pdn">Download the games (PDN)</button>' : ''}
+            <button type="button" id="btn-csv">${tr('Download the standings (CSV)')}</button>
+            ${(t.rounds || []).some((r) => r.pairings.some((p) => p.game)) ? `<button type="button" id="btn-pdn">${tr('Download the games (PDN)')}</button>` : ''}
           </div>
         </section>
         <section class="card t-rounds">
-          <h3>Rounds</h3>
-          ${rounds || '<p class="muted">The first round is paired when the tournament starts.</p>'}
+          <h3>${tr('Rounds')}</h3>
+          ${rounds || `<p class="muted">${tr('The first round is paired when the tournament starts.')}</p>`}
         </section>
         <section class="card t-players">
           <h3>Players (${players.length})</h3>
-          ${players.length ? `<ol class="players" id="players">${players.map((u) => `<li data-username="${esc(u)}">${who(u)}${withdrawn.has(u.toLowerCase()) ? ' <span class="tag">withdrew</span>' : ''}
-            ${org && t.status !== 'finished' && !withdrawn.has(u.toLowerCase()) ? `<button type="button" class="small-btn" data-withdraw="${esc(u)}">${t.status === 'open' ? 'Remove' : 'Withdraw'}</button>` : ''}</li>`).join('')}</ol>`
-    : '<p class="muted">Nobody has joined yet.</p>'}
-          ${playing && t.status !== 'finished' ? '<p><button type="button" class="danger" id="btn-t-leave">Leave the tournament</button></p>' : ''}
+          ${players.length ? `<ol class="players" id="players">${players.map((u) => `<li data-username="${esc(u)}">${who(u)}${withdrawn.has(u.toLowerCase()) ? ` <span class="tag">${tr('withdrew')}</span>` : ''}
+            ${org && t.status !== 'finished' && !withdrawn.has(u.toLowerCase()) ? `<button type="button" class="small-btn" data-withdraw="${esc(u)}">${t.status === 'open' ? tr('Remove') : tr('Withdraw')}</button>` : ''}</li>`).join('')}</ol>`
+    : `<p class="muted">${tr('Nobody has joined yet.')}</p>`}
+          ${playing && t.status !== 'finished' ? `<p><button type="button" class="danger" id="btn-t-leave">${tr('Leave the tournament')}</button></p>` : ''}
           ${org && t.status !== 'finished' && !(t.status === 'running' && t.system === 'round_robin') ? `
           <form id="add-player-form" class="row">
-            <label class="grow">Add a player <input name="username" required maxlength="32" autocapitalize="off" placeholder="username"></label>
-            <button type="submit" id="btn-add-player">Add</button>
+            <label class="grow">${tr('Add a player')} <input name="username" required maxlength="32" autocapitalize="off" placeholder="${esc(tr('username'))}"></label>
+            <button type="submit" id="btn-add-player">${tr('Add')}</button>
           </form>` : ''}
           ${org && t.status !== 'finished' && players.length >= 2 ? `
           <form id="forbid-form">
-            <p class="small"><b>Never pair these two</b> (brothers and sisters, for example):</p>
+            <p class="small"><b>${tr('Never pair these two')}</b> ${tr('(brothers and sisters, for example):')}</p>
             <div class="row">
-              <select name="a" aria-label="first player">${players.map((u) => `<option>${esc(u)}</option>`).join('')}</select>
-              <select name="b" aria-label="second player">${players.map((u, i) => `<option ${i === 1 ? 'selected' : ''}>${esc(u)}</option>`).join('')}</select>
-              <button type="submit" id="btn-forbid">Never pair them</button>
+              <select name="a" aria-label="${esc(tr('first player'))}">${players.map((u) => `<option>${esc(u)}</option>`).join('')}</select>
+              <select name="b" aria-label="${esc(tr('second player'))}">${players.map((u, i) => `<option ${i === 1 ? 'selected' : ''}>${esc(u)}</option>`).join('')}</select>
+              <button type="submit" id="btn-forbid">${tr('Never pair them')}</button>
             </div>
           </form>` : ''}
         </section>
@@ -849,16 +861,16 @@ function wireTournament() {
     });
   };
   $('#btn-t-join')?.addEventListener('click', (e) => act(e.currentTarget, 'tournament_join', {}, {
-    forbidden: (x) => (/class/.test(x.message || '') ? 'This tournament is only for the pupils of one class. Join the class first (with its code).' : plain({ message: x.message })),
-  }).then((r) => r && ui.toast('You are in the tournament. Good luck!')));
+    forbidden: (x) => (/class/.test(x.message || '') ? tr('This tournament is only for the pupils of one class. Join the class first (with its code).') : plain(x)),
+  }).then((r) => r && ui.toast(tr('You are in the tournament. Good luck!'))));
   $('#btn-t-leave')?.addEventListener('click', async (e) => {
     const b = e.currentTarget;
-    const text = t.status === 'running' ? 'Leave the tournament? Your game now and your later games are lost.' : 'Leave the tournament?';
-    if (await ui.confirmBox(text, 'Leave')) act(b, 'tournament_withdraw', {});
+    const text = t.status === 'running' ? tr('Leave the tournament? Your game now and your later games are lost.') : tr('Leave the tournament?');
+    if (await ui.confirmBox(text, tr('Leave'))) act(b, 'tournament_withdraw', {});
   });
   $('#btn-t-start')?.addEventListener('click', async (e) => {
     const b = e.currentTarget;
-    if (await ui.confirmBox(`Start the tournament with ${t.players.length} players? Round 1 is paired now and nobody can join a round robin any more.`, 'Start')) {
+    if (await ui.confirmBox(tn('Start the tournament with {n} players? Round 1 is paired now and nobody can join a round robin any more.', t.players.length), tr('Start'))) {
       act(b, 'tournament_start', {});
     }
   });
@@ -882,7 +894,7 @@ function wireTournament() {
           last = await req('tournament_join', { tournament: id, username: st.username });
         } catch (ex) {
           if (ex.code === 'conflict' && /already/.test(ex.message || '')) continue; // joined meanwhile
-          if (on('tournament', id)) err().textContent = `${st.username}: ${plain(ex)}`;
+          if (on('tournament', id)) err().textContent = tr('{what}: {why}', { what: st.username, why: plain(ex) });
           break;
         }
       }
@@ -896,7 +908,7 @@ function wireTournament() {
   af?.addEventListener('submit', async (e) => {
     e.preventDefault();
     const username = af.username.value.trim();
-    const r = await act($('#btn-add-player'), 'tournament_join', { username }, { not_found: `Nobody is called “${username}” on this server.` });
+    const r = await act($('#btn-add-player'), 'tournament_join', { username }, { not_found: tr('Nobody is called “{username}” on this server.', { username }) });
     if (r) {
       const f = $('#add-player-form');
       if (f) f.username.value = '';
@@ -907,14 +919,14 @@ function wireTournament() {
     e.preventDefault();
     const a = ff.a.value, b = ff.b.value;
     const r = await act($('#btn-forbid'), 'tournament_forbid', { a, b }, {
-      bad_request: 'Choose two different players.', conflict: (x) => plain({ message: x.message }),
+      bad_request: tr('Choose two different players.'), conflict: (x) => plain({ message: x.message }),
     });
-    if (r) ui.toast(`${a} and ${b} will never be paired.`);
+    if (r) ui.toast(tr('{a} and {b} will never be paired.', { a, b }));
   });
   $('#main').querySelectorAll('[data-withdraw]').forEach((b) => b.addEventListener('click', async () => {
     const u = b.dataset.withdraw;
-    const text = t.status === 'open' ? `Remove ${u} from the tournament?` : `Withdraw ${u}? Their game now and their later games are lost.`;
-    if (await ui.confirmBox(text, t.status === 'open' ? 'Remove' : 'Withdraw')) act(b, 'tournament_withdraw', { username: u });
+    const text = t.status === 'open' ? tr('Remove {name} from the tournament?', { name: u }) : tr('Withdraw {name}? Their game now and their later games are lost.', { name: u });
+    if (await ui.confirmBox(text, t.status === 'open' ? tr('Remove') : tr('Withdraw'))) act(b, 'tournament_withdraw', { username: u });
   }));
   $('#main').querySelectorAll('[data-change]').forEach((b) => b.addEventListener('click', () => {
     school.changing.add(Number(b.dataset.change));
@@ -924,9 +936,12 @@ function wireTournament() {
     const game = Number(b.dataset.game), result = b.dataset.result;
     const p = t.rounds.flatMap((r) => r.pairings).find((x) => x.game === game);
     if (!p) return;
-    const words = result === 'draw' ? `a draw between ${p.white} and ${p.black}` : `${result === 'white' ? p.white : p.black} (${result === 'white' ? 'White' : 'Black'}) won against ${result === 'white' ? p.black : p.white}`;
+    const words = result === 'draw' ? tr('a draw between {white} and {black}', { white: p.white, black: p.black })
+      : result === 'white' ? tr('{winner} (White) won against {loser}', { winner: p.white, loser: p.black })
+        : tr('{winner} (Black) won against {loser}', { winner: p.black, loser: p.white });
     const running = !p.result;
-    if (!await ui.confirmBox(`Set the result: ${words}?${running ? ' If the game is still being played, it ends now.' : ''}`, 'Set the result')) return;
+    if (!await ui.confirmBox(running ? tr('Set the result: {words}? If the game is still being played, it ends now.', { words })
+      : tr('Set the result: {words}?', { words }), tr('Set the result'))) return;
     const r = await act(b, 'tournament_result', { game, result });
     if (r) school.changing.delete(game);
     if (r && on('tournament', id)) drawTournament();
@@ -953,7 +968,7 @@ function wireTournament() {
       } while (after !== null);
       download(`${slug(t.name)}-games.pdn`, texts.join(''), 'application/x-pdn');
     } catch (ex) {
-      err().textContent = plain(ex, { forbidden: 'This tournament is only for the pupils of one class.' });
+      err().textContent = plain(ex, { forbidden: tr('This tournament is only for the pupils of one class.') });
     }
   }));
 }
@@ -969,8 +984,8 @@ function showNotice() {
     n.hidden = true;
     return;
   }
-  n.innerHTML = `<a class="button primary" id="notice-play" href="#/game/${Number(r.game)}">Your game in round ${Number(r.round)} is ready — play against ${esc(r.opponent)}</a>
-    <button type="button" class="small-btn" id="notice-close" aria-label="Close this message">Later</button>`;
+  n.innerHTML = `<a class="button primary" id="notice-play" href="#/game/${Number(r.game)}">${esc(tr('Your game in round {round} is ready — play against {name}', { round: Number(r.round), name: r.opponent }))}</a>
+    <button type="button" class="small-btn" id="notice-close" aria-label="${esc(tr('Close this message'))}">${tr('Later')}</button>`;
   n.hidden = false;
   $('#notice-play').addEventListener('click', hideNotice);
   $('#notice-close').addEventListener('click', hideNotice);
@@ -999,10 +1014,10 @@ export function schoolEvent(ev) {
       school.ready = { tournament: ev.tournament, round: ev.round, game: p.game, opponent: isMe(p.white) ? p.black : p.white };
       showNotice();
     } else if (isMe(ev.bye)) {
-      ui.toast(`Round ${ev.round}: you have a bye this round (a free point).`, `#/tournament/${Number(ev.tournament)}`);
+      ui.toast(tr('Round {round}: you have a bye this round (a free point).', { round: ev.round }), `#/tournament/${Number(ev.tournament)}`);
     }
   } else if (ev.event === 'tournament_end') {
-    if (!on('tournament', ev.tournament)) ui.toast('A tournament of yours has finished: see the standings.', `#/tournament/${Number(ev.tournament)}`);
+    if (!on('tournament', ev.tournament)) ui.toast(tr('A tournament of yours has finished: see the standings.'), `#/tournament/${Number(ev.tournament)}`);
   } else if (ev.event === 'game_end' && school.ready?.game === ev.game) {
     hideNotice();
   }
