@@ -163,7 +163,8 @@ test: all tests check-layers check-po
 # The web client's tests (tests/web/): the replay move applier against the
 # recorded games, then the browser tests against a real `qirkatd --http`
 # (run.mjs: play, watch, replay, reconnect; school.mjs: classes and
-# tournaments). Screenshots go to $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
+# tournaments; french.mjs: the page in French, no English left;
+# i18n.test.mjs: the catalogues are complete). Screenshots go to $(BUILD)/web-artifacts/. The npm packages come from deploy/deps.sh; a
 # checkout without them gets them here (npm ci, from the lock file).
 .PHONY: test-web
 test-web: all
@@ -173,6 +174,7 @@ test-web: all
 	node --test-reporter=spec tests/web/i18n.test.mjs
 	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/run.mjs
 	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/school.mjs
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/french.mjs
 
 asan: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/lsan.supp
 asan: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1

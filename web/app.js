@@ -757,12 +757,12 @@ async function gameAction(g, act) {
 
 async function showReplay(id) {
   app.screen = { name: 'replay', id };
-  $('#main').innerHTML = `<p class="center muted">Loading game ${id}…</p>`;
+  $('#main').innerHTML = `<p class="center muted">${t('Loading game {id}…', { id })}</p>`;
   let g;
   try {
     g = (await app.conn.request('game', { game: id })).game;
   } catch (e) {
-    $('#main').innerHTML = `<p class="center error">Cannot open game ${id}: ${esc(e.message || e.code)}</p><p class="center"><a href="#/lobby">Back to the lobby</a></p>`;
+    $('#main').innerHTML = `<p class="center error">${esc(t('Cannot open game {id}: {why}', { id, why: errorText(e) }))}</p><p class="center"><a href="#/lobby">${t('Back to the lobby')}</a></p>`;
     return;
   }
   if (app.screen.name !== 'replay' || app.screen.id !== id) return;

@@ -9,7 +9,8 @@
 // one new file plus its name in LANGUAGES. The language is the one chosen
 // with the switch (localStorage `qirkat.lang`), else the first of
 // navigator.languages that has a catalogue, else English; `<html lang>`
-// follows it, and numbers, dates and times are formatted by Intl in it.
+// follows it, and numbers are formatted by Intl in it (the page shows no
+// calendar date today; clocks are durations, their units from the catalogue).
 // Protocol words (error codes, ops) stay English on the wire: the page
 // translates the code, never the server's message.
 
@@ -81,11 +82,6 @@ export function tn(key, n, params = {}) {
 /** A number in the language's way (1 234,5 in French). */
 export function fmtNumber(n, opts) {
   return new Intl.NumberFormat(lang, opts).format(n);
-}
-
-/** A date and time (epoch ms) in the language's way, local time. */
-export function fmtDateTime(ms) {
-  return new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(ms));
 }
 
 /** Elements of the static page (index.html) name their text's key in data-i18n. */

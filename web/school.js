@@ -817,7 +817,7 @@ function drawTournament() {
           ${rounds || `<p class="muted">${tr('The first round is paired when the tournament starts.')}</p>`}
         </section>
         <section class="card t-players">
-          <h3>Players (${players.length})</h3>
+          <h3>${esc(tr('Players ({n})', { n: fmtNumber(players.length) }))}</h3>
           ${players.length ? `<ol class="players" id="players">${players.map((u) => `<li data-username="${esc(u)}">${who(u)}${withdrawn.has(u.toLowerCase()) ? ` <span class="tag">${tr('withdrew')}</span>` : ''}
             ${org && t.status !== 'finished' && !withdrawn.has(u.toLowerCase()) ? `<button type="button" class="small-btn" data-withdraw="${esc(u)}">${t.status === 'open' ? tr('Remove') : tr('Withdraw')}</button>` : ''}</li>`).join('')}</ol>`
     : `<p class="muted">${tr('Nobody has joined yet.')}</p>`}
