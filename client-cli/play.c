@@ -306,6 +306,24 @@ static void print_legal(play *p, FILE *out)
     render_move_list(out, _("Legal moves"), cJSON_GetObjectItemCaseSensitive(p->game, "legal_moves"));
 }
 
+/* What move text is, for a line that tried to be a move ("bxd2"), with two
+ * legal moves of the position as examples when there are some. */
+static void explain_move_text(play *p, const char *typed)
+{
+    fprintf(p->c->out,
+            _("\"%s\" is not move text. A move names the points of its piece's path, "
+              "joined by - for a step and x for a capture: b2-c3 goes from b2 to c3, "
+              "b4xd2 jumps from b4 over the piece between to d2.\n"),
+            typed);
+    const cJSON *legal = cJSON_GetObjectItemCaseSensitive(p->game, "legal_moves");
+    const cJSON *a = cJSON_GetArrayItem(legal, 0), *b = cJSON_GetArrayItem(legal, 1);
+    if (my_turn(p) && cJSON_IsString(a) && cJSON_IsString(b))
+        fprintf(p->c->out, _("Here you can play %s or %s, for example (type moves to see them all).\n"),
+                a->valuestring, b->valuestring);
+    else if (my_turn(p) && cJSON_IsString(a))
+        fprintf(p->c->out, _("Here you can play %s.\n"), a->valuestring);
+}
+
 /* Send a move at ply. On a lost connection the move is kept as pending and
  * replayed after the reconnect. */
 static void send_move(play *p, const char *move, long long ply)
@@ -332,10 +350,17 @@ static void send_move(play *p, const char *move, long long ply)
         return;
     }
     const char *code = cli_error_code(resp);
-    cli_report(p->c, resp);
     if (strcmp(code, "illegal_move") == 0) {
+        /* Said once, in the reader's words: the server's message would
+         * only repeat it ("That move is not legal: a1-a2 is not legal"). */
+        snprintf(p->c->last_error, sizeof p->c->last_error, "%s", code);
+        fprintf(p->c->out, _("%s is not a legal move here\n"), move);
         print_legal(p, p->c->out);
-    } else if (strcmp(code, "stale_ply") == 0 || strcmp(code, "not_your_turn") == 0 ||
+        cJSON_Delete(resp);
+        return;
+    }
+    cli_report(p->c, resp);
+    if (strcmp(code, "stale_ply") == 0 || strcmp(code, "not_your_turn") == 0 ||
                strcmp(code, "game_over") == 0) {
         /* Our picture was behind the server's: show the real one. */
         if (refresh(p) == CLI_EXIT_OK)
@@ -511,6 +536,9 @@ static bool handle_line(play *p, const char *line)
         return false;
     case PLAY_IN_HINT:
         do_hint(p);
+        return false;
+    case PLAY_IN_BAD_MOVE:
+        explain_move_text(p, move);
         return false;
     case PLAY_IN_UNKNOWN:
         fputs(_("unknown command; type help\n"), p->c->out);

@@ -50,6 +50,7 @@ typedef enum {
     PLAY_IN_HINT,         /* hint: the engine's move */
     PLAY_IN_ABORT,        /* abort: before both sides have moved; asks y/N first */
     PLAY_IN_MOVE,         /* move text for the server */
+    PLAY_IN_BAD_MOVE,     /* points and dashes that are not move text ("bxd2", "b2") */
     PLAY_IN_UNKNOWN,      /* a word that is neither a command nor move text */
 } play_input;
 
@@ -59,12 +60,18 @@ typedef enum {
  * being sent as moves. */
 bool play_looks_like_move(const char *text);
 
+/* Whether text, blanks removed and lowercased, is move text in form: two
+ * or more point names (a letter and digits) joined by '-' or 'x'
+ * ("b2-c3", "e3xc1xe1", "z9-z10": legality is the server's). */
+bool play_is_move_text(const char *text);
+
 /* The move text as sent: text without blanks, lowercased, at most n - 1
  * bytes into move (size n). */
 void play_normalize_move(const char *text, char *move, size_t n);
 
 /* Classify a typed line, ignoring surrounding blanks and the case of the
- * command words. For PLAY_IN_MOVE, the trimmed text, lowercased and
+ * command words. Letters, digits and '-' only, with a digit, that are not
+ * move text in form are PLAY_IN_BAD_MOVE (a try at a move: "bxd2"). For PLAY_IN_MOVE, the trimmed text, lowercased and
  * without inner blanks (point names are lowercase in RULES.md), at most
  * n - 1 bytes, is copied into move (size n). */
 play_input play_classify(const char *line, char *move, size_t n);

@@ -24,6 +24,46 @@ bool play_looks_like_move(const char *text)
     return true;
 }
 
+bool play_is_move_text(const char *text)
+{
+    char m[64];
+    play_normalize_move(text, m, sizeof m);
+    const char *s = m;
+    int points = 0;
+    for (;;) {
+        if (!islower((unsigned char)*s) || !isdigit((unsigned char)s[1]))
+            return false;
+        s++;
+        while (isdigit((unsigned char)*s))
+            s++;
+        points++;
+        if (*s == '\0')
+            return points >= 2;
+        if (*s != '-' && *s != 'x')
+            return false;
+        s++;
+    }
+}
+
+/* Letters, digits and '-' only (blanks aside), with a letter and a digit:
+ * someone trying to type a move. */
+static bool tries_move(const char *text)
+{
+    bool digit = false, letter = false;
+    for (; *text; text++) {
+        unsigned char ch = (unsigned char)*text;
+        if (isspace(ch))
+            continue;
+        if (isdigit(ch))
+            digit = true;
+        else if (isalpha(ch))
+            letter = true;
+        else if (ch != '-')
+            return false;
+    }
+    return digit && letter;
+}
+
 void play_normalize_move(const char *text, char *move, size_t n)
 {
     size_t k = 0;
@@ -82,8 +122,13 @@ play_input play_classify(const char *line, char *move, size_t n)
         for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
             if (strcmp(norm, words[i].word) == 0)
                 return words[i].in;
-    if (!play_looks_like_move(line))
-        return PLAY_IN_UNKNOWN;
-    play_normalize_move(line, move, n);
-    return PLAY_IN_MOVE;
+    if (!long_line && play_looks_like_move(line) && play_is_move_text(line)) {
+        play_normalize_move(line, move, n);
+        return PLAY_IN_MOVE;
+    }
+    if (!long_line && tries_move(line)) {
+        play_normalize_move(line, move, n);
+        return PLAY_IN_BAD_MOVE;
+    }
+    return PLAY_IN_UNKNOWN;
 }

@@ -124,6 +124,7 @@ typedef struct prompt_ctx {
     int games;              /* `game` requests answered */
     int ply_after;          /* from the second `game` on, the game's ply (when > 0) */
     const char *type_after; /* typed on the first quiet tick after the second `game` */
+    bool illegal;           /* `move` is refused as illegal_move */
 } prompt_ctx;
 
 static void ending_json(char *buf, size_t n, bool over)
@@ -162,6 +163,11 @@ static bool prompt_script(fake *f, int conn, const cJSON *req, char *buf, size_t
     if (is(req, "game")) {
         snprintf(buf, n, "{\"type\":\"ok\",\"id\":%d,\"game\":%s}\n", id, game);
         p->seen_game = true;
+    } else if (is(req, "move") && p->illegal) {
+        snprintf(buf, n,
+                 "{\"type\":\"error\",\"id\":%d,\"code\":\"illegal_move\","
+                 "\"message\":\"d2-d4 is not legal\"}\n",
+                 id);
     } else if (is(req, "move")) {
         p->ply = 1;
         if (p->ending)
@@ -290,6 +296,41 @@ Test(usability, play_classify_draw_and_move_text)
     cr_assert_eq(play_classify("E3XC1XE1", mv, sizeof mv), PLAY_IN_MOVE);
     cr_assert_str_eq(mv, "e3xc1xe1");
     cr_assert_eq(play_classify("z9-z10", mv, sizeof mv), PLAY_IN_MOVE);
+    /* Tries at a move that are not move text (issue 24): explained, not
+     * sent; a word with no digit stays an unknown command. */
+    cr_assert_eq(play_classify("bxd2", mv, sizeof mv), PLAY_IN_BAD_MOVE);
+    cr_assert_eq(play_classify("b2", mv, sizeof mv), PLAY_IN_BAD_MOVE);
+    cr_assert_eq(play_classify("b2-", mv, sizeof mv), PLAY_IN_BAD_MOVE);
+    cr_assert_eq(play_classify("xb2", mv, sizeof mv), PLAY_IN_BAD_MOVE);
+    cr_assert_eq(play_classify("b2--c3", mv, sizeof mv), PLAY_IN_BAD_MOVE);
+    cr_assert_eq(play_classify("quitter", mv, sizeof mv), PLAY_IN_UNKNOWN);
+    cr_assert(play_is_move_text("b4xd2") && play_is_move_text("a10-a11") && !play_is_move_text("b4xd"));
+}
+
+/* At the prompt, "bxd2" says what move text is with two legal moves of
+ * the position; an illegal move says so once and lists the legal ones;
+ * neither repeats the server's words. */
+Test(usability, play_explains_move_text_and_illegal_moves)
+{
+    static prompt_ctx p; /* read by the fake's thread until teardown stops it */
+    p = (prompt_ctx){.wfd = -1, .illegal = true};
+    fake_start(&srv, prompt_script, &p);
+    save_alice();
+    crun r;
+    crun_do(&r, "bxd2\nd2-d4\nquit\n", "--server", srv.addr, "play", "5", NULL);
+    crun_expect(&r, 0);
+    cr_assert(strstr(r.out, "\"bxd2\" is not move text. A move names the points of its piece's path, "
+                            "joined by - for a step and x for a capture: b2-c3 goes from b2 to c3, "
+                            "b4xd2 jumps from b4 over the piece between to d2.\n"
+                            "Here you can play b2-c3 or b3-c3, for example (type moves to see them "
+                            "all).\n"),
+              "%s", r.out);
+    cr_assert(strstr(r.out, "d2-d4 is not a legal move here\nLegal moves (4): b2-c3 b3-c3 c2-c3 d2-c3\n"),
+              "%s", r.out);
+    cr_assert_null(strstr(r.out, "not legal:"), "%s", r.out);
+    cr_assert_null(strstr(r.err, "not legal"), "%s", r.err);
+    crun_free(&r);
+    cr_assert_eq(fake_count(&srv, "move"), 1); /* bxd2 was never sent */
 }
 
 Test(usability, opponents_draw_offer_starts_a_fresh_line_and_asks_again)
@@ -388,7 +429,7 @@ Test(usability, redraw_on_a_terminal_discards_the_half_typed_line)
     close(master);
     crun_expect(&r, 0);
     cr_assert(strstr(r.out, "Black to move (bob, you)\n"), "%s", r.out);
-    cr_assert(strstr(r.out, "unknown command; type help\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "\"xb2\" is not move text."), "%s", r.out);
     crun_free(&r);
     cr_assert_eq(fake_count(&srv, "move"), 0);
     cr_assert_eq(fake_count(&srv, "game"), 2);
