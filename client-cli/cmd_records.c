@@ -195,8 +195,8 @@ int cmd_import(cli *c, const cmd_args *a)
     int prc = qk_pdn_read(text, len, &recs, &n, &err);
     free(text);
     if (prc != QK_PDN_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, _("%s: game %zu (record %zu): %s"), path, err.record + 1,
-                        err.record, err.message);
+        return cli_fail(c, CLI_EXIT_SERVER, _("%s: game %zu of the file: %s"), path, err.record + 1,
+                        err.message);
     int rc = CLI_EXIT_OK;
     size_t from = 0, bytes = 0, count = 0;
     for (size_t i = 0; i <= n && rc == CLI_EXIT_OK; i++) {

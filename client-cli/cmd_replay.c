@@ -297,8 +297,8 @@ int cmd_replay(cli *c, const cmd_args *a)
     if (prc != QK_PDN_OK) {
         if (prc == QK_PDN_ETOOBIG)
             return cli_fail(c, CLI_EXIT_SERVER, "%s: %s", path, err.message);
-        return cli_fail(c, CLI_EXIT_SERVER, _("%s: game %zu (record %zu): %s"), path, err.record + 1,
-                        err.record, err.message);
+        return cli_fail(c, CLI_EXIT_SERVER, _("%s: game %zu of the file: %s"), path, err.record + 1,
+                        err.message);
     }
     int rc;
     if (game > n) {

@@ -32,10 +32,15 @@ static void print_class(cli *c, const cJSON *cl)
     }
 }
 
+/* The file line of each student read_students() listed, so the server's
+ * "students[K]: ..." names the line the teacher wrote. */
+#define STUDENTS_MAX 512
+
 /* Read FILE: one student a line, "username" or "username,display name";
- * blank lines and lines starting with # are skipped. NULL (printed) on
- * error. */
-static cJSON *read_students(cli *c, const char *path)
+ * blank lines and lines starting with # are skipped; lines[k] is the file
+ * line (from 1) of student k, for the first STUDENTS_MAX. NULL (printed)
+ * on error. */
+static cJSON *read_students(cli *c, const char *path, int *lines)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!f) {
@@ -64,6 +69,9 @@ static cJSON *read_students(cli *c, const char *path)
         char *end = p + strlen(p);
         while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
             *--end = '\0';
+        int k = cJSON_GetArraySize(list);
+        if (k < STUDENTS_MAX)
+            lines[k] = n;
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(list, o) || !cJSON_AddStringToObject(o, "username", p) ||
             !cJSON_AddStringToObject(o, "name", name)) {
@@ -91,10 +99,34 @@ static bool add_id(cJSON *req, const char *key, cli *c, const cmd_args *a, int i
     return cJSON_AddNumberToObject(req, key, (double)id) != NULL;
 }
 
+/* A refusal of class_add_students that names a student ("students[3]:
+ * that username is taken"): said with FILE's line and the username, then
+ * the server's words. False when resp names none (cli_report() then). */
+static bool report_student(cli *c, const cJSON *resp, const char *path, const int *lines,
+                           const cJSON *list)
+{
+    const char *msg = cli_str(resp, "message");
+    int k, off = 0;
+    if (c->json || !msg || sscanf(msg, "students[%d]: %n", &k, &off) != 1 || off == 0 || k < 0 ||
+        k >= STUDENTS_MAX || k >= cJSON_GetArraySize(list))
+        return false;
+    const char *code = cli_error_code(resp);
+    snprintf(c->last_error, sizeof c->last_error, "%s", code);
+    const char *sentence = cli_error_sentence(code);
+    /* TRANSLATORS: FILE, its line, the username on it, the error's
+     * sentence, the server's words (English). */
+    fprintf(c->err, _("%s, line %d (%s): %s: %s\n"), path, lines[k],
+            cli_str(cJSON_GetArrayItem(list, k), "username"),
+            sentence ? sentence : code, msg + off);
+    fputs(_("No account was made.\n"), c->err);
+    return true;
+}
+
 int cmd_class(cli *c, const cmd_args *a)
 {
     const char *act = a->pos[0];
-    cJSON *req = NULL, *resp;
+    cJSON *req = NULL, *resp, *list = NULL; /* list: add-students' copy of the students */
+    int lines[STUDENTS_MAX];
     int want = strcmp(act, "create") == 0 || strcmp(act, "join") == 0                   ? 2
                : strcmp(act, "add-students") == 0 || strcmp(act, "reset-password") == 0 ? 3
                : strcmp(act, "show") == 0                                               ? -1
@@ -119,15 +151,22 @@ int cmd_class(cli *c, const cmd_args *a)
             cJSON_Delete(req);
             return CLI_EXIT_USAGE;
         }
-        cJSON *list = read_students(c, a->pos[2]);
+        list = read_students(c, a->pos[2], lines);
         if (!list) {
             cJSON_Delete(req);
             return CLI_EXIT_USAGE;
         }
         if (!cJSON_AddItemToObject(req, "students", list)) {
             cJSON_Delete(list);
+            list = NULL;
             goto oom;
         }
+        /* From here the list belongs to req, and stays readable until it
+         * is sent (cli_exchange consumes req): keep a copy for the
+         * report. */
+        list = cJSON_Duplicate(list, true);
+        if (!list)
+            goto oom;
     } else if (strcmp(act, "reset-password") == 0) {
         req = cli_request("class_reset_password");
         if (!add_id(req, "class", c, a, 1, "CLASS")) {
@@ -145,12 +184,26 @@ int cmd_class(cli *c, const cmd_args *a)
             return CLI_EXIT_USAGE;
         }
     }
-    int rc = cli_call(c, req, &resp);
-    if (rc != CLI_EXIT_OK)
+    int rc = cli_exchange(c, req, &resp);
+    if (rc != CLI_EXIT_OK) {
+        cJSON_Delete(list);
         return rc;
+    }
+    if (!cli_is_ok(resp)) {
+        if (!(list && report_student(c, resp, a->pos[2], lines, list)))
+            cli_report(c, resp);
+        cJSON_Delete(list);
+        cJSON_Delete(resp);
+        return CLI_EXIT_SERVER;
+    }
+    cJSON_Delete(list);
     if (!cli_json(c, resp)) {
         const cJSON *cl = cJSON_GetObjectItemCaseSensitive(resp, "class"), *x;
-        if (cl)
+        if (cl && strcmp(act, "join") == 0)
+            fprintf(c->out, _("Joined %s (class %lld, teacher %s)\n"),
+                    cli_str(cl, "name") ? cli_str(cl, "name") : "?", cli_int(cl, "id"),
+                    cli_str(cl, "teacher") ? cli_str(cl, "teacher") : "?");
+        else if (cl)
             print_class(c, cl);
         cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(resp, "classes")) print_class(c, x);
         if (cli_str(resp, "password"))
@@ -166,6 +219,7 @@ int cmd_class(cli *c, const cmd_args *a)
     cJSON_Delete(resp);
     return CLI_EXIT_OK;
 oom:
+    cJSON_Delete(list);
     cJSON_Delete(req);
     return cli_call(c, NULL, &resp);
 }

@@ -376,6 +376,14 @@ static int line_of(const qk_pdn_record *r, size_t i)
     return r->move_line && i < r->nmoves ? r->move_line[i] : 0;
 }
 
+/* A ply as people count moves (issue 24): "move 2, Black" for ply 3 of a
+ * game White starts; the number counts pairs from the first mover's move
+ * (qk_pdn_write()'s numbering). side: the side that made the move. */
+static void ply_words(size_t i, unsigned side, char *buf, size_t n)
+{
+    snprintf(buf, n, "move %zu, %s", i / 2 + 1, side == QK_WHITE ? "White" : "Black");
+}
+
 int qk_pdn_replay(const qk_pdn_record *r, size_t ply, qk_pdn_state *st, qk_pdn_error *err)
 {
     if (!r || !st || ply > r->nmoves) {
@@ -404,16 +412,18 @@ int qk_pdn_replay(const qk_pdn_record *r, size_t ply, qk_pdn_state *st, qk_pdn_e
     for (size_t i = 0; i < ply; i++) {
         qk_result res;
         qk_reason why;
+        char at[48];
+        ply_words(i, st->pos.side, at, sizeof at);
         if (qk_pos_status(v, &st->pos, &res, &why)) {
             qk_pdn_fail(err, QK_PDN_EILLEGAL, line_of(r, i), (long)i,
-                        "move '%s' at ply %zu after the game is over (%s)", r->moves[i], i,
+                        "move '%s' (%s) after the game is over (%s)", r->moves[i], at,
                         qk_reason_name(why));
             return QK_PDN_EILLEGAL;
         }
         int rc = qk_move_parse(v, &st->pos, r->moves[i], &st->last);
         if (rc != QK_OK) {
-            qk_pdn_fail(err, QK_PDN_EILLEGAL, line_of(r, i), (long)i, "%s move '%s' at ply %zu",
-                        rc == QK_EILLEGAL ? "illegal" : "malformed", r->moves[i], i);
+            qk_pdn_fail(err, QK_PDN_EILLEGAL, line_of(r, i), (long)i, "%s move '%s' (%s)",
+                        rc == QK_EILLEGAL ? "illegal" : "malformed", r->moves[i], at);
             return QK_PDN_EILLEGAL;
         }
         qk_undo u;

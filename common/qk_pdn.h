@@ -54,7 +54,9 @@ enum {
  * the error is not about one line (a record built in code, text too big);
  * ply: 0-based ply of the offending move (PROTOCOL.md `ply`), -1 when the
  * error is not about a move. message: English, one line, no trailing
- * newline, e.g. "line 7: illegal move 'b2-b4' at ply 3". */
+ * newline, e.g. "line 7: illegal move 'b2-b4' (move 2, Black)": moves
+ * counted as people number them (ply 3 is Black's second move when White
+ * starts), the 0-based ply is in `ply`. */
 typedef struct qk_pdn_error {
     int code;
     size_t record;

@@ -267,7 +267,7 @@ Test(replay, errors)
     cr_assert_eq(r.code, 1);
     char want[256];
     snprintf(want, sizeof want,
-             "qirkat: %s: game 2 (record 1): line 6: illegal move 'e1-e2' at ply 2\n", pdn_path);
+             "qirkat: %s: game 2 of the file: line 6: illegal move 'e1-e2' (move 2, White)\n", pdn_path);
     cr_assert_str_eq(r.err, want);
     cr_assert_str_eq(r.out, "");
     crun_free(&r);

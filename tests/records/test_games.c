@@ -189,7 +189,7 @@ static void illegal_at(const char *variant)
         cr_assert(strstr(linebuf, tokbuf), "line %d '%s' lacks %s", e1.line, linebuf, bad);
         cr_assert_eq(err.line, lines_before + e1.line);
         char want[128];
-        snprintf(want, sizeof want, "illegal move '%s' at ply %d", bad, ply);
+        snprintf(want, sizeof want, "illegal move '%s' (move %d, ", bad, ply / 2 + 1);
         cr_assert(strstr(err.message, want), "%s", err.message);
         /* The validator alone gives the same ply, no line (built in code). */
         qk_pdn_outcome out;

@@ -155,13 +155,13 @@ Test(bad, result_contradicts_the_final_position)
 Test(bad, illegal_and_malformed_moves)
 {
     expect_err("[Variant \"alquerque\"]\n\n1. d2-c3 b4-c3 *\n", QK_PDN_EILLEGAL, 0, 3, 1,
-               "line 3: illegal move 'b4-c3' at ply 1");
+               "line 3: illegal move 'b4-c3' (move 1, Black)");
     /* Off the 5x5 board: the rules call it malformed, still a move at a ply. */
     expect_err("1. d2-c3\n b4xd2 2. f1-f2 *\n", QK_PDN_EILLEGAL, 0, 2, 2,
-               "line 2: malformed move 'f1-f2' at ply 2");
+               "line 2: malformed move 'f1-f2' (move 2, White)");
     /* A move once the game is over. */
     expect_err(KAWU0 " d4-d5 1-0\n", QK_PDN_EILLEGAL, 0, 4, 35,
-               "line 4: move 'd4-d5' at ply 35 after the game is over (no_pieces)");
+               "line 4: move 'd4-d5' (move 18, Black) after the game is over (no_pieces)");
     expect_err("1. d2-c3 hello *\n", QK_PDN_ESYNTAX, 0, 1, -1, "line 1: not a move: 'hello'");
     expect_err("1. d2-c3 b4xd2-c3 *\n", QK_PDN_ESYNTAX, 0, 1, -1, "line 1: not a move: 'b4xd2-c3'");
     expect_err("1. d2-c3 12a *\n", QK_PDN_ESYNTAX, 0, 1, -1,
