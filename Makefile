@@ -29,7 +29,9 @@ DB       ?= ./qirkat.db
 SHARED   ?= ../shared
 LOCALEDIR ?= $(PREFIX)/share/locale
 
-PKGS      := libuv libcjson sqlite3 libsodium libwebsockets libsystemd
+PKGS      := libuv libcjson sqlite3 libsodium nettle libsystemd
+# qirkatd --http (server/net/ws.c): http-parser and wslay ship no .pc file.
+NET_LIBS  := -lwslay -lhttp_parser
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # Line editing at the client's prompt (Debian libedit-dev): the client only.
@@ -123,7 +125,7 @@ $(LIBCLIENT): $(call obj,$(CLIENT_SRC))
 	$(AR) rcs $@ $^
 
 $(QIRKATD): $(call obj,server/main.c) $(LIBSERVER) $(LIBQK)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ALLOC_LIBS) $(PKG_LIBS) $(QK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(ALLOC_LIBS) $(NET_LIBS) $(PKG_LIBS) $(QK_LIBS)
 $(QIRKAT): $(call obj,client-cli/main.c) $(LIBCLIENT) $(LIBQK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(EDIT_LIBS) $(QK_LIBS)
 
@@ -132,9 +134,9 @@ area_libs = $(if $(filter server,$(1)),$(LIBSERVER))$(if $(filter client,$(1)), 
 .SECONDARY:
 .SECONDEXPANSION:
 $(BUILD)/test-%: $$(call obj,$$(wildcard tests/$$*/*.c)) $$(call area_libs,$$*)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(PKG_LIBS) $(if $(filter client,$*),$(EDIT_LIBS)) $(QK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(if $(filter server,$*),$(NET_LIBS)) $(PKG_LIBS) $(if $(filter client,$*),$(EDIT_LIBS)) $(QK_LIBS)
 $(BUILD)/bench-%: $(BUILD)/bench/%.o $(LIBSERVER) $(LIBQK)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(QK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(NET_LIBS) $(PKG_LIBS) $(QK_LIBS)
 
 deps:
 	@bash deploy/deps.sh

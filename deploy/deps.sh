@@ -7,8 +7,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # chromium: Debian's browser for the web tests (tests/web/run.mjs); the tests
 # never download a browser of their own. libedit-dev: the client's prompt.
 # clang and libclang-rt-14-dev (libFuzzer, ASan and UBSan runtimes): `make fuzz`.
-# libwebsockets-dev: qirkatd --http (server/net/ws.c); Debian builds it with
-# libuv support as the plugin libwebsockets-evlib-uv, loaded at run time.
+# qirkatd --http (server/net/ws.c, http.c): libhttp-parser-dev (HTTP/1.1
+# requests), libwslay-dev (WebSocket frames), nettle-dev (SHA-1 of the
+# handshake's Sec-WebSocket-Accept).
 # libmimalloc-dev: qirkatd's allocator (Makefile ALLOC_LIBS). libsystemd-dev:
 # sd_notify for Type=notify and the watchdog (deploy/qirkatd.service); systemd:
 # systemd-analyze, which verifies the unit in tests/server/test_ops.c;
@@ -18,7 +19,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # generate: the French tests run LANGUAGE=fr over C.UTF-8, built into glibc.
 pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium
       libmimalloc-dev libsystemd-dev systemd python3-prometheus-client gettext
-      clang libclang-rt-14-dev libwebsockets-dev libwebsockets-evlib-uv)
+      clang libclang-rt-14-dev libhttp-parser-dev libwslay-dev nettle-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -61,6 +61,10 @@ static const opt opts[] = {
     {"max-conns-per-account", "QK_MAX_CONNS_PER_ACCOUNT", K_INT, SOFF(max_per_account), 1,
      1 << 20, SRC_ALL, true},
     {"pairing-program", "QK_PAIRING_PROGRAM", K_PAIRER, 0, 0, 0, SRC_ALL, false},
+    /* --http's bounds (net/ws.h): a started WebSocket frame or message, an
+     * HTTP request head; tests shorten them. */
+    {"ws-frame-ms", "QK_WS_FRAME_MS", K_INT, SOFF(ws_frame_ms), 1, INT_MAX, SRC_ALL, false},
+    {"http-head-ms", "QK_HTTP_HEAD_MS", K_INT, SOFF(http_head_ms), 1, INT_MAX, SRC_ALL, false},
     {"pairing-timeout", "QK_PAIRING_TIMEOUT_MS", K_INT, SOFF(pairing_timeout_ms), 1, 3600 * 1000,
      SRC_ALL, true},
     /* Tests and benchmarks only: environment variables, no flag or key. */
@@ -447,6 +451,9 @@ void config_usage(FILE *f)
             "                      free one; IPv6 as [::1]:7420)\n"
             "  --http HOST:PORT    also serve the web page at / and the protocol over WebSocket\n"
             "                      at /ws (port 0 picks a free one; none by default)\n"
+            "  --ws-frame-ms MS    a started WebSocket frame or message must end within MS\n"
+            "                      (default 10000), else close 1008\n"
+            "  --http-head-ms MS   an HTTP request head must arrive within MS (default 10000)\n"
             "  --db FILE           SQLite database, created if missing (default ./qirkat.db)\n"
             "  --log-level LEVEL   stderr verbosity (default info)\n"
             "  --ready-fd FD       once listening, write the port and a newline to FD and close\n"

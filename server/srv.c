@@ -453,7 +453,9 @@ int srv_start(srv *s)
     s->http_port = -1;
     if (s->cfg.http_host) {
         s->http_open = true; /* even on failure: its handles close in stop_finish */
-        if (ws_listen(&s->http, &s->net, s->cfg.http_host, s->cfg.http_port, &s->http_port) != 0) {
+        ws_opts wo = {.frame_ms = s->cfg.ws_frame_ms, .head_ms = s->cfg.http_head_ms};
+        if (ws_listen(&s->http, &s->net, s->cfg.http_host, s->cfg.http_port, &wo,
+                      &s->http_port) != 0) {
             tcp_stop_listening(&s->tcp);
             return -1;
         }
@@ -554,7 +556,8 @@ static void stop_finish(srv *s)
         s->watchdog_open = false;
         uv_close((uv_handle_t *)&s->watchdog, NULL);
     }
-    /* lws's teardown, step one: its handles close while the loop runs on. */
+    /* The HTTP listener, its sockets and timers: their handles close while
+     * the loop runs on. */
     if (s->http_open)
         ws_stop(&s->http);
 }
@@ -611,7 +614,7 @@ void srv_close(srv *s)
     log_info("%llu batches committed, %llu lost", (unsigned long long)s->batch.commits,
              (unsigned long long)s->batch.losses);
     if (s->http_open) {
-        ws_free(&s->http); /* step two, after uv_run() returned */
+        ws_free(&s->http); /* after uv_run() returned: the handles are closed */
         s->http_open = false;
     }
     batch_free(&s->batch);

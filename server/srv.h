@@ -53,11 +53,11 @@
  *   5. SRV_STOP_GRACE_MS after the signal whatever is still open (a client
  *      that does not read, or never stops sending) is closed;
  *   6. when the last connection is closed the server's handles close and
- *      so does the libwebsockets context (step one of its teardown on a
- *      foreign loop, ws_stop: its listener and HTTP connections go, its
- *      libuv handles close on the loop); uv_run() returns after the pool's
- *      last completions, and main() closes the database (srv_close, which
- *      finishes lws's teardown with ws_free) and exits 0.
+ *      so does the HTTP side (ws_stop: its listener, its HTTP connections,
+ *      sockets still lingering after their close frame, its timers);
+ *      uv_run() returns after the pool's last completions, and main()
+ *      closes the database (srv_close, which frees what is left of the
+ *      HTTP side with ws_free) and exits 0.
  *
  * Under systemd (Type=notify, deploy/qirkatd.service; nothing without
  * NOTIFY_SOCKET): READY=1 once listening, RELOADING=1 then READY=1 around
@@ -120,6 +120,8 @@ typedef struct srv_config {
     int upkeep_ms;        /* upkeep tick (game/upkeep.h); 0 = UPKEEP_TICK_MS */
     int64_t journal_limit; /* bytes the WAL is cut back to; 0 = STORE_JOURNAL_LIMIT */
     int wal_restart_frames; /* store_wal_restart_at(); 0 = STORE_WAL_RESTART_FRAMES */
+    int ws_frame_ms;  /* --http: a started WebSocket frame or message; 0 = WS_FRAME_MS */
+    int http_head_ms; /* --http: an HTTP request head; 0 = WS_HEAD_MS */
     const char *pairing_program; /* --pairing-program: the external Swiss pairer; NULL = none */
     int pairing_timeout_ms;      /* one run of it; 0 = TOURNEY_PAIRING_TIMEOUT_MS */
 } srv_config;

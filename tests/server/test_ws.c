@@ -746,3 +746,307 @@ Test(ws, web_files_match_web_dir)
         cr_assert(files[i].path[0] == '/' && files[i].len > 0, "entry %zu", i);
     cr_assert_eq(seen, count, "server/net/web_files.c has files web/ no longer has");
 }
+
+/* ---- framing limits and deadlines (issue 21) ----------------------------- */
+
+/* A frame header alone (RFC 6455 5.2): op, FIN, the declared length in its
+ * minimal encoding, a mask key when masked; no payload. */
+static void ws_header(wsc *c, int op, bool fin, uint64_t declared, bool masked)
+{
+    unsigned char h[14];
+    size_t k = 0;
+    h[k++] = (unsigned char)((fin ? 0x80 : 0) | op);
+    unsigned char m = masked ? 0x80 : 0;
+    if (declared < 126) {
+        h[k++] = (unsigned char)(m | declared);
+    } else if (declared < 65536) {
+        h[k++] = m | 126;
+        h[k++] = (unsigned char)(declared >> 8);
+        h[k++] = (unsigned char)declared;
+    } else {
+        h[k++] = m | 127;
+        for (int i = 7; i >= 0; i--)
+            h[k++] = (unsigned char)(declared >> (8 * i));
+    }
+    if (masked) {
+        memcpy(h + k, "\x37\xfa\x21\x3d", 4);
+        k += 4;
+    }
+    cr_assert(send_all(c->fd, h, k));
+}
+
+/* n spaces of a frame's payload, masked with ws_header's key. */
+static void ws_spaces(wsc *c, size_t n)
+{
+    static const unsigned char mask[4] = {0x37, 0xfa, 0x21, 0x3d};
+    unsigned char *b = malloc(n);
+    cr_assert_not_null(b);
+    for (size_t i = 0; i < n; i++)
+        b[i] = ' ' ^ mask[i % 4];
+    cr_assert(send_all(c->fd, b, n));
+    free(b);
+}
+
+/* line_too_long, then the close frame 1009 and EOF. */
+static void expect_too_long(wsc *c, const char *what)
+{
+    cJSON *r = ws_read(c, T_TIMEOUT_MS);
+    cr_assert_not_null(r, "%s: no answer (close %d)", what, c->close_code);
+    t_err(r, "line_too_long", what);
+    cJSON_Delete(r);
+    expect_close(c, 1009);
+}
+
+Test(ws, an_unmasked_frame_is_a_protocol_error)
+{
+    /* RFC 6455 5.1: a server must close on an unmasked client frame. */
+    wsc *c = ws_open(S.http_port);
+    const unsigned char frame[] = {0x81, 0x0f, '{', '"', 't', 'y', 'p', 'e', '"', ':',
+                                   '"', 'p', 'i', 'n', 'g', '"', '}'};
+    cr_assert(send_all(c->fd, frame, sizeof frame));
+    expect_close(c, 1002);
+    ws_close(c);
+    /* The header alone, nothing behind it: refused at once as well. */
+    c = ws_open(S.http_port);
+    ws_header(c, OP_TEXT, true, 15, false);
+    expect_close(c, 1002);
+    ws_close(c);
+    tsrv_stop(&S);
+}
+
+Test(ws, a_text_message_that_is_not_utf8_is_closed_with_1007)
+{
+    /* RFC 6455 8.1 (over TCP the same bytes get bad_json). */
+    wsc *c = ws_open(S.http_port);
+    cr_assert(ws_text(c, "{\"type\":\"ping\",\"x\":\"\xff\xfe\"}"));
+    expect_close(c, 1007);
+    ws_close(c);
+    tsrv_stop(&S);
+}
+
+/* A frame deadline far beyond the read bound: an answer within the bound
+ * comes from the header, not from the deadline. */
+static void restart_slow_deadline(void)
+{
+    tsrv_stop(&S);
+    tsrv_cleanup(&S);
+    tsrv_start_http(&S, "QK_RATE_LIMIT=off QK_WS_FRAME_MS=600000");
+}
+
+Test(ws, a_header_declaring_2_to_the_62_bytes_is_refused_at_once)
+{
+    restart_slow_deadline();
+    wsc *c = ws_open(S.http_port);
+    ws_header(c, OP_TEXT, true, 1ULL << 62, true);
+    expect_too_long(c, "a header of 2^62 bytes with nothing behind it");
+    ws_close(c);
+    tsrv_stop(&S);
+}
+
+Test(ws, a_header_declaring_70000_bytes_is_refused_at_once)
+{
+    restart_slow_deadline();
+    wsc *c = ws_open(S.http_port);
+    ws_header(c, OP_TEXT, true, 70000, true);
+    expect_too_long(c, "a header of 70,000 bytes, nothing behind it");
+    ws_close(c);
+    /* With the start of its payload behind it, in the same write. */
+    c = ws_open(S.http_port);
+    ws_header(c, OP_TEXT, true, 70000, true);
+    ws_spaces(c, 100);
+    expect_too_long(c, "a header of 70,000 bytes and 100 of them");
+    ws_close(c);
+    /* The messages before it are answered first. */
+    c = ws_open(S.http_port);
+    cr_assert(ws_text(c, "{\"type\":\"ping\",\"id\":1}"));
+    ws_header(c, OP_TEXT, true, 70000, true);
+    cJSON *r = ws_read(c, T_TIMEOUT_MS);
+    t_ok(r, "the ping before it");
+    cr_assert_eq(t_int(r, "id"), 1);
+    cJSON_Delete(r);
+    expect_too_long(c, "after a ping");
+    ws_close(c);
+    tsrv_stop(&S);
+}
+
+Test(ws, fragments_are_refused_when_the_header_crossing_the_limit_arrives)
+{
+    restart_slow_deadline();
+    wsc *c = ws_open(S.http_port);
+    char chunk[40000];
+    memset(chunk, ' ', sizeof chunk);
+    cr_assert(ws_frame(c, OP_TEXT, false, "{\"type\":\"ping\"", 14));
+    cr_assert(ws_frame(c, OP_CONT, false, chunk, sizeof chunk));
+    /* 14 + 40,000 so far; a ping between fragments does not count. */
+    cr_assert(ws_frame(c, OP_PING, true, "p", 1));
+    char *p;
+    size_t n;
+    bool fin;
+    cr_assert_eq(ws_next_frame(c, T_TIMEOUT_MS, &p, &n, &fin), OP_PONG);
+    free(p);
+    /* 25,522 more is exactly 65,536: still accepted (no answer yet). */
+    ws_header(c, OP_CONT, false, 25522, true);
+    cr_assert_lt(ws_next_frame(c, 300, &p, &n, &fin), 0, "refused at the limit itself");
+    cr_assert(!c->eof);
+    ws_close(c);
+    /* One byte more than the limit: refused at that header. */
+    c = ws_open(S.http_port);
+    cr_assert(ws_frame(c, OP_TEXT, false, "{\"type\":\"ping\"", 14));
+    cr_assert(ws_frame(c, OP_CONT, false, chunk, sizeof chunk));
+    ws_header(c, OP_CONT, true, 25523, true);
+    expect_too_long(c, "a fragment's header taking the message to 65,537 bytes");
+    ws_close(c);
+    tsrv_stop(&S);
+}
+
+Test(ws, a_frame_that_never_completes_is_closed_after_the_deadline)
+{
+    tsrv_stop(&S);
+    tsrv_cleanup(&S);
+    tsrv_start_http(&S, "QK_RATE_LIMIT=off QK_WS_FRAME_MS=300");
+    wsc *idle = ws_open(S.http_port);
+    wsc *c = ws_open(S.http_port);
+    ws_header(c, OP_TEXT, true, 100, true);
+    ws_spaces(c, 10);
+    expect_close(c, 1008);
+    ws_close(c);
+    /* A message in fragments that stops between two of them. */
+    c = ws_open(S.http_port);
+    cr_assert(ws_frame(c, OP_TEXT, false, "{\"type\":", 8));
+    expect_close(c, 1008);
+    ws_close(c);
+    /* A connection with no frame under way is not concerned. */
+    cJSON *r = ws_rpc(idle, "{\"type\":\"ping\"}");
+    t_ok(r, "the idle connection");
+    cJSON_Delete(r);
+    ws_close(idle);
+    tsrv_stop(&S);
+}
+
+/* Read an HTTP answer until EOF (at most T_TIMEOUT_MS): its status, and
+ * whether the server closed the connection. */
+static int http_status_then_eof(wsc *c, bool *eof)
+{
+    while (fill(c, T_TIMEOUT_MS))
+        ;
+    *eof = c->eof;
+    int code = 0;
+    if (c->len > 0) {
+        c->buf = realloc(c->buf, c->len + 1);
+        c->buf[c->len] = '\0';
+        sscanf((char *)c->buf, "HTTP/1.1 %d", &code);
+    }
+    return code;
+}
+
+Test(ws, a_slow_http_request_head_is_cut)
+{
+    tsrv_stop(&S);
+    tsrv_cleanup(&S);
+    tsrv_start_http(&S, "QK_RATE_LIMIT=off QK_HTTP_HEAD_MS=300");
+    wsc c = {.fd = tcp_connect(S.http_port)};
+    const char *part = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"; /* no empty line */
+    cr_assert(send_all(c.fd, part, strlen(part)));
+    bool eof;
+    cr_assert_eq(http_status_then_eof(&c, &eof), 408);
+    cr_assert(eof, "the connection stays open");
+    close(c.fd);
+    free(c.buf);
+    /* A WebSocket handshake that never ends. */
+    wsc d = {.fd = tcp_connect(S.http_port)};
+    part = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n";
+    cr_assert(send_all(d.fd, part, strlen(part)));
+    cr_assert_eq(http_status_then_eof(&d, &eof), 408);
+    cr_assert(eof);
+    close(d.fd);
+    free(d.buf);
+    /* An idle keep-alive connection is closed quietly. */
+    wsc e = {.fd = tcp_connect(S.http_port)};
+    cr_assert_eq(http_status_then_eof(&e, &eof), 0);
+    cr_assert(eof);
+    close(e.fd);
+    free(e.buf);
+    tsrv_stop(&S);
+}
+
+/* Send raw bytes, read the answer until EOF or T_TIMEOUT_MS. */
+static int http_raw(const char *req, size_t n, wsc *c)
+{
+    c->fd = tcp_connect(S.http_port);
+    cr_assert(send_all(c->fd, req, n));
+    bool eof;
+    return http_status_then_eof(c, &eof);
+}
+
+Test(ws, http_bounds_and_methods)
+{
+    wsc c = {0};
+    /* A head over 16 KiB. */
+    size_t big = 20000;
+    char *req = malloc(big + 64);
+    int k = snprintf(req, big + 64, "GET / HTTP/1.1\r\nHost: a\r\nX-Pad: ");
+    memset(req + k, 'a', big);
+    memcpy(req + k + big, "\r\n\r\n", 4);
+    cr_assert_eq(http_raw(req, (size_t)k + big + 4, &c), 431);
+    close(c.fd);
+    free(c.buf);
+    free(req);
+    c = (wsc){0};
+    const char *post = "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc";
+    cr_assert_eq(http_raw(post, strlen(post), &c), 413);
+    close(c.fd);
+    free(c.buf);
+    c = (wsc){0};
+    const char *del = "DELETE /index.html HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n";
+    cr_assert_eq(http_raw(del, strlen(del), &c), 405);
+    cr_assert(strcasestr((char *)c.buf, "\r\nAllow: GET, HEAD\r\n") != NULL);
+    close(c.fd);
+    free(c.buf);
+    c = (wsc){0};
+    const char *bad = "HELLO THERE\r\n\r\n";
+    cr_assert_eq(http_raw(bad, strlen(bad), &c), 400);
+    close(c.fd);
+    free(c.buf);
+    c = (wsc){0};
+    const char *plain = "GET /ws HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n";
+    cr_assert_eq(http_raw(plain, strlen(plain), &c), 426);
+    close(c.fd);
+    free(c.buf);
+    c = (wsc){0};
+    const char *v8 = "GET /ws HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n";
+    cr_assert_eq(http_raw(v8, strlen(v8), &c), 426);
+    cr_assert(strcasestr((char *)c.buf, "\r\nSec-WebSocket-Version: 13\r\n") != NULL);
+    close(c.fd);
+    free(c.buf);
+    tsrv_stop(&S);
+}
+
+Test(ws, http_keep_alive_and_pipelined_requests_in_order)
+{
+    wsc c = {.fd = tcp_connect(S.http_port)};
+    const char *two = "GET /style.css HTTP/1.1\r\nHost: a\r\n\r\n"
+                      "HEAD /index.html HTTP/1.1\r\nHost: a\r\n\r\n"
+                      "GET /nothing HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n";
+    cr_assert(send_all(c.fd, two, strlen(two)));
+    bool eof;
+    cr_assert_eq(http_status_then_eof(&c, &eof), 200);
+    cr_assert(eof, "not closed after Connection: close");
+    size_t css_len;
+    char *css = read_file("web/style.css", &css_len);
+    char *body = strstr((char *)c.buf, "\r\n\r\n");
+    cr_assert_not_null(body);
+    body += 4;
+    cr_assert(memcmp(body, css, css_len) == 0, "the first body");
+    char *second = body + css_len;
+    cr_assert(strncmp(second, "HTTP/1.1 200 ", 13) == 0, "the HEAD answer: %.40s", second);
+    cr_assert(strcasestr(second, "\r\nContent-Type: text/html; charset=utf-8\r\n") != NULL);
+    char *third = strstr(second, "\r\n\r\n");
+    cr_assert_not_null(third);
+    third += 4; /* a HEAD answer has no body */
+    cr_assert(strncmp(third, "HTTP/1.1 404 ", 13) == 0, "the third answer: %.40s", third);
+    free(css);
+    close(c.fd);
+    free(c.buf);
+    tsrv_stop(&S);
+}
