@@ -43,7 +43,9 @@
  *
  * Every server message must parse as JSON (cJSON, not the server's
  * parser). A lost answer, a second one, a closed connection, a dead server
- * or 5 s of silence abort(), and libFuzzer saves the input; the failing
+ * or 5 s of silence abort(), and libFuzzer saves the input (the 5 s are
+ * waited in full through libFuzzer's own -timeout alarms: fuzz_wait.h,
+ * which once cut them short and reported lost answers); the failing
  * line is also written whole to ./fuzz-server_id-failing-line.txt.
  *
  * The server is build/qirkatd (QK_BIN), started by LLVMFuzzerInitialize
@@ -85,6 +87,7 @@
 
 #include "fuzz_gen.h"
 #include "fuzz_util.h"
+#include "fuzz_wait.h"
 
 #define WAIT_MS 5000 /* one answer; libFuzzer's -timeout=10 is per input */
 #define ANON_MAX_AGE_MS 45000
@@ -282,8 +285,7 @@ static const char *probe(const peer *p)
     bool ok = send(fd, ping, sizeof ping - 1, MSG_NOSIGNAL) == (ssize_t)sizeof ping - 1;
     long long end = ms_now() + 2000;
     while (ok && n < sizeof got - 1 && !memchr(got, '\n', n) && ms_now() < end) {
-        struct pollfd pf = {.fd = fd, .events = POLLIN};
-        if (poll(&pf, 1, (int)(end - ms_now())) <= 0)
+        if (fz_wait_fd(fd, POLLIN, end) <= 0)
             break;
         ssize_t r = recv(fd, got + n, sizeof got - 1 - n, 0);
         if (r <= 0)
@@ -324,8 +326,7 @@ static bool send_all(peer *p, const void *data, size_t n)
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd pf = {.fd = p->fd, .events = POLLOUT};
-            if (poll(&pf, 1, WAIT_MS) <= 0)
+            if (fz_wait_fd(p->fd, POLLOUT, ms_now() + WAIT_MS) <= 0)
                 return false;
             continue;
         }
@@ -337,12 +338,12 @@ static bool send_all(peer *p, const void *data, size_t n)
     return true;
 }
 
-/* More bytes into p->in. 1: some; 0: EOF or reset; -1: timeout. */
+/* More bytes into p->in. 1: some; 0: EOF or reset; -1: timeout. The
+ * wait goes on through libFuzzer's alarms (fuzz_wait.h): an interrupted
+ * poll() is no timeout. */
 static int fill(peer *p, long long deadline)
 {
-    int left = (int)(deadline - ms_now());
-    struct pollfd pf = {.fd = p->fd, .events = POLLIN};
-    if (left <= 0 || poll(&pf, 1, left) <= 0)
+    if (fz_wait_fd(p->fd, POLLIN, deadline) <= 0)
         return -1;
     buf_reserve(&p->in, 65536);
     ssize_t r = recv(p->fd, p->in.p + p->in.len, p->in.cap - p->in.len - 1, 0);
