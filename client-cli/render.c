@@ -319,6 +319,7 @@ const char *render_reason_text(const char *reason)
         {"timeout", "time ran out"},
         {"agreement", "agreement"},
         {"aborted", "aborted"},
+        {"adjudicated", "adjudicated by an administrator"},
     };
     if (!reason)
         return "";
