@@ -434,3 +434,36 @@ CREATE INDEX notifications_ref ON notifications (user_id, kind, ref_id) WHERE re
 -- The per-account challenge rate (api/ops_challenge.c) counts a user's
 -- challenges of the last window by creation time.
 CREATE INDEX challenges_from_created ON challenges (from_user, created);
+
+-- migration 13
+-- Administrators and moderation (issue 23, item 4). users.admin is set
+-- only offline (`qirkatd admin grant NAME`), never by a request; it is
+-- read from here on every admin request, so a grant or a revoke counts at
+-- once. users.banned is the reason of a ban, NULL when not banned.
+-- admin_log is the audit: one row per admin action, written in the
+-- transaction of the action (admin_id NULL and admin_name 'operator' for
+-- the operator's command line; target_user_id the account acted on, NULL
+-- for a game or a tournament; target the same in words). reset_codes
+-- keeps only the BLAKE2b-256 hash of a one-time password-reset code, as
+-- tokens are kept.
+ALTER TABLE users ADD COLUMN admin INTEGER NOT NULL DEFAULT 0 CHECK (admin IN (0, 1));
+ALTER TABLE users ADD COLUMN banned TEXT;
+CREATE TABLE admin_log (
+    id             INTEGER PRIMARY KEY,
+    at             INTEGER NOT NULL,
+    admin_id       INTEGER REFERENCES users (id) ON DELETE SET NULL,
+    admin_name     TEXT    NOT NULL,
+    action         TEXT    NOT NULL
+                           CHECK (action IN ('grant', 'revoke', 'ban', 'unban', 'reset_password',
+                                             'adjudicate', 'abort_tournament')),
+    target_user_id INTEGER REFERENCES users (id) ON DELETE SET NULL,
+    target         TEXT    NOT NULL,
+    reason         TEXT
+);
+CREATE TABLE reset_codes (
+    hash    BLOB    PRIMARY KEY CHECK (length(hash) = 32),
+    user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    created INTEGER NOT NULL,
+    expires INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX reset_codes_user ON reset_codes (user_id);

@@ -48,6 +48,13 @@ const cmd_def *cmd_find(const char *name);
 int cmd_register(cli *c, const cmd_args *a);
 int cmd_login(cli *c, const cmd_args *a);
 int cmd_logout(cli *c, const cmd_args *a);
+/* A reset code and a new password for USER (cmd_account.c), then logged
+ * in as with login. */
+int cmd_redeem_reset(cli *c, const cmd_args *a);
+/* cmd_admin.c: `admin ACTION ...`, an administrator's moderation, and its
+ * check (the action, its arguments, --reason) before connecting. */
+int cmd_admin(cli *c, const cmd_args *a);
+int cmd_check_admin(cli *c, const cmd_args *a);
 int cmd_challenge(cli *c, const cmd_args *a);
 int cmd_challenges(cli *c, const cmd_args *a);
 int cmd_accept(cli *c, const cmd_args *a);

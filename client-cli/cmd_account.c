@@ -6,7 +6,9 @@
  * register asks before replacing another account's session, and refuses
  * passwords under 8 characters locally (exit 2; the server has no minimum).
  * logout only forgets it locally (the protocol has no logout op, and a
- * token left on the server is useless without the file).
+ * token left on the server is useless without the file). redeem-reset
+ * exchanges an administrator's or a teacher's reset code for a new
+ * password (the rules of register) and is then logged in like login.
  */
 #include <string.h>
 #include <strings.h>
@@ -69,12 +71,13 @@ static int confirm_replace_session(cli *c, const cmd_args *a, const char *user, 
     return CLI_EXIT_OK;
 }
 
-/* Read the password of the row's command into buf. confirm: ask twice on a
- * terminal (registering). Returns CLI_EXIT_OK or a printed usage error. */
-static int read_password(cli *c, const cmd_args *a, bool confirm, char *buf, size_t n)
+/* Read the password of the row's command into buf, asking with prompt on
+ * a terminal. confirm: ask twice there (registering, a new password). Returns CLI_EXIT_OK or a printed usage error. */
+static int read_password(cli *c, const cmd_args *a, bool confirm, const char *prompt, char *buf,
+                         size_t n)
 {
     bool from_stdin = args_has(a, "password-stdin");
-    int rc = term_read_password(c->in, c->err, _("Password: "), from_stdin, buf, n);
+    int rc = term_read_password(c->in, c->err, prompt, from_stdin, buf, n);
     if (rc == TERM_ENOTTY)
         return cli_usage_error(c, _("stdin is not a terminal: pipe the password in with "
                                   "--password-stdin"));
@@ -95,6 +98,42 @@ static int read_password(cli *c, const cmd_args *a, bool confirm, char *buf, siz
     return CLI_EXIT_OK;
 }
 
+/* Keep the session of a login answer resp (register, login,
+ * redeem_reset; freed here) for user and say so with done ("Logged in").
+ * Returns an exit status. */
+static int save_login(cli *c, cJSON *resp, const char *user, const char *op, const char *done)
+{
+    int rc;
+    /* The server's spelling of the name wins (it may normalise case). */
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(resp, "user");
+    const char *name = cli_str(u, "username");
+    const char *token = cli_str(resp, "token");
+    session s;
+    memset(&s, 0, sizeof s);
+    if (!token || session_set(s.username, sizeof s.username, name ? name : user) != SESSION_OK ||
+        session_set(s.token, sizeof s.token, token) != SESSION_OK ||
+        session_set(s.server, sizeof s.server, c->server) != SESSION_OK) {
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("the server's %s answer has no usable token"), op);
+        goto free_resp;
+    }
+    int src = session_save(&s);
+    if (src != SESSION_OK) {
+        char path[4096];
+        if (session_path(path, sizeof path) != SESSION_OK)
+            strcpy(path, _("the session file"));
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("cannot save %s: %s"), path, session_strerror(src));
+        goto wipe_session;
+    }
+    if (!cli_json(c, resp))
+        fprintf(c->out, _("%s as %s on %s\n"), done, s.username, c->server);
+    rc = CLI_EXIT_OK;
+wipe_session:
+    explicit_bzero(&s, sizeof s);
+free_resp:
+    cJSON_Delete(resp);
+    return rc;
+}
+
 /* register and login: same exchange but for the op and its extra field. */
 static int authenticate(cli *c, const cmd_args *a, const char *op)
 {
@@ -109,7 +148,7 @@ static int authenticate(cli *c, const cmd_args *a, const char *op)
         if (rc != CLI_EXIT_OK || stop)
             return rc;
     }
-    rc = read_password(c, a, reg, password, sizeof password);
+    rc = read_password(c, a, reg, _("Password: "), password, sizeof password);
     if (rc != CLI_EXIT_OK)
         goto wipe;
     size_t chars = utf8_chars(password);
@@ -135,35 +174,7 @@ static int authenticate(cli *c, const cmd_args *a, const char *op)
     if (rc != CLI_EXIT_OK)
         goto wipe;
 
-    /* The server's spelling of the name wins (it may normalise case). */
-    const cJSON *u = cJSON_GetObjectItemCaseSensitive(resp, "user");
-    const char *name = cli_str(u, "username");
-    const char *token = cli_str(resp, "token");
-    session s;
-    memset(&s, 0, sizeof s);
-    if (!token || session_set(s.username, sizeof s.username, name ? name : user) != SESSION_OK ||
-        session_set(s.token, sizeof s.token, token) != SESSION_OK ||
-        session_set(s.server, sizeof s.server, c->server) != SESSION_OK) {
-        rc = cli_fail(c, CLI_EXIT_SERVER, _("the server's %s answer has no usable token"), op);
-        goto free_resp;
-    }
-    int src = session_save(&s);
-    if (src != SESSION_OK) {
-        char path[4096];
-        if (session_path(path, sizeof path) != SESSION_OK)
-            strcpy(path, _("the session file"));
-        rc = cli_fail(c, CLI_EXIT_SERVER, _("cannot save %s: %s"), path, session_strerror(src));
-        goto wipe_session;
-    }
-    if (!cli_json(c, resp))
-        fprintf(c->out, _("%s as %s on %s\n"),
-                strcmp(op, "register") == 0 ? _("Registered and logged in") : _("Logged in"), s.username,
-                c->server);
-    rc = CLI_EXIT_OK;
-wipe_session:
-    explicit_bzero(&s, sizeof s);
-free_resp:
-    cJSON_Delete(resp);
+    rc = save_login(c, resp, user, op, reg ? _("Registered and logged in") : _("Logged in"));
 wipe:
     explicit_bzero(password, sizeof password);
     return rc;
@@ -177,6 +188,63 @@ int cmd_register(cli *c, const cmd_args *a)
 int cmd_login(cli *c, const cmd_args *a)
 {
     return authenticate(c, a, "login");
+}
+
+/* The reset code: one line from stdin with --password-stdin (the new
+ * password is the next line), else typed at the terminal (shown: it is
+ * not a password). Returns CLI_EXIT_OK or a printed usage error. */
+static int read_code(cli *c, const cmd_args *a, char *buf, size_t n)
+{
+    bool from_stdin = args_has(a, "password-stdin");
+    int fd = fileno(c->in);
+    if (!from_stdin && (fd < 0 || !isatty(fd)))
+        return cli_usage_error(c, "stdin is not a terminal: pipe the code and the new password "
+                                  "in, one line each, with --password-stdin");
+    if (!from_stdin) {
+        fputs("Reset code: ", c->err);
+        fflush(c->err);
+    }
+    int rc = term_read_line(c->in, buf, n);
+    if (rc == TERM_EOF || (rc == TERM_OK && !buf[0]))
+        return cli_usage_error(c, "no reset code given");
+    if (rc != TERM_OK)
+        return cli_usage_error(c, "that is not a reset code (too long)");
+    return CLI_EXIT_OK;
+}
+
+int cmd_redeem_reset(cli *c, const cmd_args *a)
+{
+    const char *user = a->pos[0];
+    char code[64], password[PASSWORD_MAX];
+    password[0] = '\0';
+    int rc = read_code(c, a, code, sizeof code);
+    if (rc == CLI_EXIT_OK)
+        rc = read_password(c, a, true, "New password: ", password, sizeof password);
+    if (rc != CLI_EXIT_OK)
+        goto wipe;
+    size_t chars = utf8_chars(password);
+    if (chars < PASSWORD_MIN_CHARS) {
+        rc = cli_usage_error(c, "the password is too short: %zu character%s, at least %d needed",
+                             chars, chars == 1 ? "" : "s", PASSWORD_MIN_CHARS);
+        goto wipe;
+    }
+    rc = cli_connect(c);
+    if (rc != CLI_EXIT_OK)
+        goto wipe;
+    cJSON *req = cli_request("redeem_reset"), *resp;
+    if (req && (!cJSON_AddStringToObject(req, "username", user) ||
+                !cJSON_AddStringToObject(req, "code", code) ||
+                !cJSON_AddStringToObject(req, "password", password))) {
+        cJSON_Delete(req);
+        req = NULL;
+    }
+    rc = cli_call(c, req, &resp);
+    if (rc == CLI_EXIT_OK)
+        rc = save_login(c, resp, user, "redeem_reset", "Password changed; logged in");
+wipe:
+    explicit_bzero(code, sizeof code);
+    explicit_bzero(password, sizeof password);
+    return rc;
 }
 
 int cmd_logout(cli *c, const cmd_args *a)

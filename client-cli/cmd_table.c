@@ -180,6 +180,19 @@ const cmd_def cmd_table[] = {
      "create NAME --system S [...] | join|withdraw ID [--user U] | start|pair ID | show [ID] | "
      "standings ID [--csv] | result ID GAME white|black|draw | export ID [--pdn|--csv] [-o FILE]",
      N_("tournaments: round robin and Swiss, standings with tie-breaks")},
+    {"admin", cmd_admin, cmd_check_admin, NEED_LOGIN, 1, 3,
+     OPTS({OPT_STR, "reason", "TEXT",
+           "why, for the audit (ban, adjudicate, abort-tournament: required)"},
+          {OPT_UINT, "limit", "N", "log: at most N entries, newest first (default 50)"}),
+     "ban NAME --reason TEXT | unban NAME | reset-password NAME | "
+     "adjudicate GAME white|black|draw --reason TEXT | abort-tournament ID --reason TEXT | "
+     "log [--limit N]",
+     "administrators: bans, password resets, adjudications, the audit"},
+    {"redeem-reset", cmd_redeem_reset, NULL, NEED_NOTHING, 1, 1,
+     OPTS({OPT_FLAG, "password-stdin", NULL,
+           "read the code and the new password as two lines from stdin"}),
+     "USER [--password-stdin]",
+     "set a new password with a reset code from an administrator or teacher, and log in"},
     {"help", cmd_help, NULL, NEED_NOTHING, 0, 1, NULL,
      "[SUBCOMMAND]", N_("this list, or one subcommand's options")},
     {NULL, NULL, NULL, NEED_NOTHING, 0, 0, NULL, NULL, NULL},

@@ -320,6 +320,7 @@ const char *render_reason_text(const char *reason)
         {"timeout", N_("time ran out")},
         {"agreement", N_("agreement")},
         {"aborted", N_("aborted")},
+        {"adjudicated", N_("adjudicated by an administrator")},
     };
     if (!reason)
         return "";

@@ -419,7 +419,7 @@ bool qk_pos_status(const qk_variant *v, const qk_pos *p, qk_result *result, qk_r
 static const char *const result_names[] = {NULL, "white", "black", "draw"};
 static const char *const reason_names[] = {
     NULL,     "no_pieces", "no_moves",  "move_limit", "sultan_majority",
-    "resign", "timeout",   "agreement", "aborted",
+    "resign", "timeout",   "agreement", "aborted", "adjudicated",
 };
 
 const char *qk_result_name(qk_result r)

@@ -86,6 +86,7 @@ typedef enum {
     QK_REASON_TIMEOUT,
     QK_REASON_AGREEMENT,
     QK_REASON_ABORTED,
+    QK_REASON_ADJUDICATED, /* an administrator's `adjudicate` (docs/protocol.md) */
 } qk_reason;
 
 struct qk_rules; /* a row of the static variant table; private */
@@ -300,7 +301,7 @@ uint64_t qk_perft(const qk_variant *v, qk_pos *p, int depth);
 /* PROTOCOL.md words. qk_result_name(): "white", "black", "draw"; NULL for
  * QK_RESULT_NONE or out of range. qk_reason_name(): "no_pieces",
  * "no_moves", "move_limit", "sultan_majority", "resign", "timeout",
- * "agreement", "aborted"; NULL for QK_REASON_NONE or out of range. Static.
+ * "agreement", "aborted", "adjudicated"; NULL for QK_REASON_NONE or out of range. Static.
  * The parsers map a word back to its enum value, or -1 when s is NULL or
  * not exactly one of those words. */
 const char *qk_result_name(qk_result r);

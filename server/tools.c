@@ -5,8 +5,10 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "qk_rules.h"
 #include "store/offline.h"
@@ -14,7 +16,9 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: qirkatd backup --db FILE OUT\n"
-                    "       qirkatd check --db FILE\n");
+                    "       qirkatd check --db FILE\n"
+                    "       qirkatd admin grant|revoke NAME --db FILE\n"
+                    "       qirkatd admin log [--limit N] --db FILE\n");
     return 2;
 }
 
@@ -138,9 +142,77 @@ static int cmd_check(int argc, char **argv)
     return problems || ck.bad ? 1 : 0;
 }
 
+/* ---- admin ------------------------------------------------------------ */
+
+static void print_entry(void *arg, const offline_admin_entry *e)
+{
+    (void)arg;
+    time_t t = (time_t)(e->at / 1000);
+    struct tm tm;
+    char when[32] = "?";
+    if (gmtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    printf("%lld  %s UTC  %s  %s  %s%s%s\n", (long long)e->id, when, e->admin, e->action,
+           e->target, e->reason[0] ? "  reason: " : "", e->reason);
+}
+
+static int cmd_admin(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage();
+    const char *sub = argv[1];
+    char err[512] = "";
+    if (strcmp(sub, "grant") == 0 || strcmp(sub, "revoke") == 0) {
+        const char *db, *name;
+        if (args(argc - 1, argv + 1, &db, &name, 1) != 0)
+            return usage();
+        bool grant = strcmp(sub, "grant") == 0, changed = false;
+        char user[OFFLINE_NAME_MAX + 1];
+        if (offline_admin_set(db, name, grant, &changed, user, err, sizeof err) != 0) {
+            fprintf(stderr, "qirkatd admin %s: %s\n", sub, err);
+            return 1;
+        }
+        if (!changed)
+            printf("%s %s an administrator: nothing changed\n", user,
+                   grant ? "is already" : "is not");
+        else
+            printf("%s %s an administrator (logged as operator)\n", user,
+                   grant ? "is now" : "is no longer");
+        return 0;
+    }
+    if (strcmp(sub, "log") == 0) {
+        long long limit = 50;
+        char *rest[8];
+        int nrest = 0;
+        rest[nrest++] = argv[1];
+        for (int i = 2; i < argc; i++) {
+            if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
+                char *end;
+                limit = strtoll(argv[++i], &end, 10);
+                if (*end || limit <= 0)
+                    return usage();
+            } else if (nrest < 8) {
+                rest[nrest++] = argv[i];
+            } else {
+                return usage();
+            }
+        }
+        const char *db;
+        if (args(nrest, rest, &db, NULL, 0) != 0)
+            return usage();
+        if (offline_admin_log(db, limit, print_entry, NULL, err, sizeof err) != 0) {
+            fprintf(stderr, "qirkatd admin log: %s\n", err);
+            return 1;
+        }
+        return 0;
+    }
+    return usage();
+}
+
 bool tools_is_command(const char *name)
 {
-    return strcmp(name, "backup") == 0 || strcmp(name, "check") == 0;
+    return strcmp(name, "backup") == 0 || strcmp(name, "check") == 0 ||
+           strcmp(name, "admin") == 0;
 }
 
 int tools_main(int argc, char **argv)
@@ -149,5 +221,7 @@ int tools_main(int argc, char **argv)
         return cmd_backup(argc, argv);
     if (strcmp(argv[0], "check") == 0)
         return cmd_check(argc, argv);
+    if (strcmp(argv[0], "admin") == 0)
+        return cmd_admin(argc, argv);
     return usage();
 }

@@ -17,6 +17,14 @@
  *                                  ended so by the rules with its stored
  *                                  result. One line per problem, then a
  *                                  summary.
+ *   qirkatd admin grant NAME --db FILE   make the account NAME an
+ *   qirkatd admin revoke NAME --db FILE  administrator, or no longer one
+ *                                  (the only way: never a request); one
+ *                                  transaction with its audit row, beside
+ *                                  a running server (store/offline.h).
+ *   qirkatd admin log [--limit N] --db FILE  the audit, newest first
+ *                                  (default 50 rows): id, time (UTC),
+ *                                  who, action, target, reason.
  *
  * Exit status: 0 done (check: nothing found), 1 a problem found or the
  * command failed, 2 bad arguments.

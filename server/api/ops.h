@@ -84,6 +84,37 @@ void op_import(req *r);
  * answered bad_request. */
 bool ops_search_filter(req *r, store_game_filter *f);
 
+/* ops_admin.c: administrators and moderation (docs/protocol.md
+ * "Administrators"): ban, unban, reset_password, adjudicate,
+ * abort_tournament, admin_log; redeem_reset (no login). */
+void op_ban(req *r);
+void op_unban(req *r);
+void op_reset_password(req *r);
+void op_redeem_reset(req *r);
+void op_adjudicate(req *r);
+void op_abort_tournament(req *r);
+void op_admin_log(req *r);
+
+/* ops_session.c, for the ops that end or make logins (ops_admin.c). */
+struct store_user;
+/* Log c in as u with a new token (stored in the iteration's batch) and
+ * build the answer of a login (user, token, challenges, games,
+ * notifications) for request id; an error object instead (the
+ * per-account cap: server_busy; a failure: internal, the batch
+ * poisoned). Caller owns the result. */
+cJSON *ops_login_new_token(api *s, conn *c, const cJSON *id, const struct store_user *u);
+/* A forbidden error for id ("this account is banned: REASON") when
+ * user_id is banned, internal when that cannot be read, NULL when the
+ * account may log in. Caller owns the result. */
+cJSON *ops_banned_error(api *s, const cJSON *id, int64_t user_id);
+/* End logins of user_id other than self's (NULL: every one): only those
+ * made with the token of hash, or all of them (hash NULL). Each such
+ * connection becomes anonymous (its private subscriptions dropped) and
+ * gets the event logged_out {reason}. Undone with the batch. Returns how
+ * many connections it logged out. */
+int ops_end_sessions(api *s, conn *self, int64_t user_id, const uint8_t *hash,
+                     const char *reason);
+
 #define OPS_GAMES_LIMIT_DEFAULT 50
 #define OPS_GAMES_LIMIT_MAX 200
 #define OPS_LOGIN_GAMES_MAX 500    /* active games listed in a login result */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "game/auth.h"
+#include "store/store_admin.h"
 #include "util/log.h"
 #include "api/ops.h"
 
@@ -151,8 +152,21 @@ static cJSON *account_full(api *s, conn *c, const cJSON *id, int64_t user_id)
     return err ? err : qk_proto_error(id, QK_ERR_INTERNAL, NULL);
 }
 
-/* Log c in as u with a new token; the answer, or an error object. */
-static cJSON *login_new_token(api *s, conn *c, const cJSON *id, const store_user *u)
+cJSON *ops_banned_error(api *s, const cJSON *id, int64_t user_id)
+{
+    store_admin_user au;
+    int rc = store_admin_user_get(s->svc->store, user_id, &au);
+    if (rc == STORE_NOTFOUND || (rc == STORE_OK && !au.banned))
+        return NULL;
+    if (rc != STORE_OK)
+        return qk_proto_error(id, QK_ERR_INTERNAL, NULL);
+    char msg[STORE_ADMIN_REASON_MAX + 64];
+    snprintf(msg, sizeof msg, "this account is banned: %s", au.ban_reason);
+    cJSON *err = qk_proto_error(id, QK_ERR_FORBIDDEN, msg);
+    return err ? err : qk_proto_error(id, QK_ERR_INTERNAL, NULL);
+}
+
+cJSON *ops_login_new_token(api *s, conn *c, const cJSON *id, const store_user *u)
 {
     char hex[AUTH_TOKEN_HEX + 1];
     uint8_t hash[STORE_TOKEN_HASH];
@@ -206,7 +220,7 @@ static void register_done(void *arg, int rc, const char *hash)
     snprintf(u.username, sizeof u.username, "%s", j->name);
     u.bot = j->bot;
     log_info("registered %s%s", u.username, u.bot ? " (bot)" : "");
-    res = login_new_token(s, j->d.conn, j->d.id, &u);
+    res = ops_login_new_token(s, j->d.conn, j->d.id, &u);
 out:
     deferred_reply(&j->d, res);
     free(j);
@@ -269,7 +283,12 @@ static void login_done(void *arg, bool ok)
         res = deferred_error(&j->d, QK_ERR_UNAUTHENTICATED, WRONG_LOGIN);
         goto out;
     }
-    res = login_new_token(j->d.api, j->d.conn, j->d.id, &j->u);
+    /* A banned account is told so, but only once its password is proven:
+     * the ban is nobody else's business. Read now, after the hash: a ban
+     * made while it ran counts. */
+    res = ops_banned_error(j->d.api, j->d.id, j->u.id);
+    if (!res)
+        res = ops_login_new_token(j->d.api, j->d.conn, j->d.id, &j->u);
 out:
     deferred_reply(&j->d, res);
     sodium_memzero(&j->u, sizeof j->u);
@@ -300,8 +319,10 @@ static void login_token(req *r, const char *token)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    cJSON *full = account_full(s, r->conn, r->id, user_id);
-    req_reply(r, full ? full : new_login(s, r->conn, r->id, &u, token, hash));
+    cJSON *refused = ops_banned_error(s, r->id, user_id);
+    if (!refused)
+        refused = account_full(s, r->conn, r->id, user_id);
+    req_reply(r, refused ? refused : new_login(s, r->conn, r->id, &u, token, hash));
 }
 
 void op_login(req *r)
@@ -345,32 +366,34 @@ void op_login(req *r)
     }
 }
 
-/* The token is deleted: every other connection logged in with it becomes
- * anonymous too and is told so by a `logged_out` event (its subscriptions
- * to private games go, as for its own logout). Undone with the batch. */
-static void revoke_elsewhere(api *s, conn *self, int64_t user_id, const uint8_t *hash)
+int ops_end_sessions(api *s, conn *self, int64_t user_id, const uint8_t *hash,
+                     const char *reason)
 {
+    int ended = 0;
     reg_node *n = reg_first(&s->users, user_id);
     while (n) {
         /* session_logout() unlinks n from the registry. */
         reg_node *next = reg_next(n);
         conn *oc = n->val;
         session *os = session_of(oc);
-        if (oc != self && os && os->login && os->login->has_token &&
-            memcmp(os->login->token_hash, hash, STORE_TOKEN_HASH) == 0) {
+        if (oc != self && os && os->login &&
+            (!hash || (os->login->has_token &&
+                       memcmp(os->login->token_hash, hash, STORE_TOKEN_HASH) == 0))) {
             session_touch(s, oc);
             session_logout(s, oc);
             ops_drop_hidden_subs(s, oc);
             cJSON *ev = qk_proto_event("logged_out");
-            if (ev && cJSON_AddStringToObject(ev, "reason", "logout"))
+            if (ev && cJSON_AddStringToObject(ev, "reason", reason))
                 conn_send_json(oc, ev, batch_open(s->svc->batch) ? CONN_MSG_TXN : CONN_MSG_AFTER,
                                NULL);
             else
                 log_error("out of memory: logged_out event dropped");
             cJSON_Delete(ev);
+            ended++;
         }
         n = next;
     }
+    return ended;
 }
 
 void op_logout(req *r)
@@ -378,7 +401,7 @@ void op_logout(req *r)
     api *s = r->api;
     session *se = r->sess;
     if (se->login && se->login->has_token) {
-        /* revoke_elsewhere() logs out the other connections only: this
+        /* ops_end_sessions() logs out the other connections only: this
          * login (and its hash) stays until the session_logout() below. */
         const uint8_t *hash = se->login->token_hash;
         if (svc_write_begin(s->svc) != 0 || store_token_delete(s->svc->store, hash) != STORE_OK) {
@@ -386,7 +409,7 @@ void op_logout(req *r)
             req_error(r, QK_ERR_INTERNAL, NULL);
             return;
         }
-        revoke_elsewhere(s, r->conn, se->user_id, hash);
+        ops_end_sessions(s, r->conn, se->user_id, hash, "logout");
     }
     session_touch(s, r->conn);
     session_logout(s, r->conn);

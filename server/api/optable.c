@@ -142,6 +142,25 @@ static const op_def ops[] = {
       OPT("tournament", FT_ID), OPT("imported", FT_BOOL), OPT("format", FT_STR),
       OPT("limit", FT_UINT), OPT("after", FT_ID)}},
     {"import", op_import, true, {REQ("pdn", FT_STR)}},
+    /* administrators and moderation (ops_admin.c): forbidden but to an
+     * administrator (reset_password: also a student's teacher) */
+    {"ban", op_ban, true, {REQ("username", FT_STR), REQ("reason", FT_STR)}},
+    {"unban", op_unban, true, {REQ("username", FT_STR), OPT("reason", FT_STR)}},
+    {"reset_password", op_reset_password, true, {REQ("username", FT_STR), OPT("reason", FT_STR)}},
+    {"redeem_reset",
+     op_redeem_reset,
+     false,
+     {REQ("username", FT_STR), REQ("code", FT_STR), REQ("password", FT_STR)},
+     "password"},
+    {"adjudicate",
+     op_adjudicate,
+     true,
+     {REQ("game", FT_ID), REQ("result", FT_STR), REQ("reason", FT_STR)}},
+    {"abort_tournament",
+     op_abort_tournament,
+     true,
+     {REQ("tournament", FT_ID), REQ("reason", FT_STR)}},
+    {"admin_log", op_admin_log, true, {OPT("limit", FT_UINT), OPT("before", FT_ID)}},
 };
 
 const op_def *optable_op(size_t i)

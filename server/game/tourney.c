@@ -1045,6 +1045,27 @@ static qk_err after_result(gsvc *s, tstate *ts)
     return QK_ERR_NONE;
 }
 
+qk_err tourney_abort(gsvc *s, int64_t tid, const char *reason, const char **why)
+{
+    tstate ts;
+    *why = NULL;
+    qk_err e = load(s, tid, &ts);
+    if (e)
+        return e;
+    if (strcmp(ts.t.status, "finished") == 0) {
+        e = QK_ERR_CONFLICT;
+        *why = "the tournament is already finished";
+    } else if (!(e = begin(s))) {
+        /* The end of a Swiss without a valid pairing, with the given
+         * reason: status finished, end_reason, the tournament_end notices
+         * and event. An external pairing still running finds the status
+         * changed when it returns and writes nothing. */
+        e = finish(s, &ts, reason);
+    }
+    tstate_free(&ts);
+    return e;
+}
+
 static store_pairing *pairing_of_game(tstate *ts, int64_t game_id)
 {
     for (size_t i = 0; i < ts->npr; i++)

@@ -136,6 +136,14 @@ qk_err tourney_pair(gsvc *s, int64_t tid, int64_t actor, const char **why,
 qk_err tourney_result(gsvc *s, int64_t tid, int64_t actor, int64_t game_id, const char *result,
                       const char **why);
 
+/* End tid early (an administrator's abort_tournament): status finished,
+ * end_reason = reason (1..STORE_TREASON_MAX bytes, copied), the players'
+ * tournament_end notices and the tournament_end event with that reason,
+ * as when no valid Swiss pairing exists. Games still running go on as
+ * ordinary games; their ends still give their pairings a result (the
+ * standings move) but pair nothing. NOT_FOUND; CONFLICT (already
+ * finished). */
+qk_err tourney_abort(gsvc *s, int64_t tid, const char *reason, const char **why);
 /* The organiser forbids a and b (user ids, both players) to meet (Swiss:
  * siblings; a round robin pairs by its table and ignores them).
  * FORBIDDEN, NOT_FOUND (not players), BAD_REQUEST (a == b), CONFLICT

@@ -3,6 +3,10 @@
  * beside (or without) the server that runs on it: `qirkatd backup` and
  * `qirkatd check` (server/tools.h, docs/operations.md).
  *
+ * And the operator's moderation commands, `qirkatd admin grant|revoke|log`:
+ * the one way an account becomes an administrator is this command line,
+ * on the database file, never a request to the server.
+ *
  * Why apart from the store interface (store.h): these run outside the
  * server's loop, on their own connection, and never write the live
  * database; the server's store is for the loop's group commit. They are
@@ -52,5 +56,33 @@ typedef struct offline_game {
  * reason in err (size n) when the file cannot be read. */
 int offline_check(const char *src, FILE *report, int64_t *problems,
                   int (*cb)(void *arg, const offline_game *g), void *arg, char *err, size_t n);
+
+#define OFFLINE_NAME_MAX 32 /* username characters (store.h STORE_NAME_MAX) */
+
+/* Make the account name (any letter case) an administrator (grant true)
+ * or no longer one, on the database at path, beside a running server:
+ * one write transaction (BEGIN IMMEDIATE, waiting up to a few seconds for
+ * the server's lock) that changes users.admin and appends the audit row
+ * (admin_log: admin_id NULL, admin_name "operator", action grant or
+ * revoke, the user, no reason). *changed false when the account already
+ * was so (nothing written). *username receives the registered spelling
+ * (OFFLINE_NAME_MAX + 1 bytes). Returns 0, or -1 with a reason in err
+ * (size n): no such user, a database not yet at schema 13 (start qirkatd
+ * once), a file that is not a database. */
+int offline_admin_set(const char *path, const char *name, bool grant, bool *changed,
+                      char *username, char *err, size_t n);
+
+/* One audit row for offline_admin_log(); strings borrowed for the call. */
+typedef struct offline_admin_entry {
+    int64_t id, at; /* at: UTC ms */
+    const char *admin, *action, *target, *user, *reason; /* user, reason: "" = none */
+} offline_admin_entry;
+
+/* cb for the newest limit (> 0) audit rows of the database at path, newest
+ * first, read-only from one snapshot. Returns 0, or -1 with a reason in
+ * err (size n). */
+int offline_admin_log(const char *path, int64_t limit,
+                      void (*cb)(void *arg, const offline_admin_entry *e), void *arg, char *err,
+                      size_t n);
 
 #endif

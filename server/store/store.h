@@ -13,6 +13,8 @@
  *   store_ratings.h     ratings
  *   store_tourney.h     classes and tournaments
  *   store_records.h     records: move clocks, imported games
+ *   store_admin.h       administrators: the admin flag, bans, the audit,
+ *                       password-reset codes
  *
  * Each area header declares its rows, its table of backend functions
  * (store_AREA_ops) and, on its static inline functions, the contracts;
@@ -26,6 +28,7 @@
 
 #include "store/store_core.h"
 
+#include "store/store_admin.h"
 #include "store/store_challenges.h"
 #include "store/store_corr.h"
 #include "store/store_games.h"

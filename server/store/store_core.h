@@ -161,6 +161,7 @@ struct store {
     const struct store_ratings_ops *ratings;       /* store_ratings.h */
     const struct store_tourney_ops *tourney;       /* store_tourney.h */
     const struct store_records_ops *records;       /* store_records.h */
+    const struct store_admin_ops *admin;           /* store_admin.h */
 };
 
 /* ---- open and close -------------------------------------------------- */

@@ -296,7 +296,7 @@ Test(section1, result_and_reason_words)
     cr_assert_str_eq(qk_reason_name(QK_REASON_SULTAN_MAJORITY), "sultan_majority");
     for (int r = QK_RESULT_WHITE; r <= QK_RESULT_DRAW; r++)
         cr_assert_eq(qk_result_parse(qk_result_name((qk_result)r)), r);
-    for (int r = QK_REASON_NO_PIECES; r <= QK_REASON_ABORTED; r++)
+    for (int r = QK_REASON_NO_PIECES; r <= QK_REASON_ADJUDICATED; r++)
         cr_assert_eq(qk_reason_parse(qk_reason_name((qk_reason)r)), r);
     cr_assert_eq(qk_result_parse("none"), -1);
     cr_assert_eq(qk_result_parse(NULL), -1);

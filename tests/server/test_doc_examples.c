@@ -278,11 +278,12 @@ Test(doc_examples, every_example_runs_verbatim, .timeout = 120)
     }
     fclose(f);
     cJSON_Delete(last_req);
-    /* The page's examples as of issue 15: if these drop, a marker was
-     * lost (an example that no longer runs). */
-    cr_assert_eq(blocks, 12, "example blocks run: %d", blocks);
-    cr_assert_eq(sent_n, 15, "requests sent: %d", sent_n);
-    cr_assert_eq(checked, 21, "messages checked: %d", checked);
+    /* The page's examples as of issue 15, and issue 23's `ban` refused to
+     * a player: if these drop, a marker was lost (an example that no
+     * longer runs). */
+    cr_assert_eq(blocks, 13, "example blocks run: %d", blocks);
+    cr_assert_eq(sent_n, 16, "requests sent: %d", sent_n);
+    cr_assert_eq(checked, 22, "messages checked: %d", checked);
     for (int i = 0; i < nconns; i++)
         tc_close(conns[i].c);
     nconns = 0;

@@ -38,6 +38,7 @@ typedef enum {
     SQ_AREA_RATINGS,
     SQ_AREA_TOURNEY,
     SQ_AREA_RECORDS,
+    SQ_AREA_ADMIN,
     SQ_AREA__COUNT
 } sq_area;
 

@@ -24,6 +24,7 @@
 static const sq_area_stmts *const areas[] = {
     &sq_core_stmts, &sq_users_stmts,   &sq_challenges_stmts, &sq_games_stmts,
     &sq_corr_stmts, &sq_ratings_stmts, &sq_tourney_stmts,    &sq_records_stmts,
+    &sq_admin_stmts,
 };
 
 /* ---- migrations ------------------------------------------------------ */
@@ -118,6 +119,7 @@ int store_sqlite_open(const char *path, store **out)
     s->base.ratings = &sq_ratings_ops;
     s->base.tourney = &sq_tourney_ops;
     s->base.records = &sq_records_ops;
+    s->base.admin = &sq_admin_ops;
     s->wal_fd = -1;
     s->restart_frames = s->restart_above = STORE_WAL_RESTART_FRAMES;
     atomic_store(&s->ckpt_frames, STORE_WAL_RESTART_FRAMES);

@@ -35,5 +35,8 @@ extern const sq_area_stmts sq_tourney_stmts;
 /* sqlite_records.c */
 extern const store_records_ops sq_records_ops;
 extern const sq_area_stmts sq_records_stmts;
+/* sqlite_admin.c */
+extern const store_admin_ops sq_admin_ops;
+extern const sq_area_stmts sq_admin_stmts;
 
 #endif

@@ -273,3 +273,154 @@ done:
     sqlite3_close(db);
     return rc == 0 ? 0 : -1;
 }
+
+/* ---- administrators (qirkatd admin) ------------------------------------ */
+
+#define ADMIN_SCHEMA 13 /* the migration that brought users.admin and admin_log */
+
+static int schema_at_least(sqlite3 *db, int want, const char *path, char *err, size_t n)
+{
+    sqlite3_stmt *st = NULL;
+    int v = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (v < 0) {
+        say(err, n, "%s: %s", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    if (v < want) {
+        say(err, n,
+            "%s is at schema version %d: start this qirkatd on it once to migrate it to %d", path,
+            v, want);
+        return -1;
+    }
+    return 0;
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int offline_admin_set(const char *path, const char *name, bool grant, bool *changed,
+                      char *username, char *err, size_t n)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL, *up = NULL, *log = NULL;
+    *changed = false;
+    username[0] = '\0';
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        say(err, n, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+    if (rc != SQLITE_OK) {
+        say(err, n, "%s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        sqlite3_close(db);
+        return -1;
+    }
+    /* Beside a running server: wait for its write lock (one batch, a
+     * checkpoint) rather than fail; the server never waits for ours. */
+    sqlite3_busy_timeout(db, OFFLINE_BUSY_MS);
+    if (sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK ||
+        schema_at_least(db, ADMIN_SCHEMA, path, err, n) != 0)
+        goto fail_quiet;
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    if (sqlite3_prepare_v2(db, "SELECT id, username, admin FROM users WHERE username = ?", -1,
+                           &q, NULL) != SQLITE_OK ||
+        sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT) != SQLITE_OK)
+        goto fail;
+    rc = sqlite3_step(q);
+    if (rc == SQLITE_DONE) {
+        say(err, n, "no user \"%s\" in %s", name, path);
+        goto fail_quiet;
+    }
+    if (rc != SQLITE_ROW)
+        goto fail;
+    int64_t id = sqlite3_column_int64(q, 0);
+    snprintf(username, OFFLINE_NAME_MAX + 1, "%s", text_or(q, 1, ""));
+    bool was = sqlite3_column_int(q, 2) != 0;
+    if (was != grant) {
+        char target[64];
+        snprintf(target, sizeof target, "user %s", username);
+        if (sqlite3_prepare_v2(db, "UPDATE users SET admin = ?2 WHERE id = ?1", -1, &up, NULL) !=
+                SQLITE_OK ||
+            sqlite3_bind_int64(up, 1, id) != SQLITE_OK ||
+            sqlite3_bind_int(up, 2, grant ? 1 : 0) != SQLITE_OK || sqlite3_step(up) != SQLITE_DONE)
+            goto fail;
+        if (sqlite3_prepare_v2(db,
+                               "INSERT INTO admin_log (at, admin_id, admin_name, action, "
+                               "target_user_id, target, reason) VALUES (?1, NULL, 'operator', ?2, "
+                               "?3, ?4, NULL)",
+                               -1, &log, NULL) != SQLITE_OK ||
+            sqlite3_bind_int64(log, 1, wall_ms()) != SQLITE_OK ||
+            sqlite3_bind_text(log, 2, grant ? "grant" : "revoke", -1, SQLITE_STATIC) !=
+                SQLITE_OK ||
+            sqlite3_bind_int64(log, 3, id) != SQLITE_OK ||
+            sqlite3_bind_text(log, 4, target, -1, SQLITE_TRANSIENT) != SQLITE_OK ||
+            sqlite3_step(log) != SQLITE_DONE)
+            goto fail;
+        *changed = true;
+    }
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_finalize(q);
+    sqlite3_finalize(up);
+    sqlite3_finalize(log);
+    sqlite3_close(db);
+    return 0;
+fail:
+    say(err, n, "%s: %s", path, sqlite3_errmsg(db));
+fail_quiet:
+    sqlite3_finalize(q);
+    sqlite3_finalize(up);
+    sqlite3_finalize(log);
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+    *changed = false;
+    return -1;
+}
+
+int offline_admin_log(const char *path, int64_t limit,
+                      void (*cb)(void *arg, const offline_admin_entry *e), void *arg, char *err,
+                      size_t n)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    if (open_ro(path, &db, err, n) != 0)
+        return -1;
+    if (schema_at_least(db, ADMIN_SCHEMA, path, err, n) != 0) {
+        sqlite3_close(db);
+        return -1;
+    }
+    int rc = sqlite3_prepare_v2(db,
+                                "SELECT l.id, l.at, l.admin_name, l.action, l.target, "
+                                "coalesce(u.username, ''), coalesce(l.reason, '') "
+                                "FROM admin_log l LEFT JOIN users u ON u.id = l.target_user_id "
+                                "ORDER BY l.id DESC LIMIT ?",
+                                -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_int64(st, 1, limit);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        offline_admin_entry e = {.id = sqlite3_column_int64(st, 0),
+                                 .at = sqlite3_column_int64(st, 1),
+                                 .admin = text_or(st, 2, ""),
+                                 .action = text_or(st, 3, ""),
+                                 .target = text_or(st, 4, ""),
+                                 .user = text_or(st, 5, ""),
+                                 .reason = text_or(st, 6, "")};
+        cb(arg, &e);
+        rc = SQLITE_OK;
+    }
+    if (rc != SQLITE_DONE)
+        say(err, n, "%s: %s", path, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
