@@ -229,6 +229,16 @@ bool srv_healthy(const srv *s)
     return !s->stopping;
 }
 
+static char *metrics_cb(void *arg, size_t *len)
+{
+    return srv_metrics_text(arg, len);
+}
+
+static bool healthy_cb(void *arg)
+{
+    return srv_healthy(arg);
+}
+
 /* A lost batch whose undo log overflowed: every cached game is suspect. */
 static void forget_all_games(void *arg)
 {
@@ -264,7 +274,6 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     memset(s, 0, sizeof *s);
     s->loop = loop;
     s->cfg = *cfg;
-    metrics_setup(s);
     gsvc *g = &s->svc;
     g->loop = loop;
     g->test_clock = cfg->test_clock;
@@ -309,6 +318,7 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     if (cfg->challenge_rate.off || cfg->challenge_rate.count > 0)
         s->api.challenge_rate = cfg->challenge_rate;
     s->net.data = &s->api;
+    metrics_setup(s); /* after net_init and api_init, which clear their structs */
     g->sink = fanout_sink(&s->api);
     int rc = UV_ENOMEM;
     if (heartbeat_init(&s->beat, &s->api, cfg->heartbeat_ms, cfg->login_timeout_ms) != 0)
@@ -453,7 +463,11 @@ int srv_start(srv *s)
     s->http_port = -1;
     if (s->cfg.http_host) {
         s->http_open = true; /* even on failure: its handles close in stop_finish */
-        ws_opts wo = {.frame_ms = s->cfg.ws_frame_ms, .head_ms = s->cfg.http_head_ms};
+        ws_opts wo = {.frame_ms = s->cfg.ws_frame_ms,
+                      .head_ms = s->cfg.http_head_ms,
+                      .metrics = metrics_cb,
+                      .healthy = healthy_cb,
+                      .arg = s};
         if (ws_listen(&s->http, &s->net, s->cfg.http_host, s->cfg.http_port, &wo,
                       &s->http_port) != 0) {
             tcp_stop_listening(&s->tcp);

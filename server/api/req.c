@@ -112,17 +112,17 @@ static cJSON *busy_instead(cJSON *msg, const cJSON *id, bool busy)
     return err;
 }
 
-/* qirkat_requests_total and qirkat_logins_total (api.h). */
-static void count_answer(const req *r, const cJSON *res)
+/* qirkat_requests_total and qirkat_logins_total (api.h) for an answer
+ * res to a request of op (NULL: refused before its op was known). */
+static void count_answer(api *a, const op_def *opd, const cJSON *res)
 {
-    api *a = r->api;
     if (!a || !a->m_requests)
         return;
     const cJSON *code = cJSON_GetObjectItemCaseSensitive(res, "code");
     int e = cJSON_IsString(code) ? (int)qk_err_parse(code->valuestring) : 0;
-    int op = r->op && a->op0 ? (int)(r->op - a->op0) + 1 : 0;
+    int op = opd && a->op0 ? (int)(opd - a->op0) + 1 : 0;
     metric_inc(a->m_requests, op, e);
-    if (r->op && strcmp(r->op->name, "login") == 0)
+    if (opd && strcmp(opd->name, "login") == 0)
         metric_inc(a->m_logins, e ? 1 : 0, 0);
 }
 
@@ -141,7 +141,7 @@ void req_reply(req *r, cJSON *res)
             return;
         }
     }
-    count_answer(r, res);
+    count_answer(r->api, r->op, res);
     if (r->op && r->op->stateless)
         api_reply_now(r->api, r->conn, r->id, res);
     else
@@ -195,6 +195,7 @@ int req_defer(req *r, deferred *d)
     }
     d->api = r->api;
     d->conn = r->conn;
+    d->op = r->op;
     conn_ref(r->conn);
     conn_pause(r->conn);
     r->deferred = true;
@@ -225,8 +226,10 @@ void deferred_reply(deferred *d, cJSON *msg)
         msg = busy_instead(msg, d->id, b->busy != b->busy_at_end);
         if (!msg)
             msg = qk_proto_error(d->id, QK_ERR_INTERNAL, NULL);
-        if (msg)
+        if (msg) {
+            count_answer(d->api, d->op, msg);
             api_reply(d->api, d->conn, d->id, msg);
+        }
         else
             conn_close(d->conn);
     }

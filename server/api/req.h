@@ -103,6 +103,7 @@ typedef struct deferred {
     api *api;
     conn *conn;
     cJSON *id;
+    const op_def *op; /* the request's op (its answer is counted: api.h m_requests) */
 } deferred;
 
 /* Take r away: pause the connection (later lines wait, in order) and fill

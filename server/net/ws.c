@@ -101,6 +101,8 @@ void ws_sock_free_bufs(ws_sock *w)
     free(w->pend);
     w->pend = NULL;
     w->pend_len = 0;
+    free(w->body);
+    w->body = NULL;
 }
 
 static void sock_close_cb(uv_handle_t *h)
@@ -297,6 +299,8 @@ static void http_next(ws_sock *w);
 static void http_finish(ws_sock *w, int status)
 {
     w->responding = false;
+    free(w->body); /* written (or never to be) */
+    w->body = NULL;
     if (w->handle_closing)
         return;
     if (status < 0) {
@@ -457,10 +461,40 @@ fail:
     ws_sock_close(w);
 }
 
-/* The route table: the first entry whose path matches. GET /metrics and
- * GET /healthz are one entry each above the fallback. */
+/* GET /metrics: the server's figures in the Prometheus text format 0.0.4
+ * (util/metrics.h), made by the upper layer's callback (ws_opts). */
+static void route_metrics(ws_sock *w, const http_req *rq)
+{
+    (void)rq;
+    const ws_opts *o = &w->srv->opts;
+    size_t len = 0;
+    char *text = o->metrics ? o->metrics(o->arg, &len) : NULL;
+    if (!text) {
+        http_error(w, o->metrics ? 500 : 404, NULL);
+        return;
+    }
+    w->body = text; /* freed by http_finish once written */
+    http_reply(w, 200, "text/plain; version=0.0.4; charset=utf-8", text, len,
+               "Cache-Control: no-store\r\n", true);
+}
+
+/* GET /healthz: 200 while the server accepts work, 503 from the moment a
+ * stop begins (so a load balancer such as haproxy drains the node first). */
+static void route_healthz(ws_sock *w, const http_req *rq)
+{
+    (void)rq;
+    const ws_opts *o = &w->srv->opts;
+    bool ok = !w->srv->net->stopping && (!o->healthy || o->healthy(o->arg));
+    static const char up[] = "ok\n", down[] = "stopping\n";
+    http_reply(w, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? up : down,
+               ok ? sizeof up - 1 : sizeof down - 1, "Cache-Control: no-store\r\n", true);
+}
+
+/* The route table: the first entry whose path matches. */
 static const route routes[] = {
     {"/ws", M(HTTP_GET), "GET", route_ws},
+    {"/metrics", M(HTTP_GET) | M(HTTP_HEAD), "GET, HEAD", route_metrics},
+    {"/healthz", M(HTTP_GET) | M(HTTP_HEAD), "GET, HEAD", route_healthz},
     {NULL, M(HTTP_GET) | M(HTTP_HEAD), "GET, HEAD", route_file},
 };
 
@@ -665,6 +699,8 @@ int ws_listen(ws_server *s, net *n, const char *host, int port, const ws_opts *o
 {
     memset(s, 0, sizeof *s);
     s->net = n;
+    if (opts)
+        s->opts = *opts;
     struct addrinfo hints = {0}, *ai = NULL;
     char portstr[16];
     snprintf(portstr, sizeof portstr, "%d", port);

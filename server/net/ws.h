@@ -125,6 +125,14 @@ typedef struct ws_deadlines {
 typedef struct ws_opts {
     int frame_ms; /* 0 = WS_FRAME_MS */
     int head_ms;  /* 0 = WS_HEAD_MS */
+    /* GET /metrics: the exposition text, malloc'd (freed here once
+     * written), its length in *len; NULL = 500 (NULL callback: 404).
+     * GET /healthz: 200 "ok" while healthy(arg) and the net is not
+     * stopping, else 503 "stopping". Both from the upper layer (srv.c),
+     * which the network layer may not include. */
+    char *(*metrics)(void *arg, size_t *len);
+    bool (*healthy)(void *arg);
+    void *arg;
 } ws_opts;
 
 typedef struct ws_server {
@@ -133,6 +141,7 @@ typedef struct ws_server {
     bool listening, timers_open, stopped;
     int port; /* bound */
     ws_deadlines heads, frames, lingers;
+    ws_opts opts; /* as given to ws_listen */
     ws_sock *socks; /* every socket whose handle is open (HTTP, WebSocket, lingering) */
     size_t nsocks;
     /* wslay's framer for everything sent: each frame is built whole in one

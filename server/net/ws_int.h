@@ -38,6 +38,7 @@ struct ws_sock {
     wsmsg *in_head, *in_tail; /* complete messages not taken yet */
     wsmsg *cur;               /* the one next() returned last (valid until the next call) */
     char *pend;               /* bytes read and not handed to a parser yet (exact size) */
+    char *body;               /* a generated answer's body being written (GET /metrics), owned */
     size_t pend_len;
     const char *rd; /* inside a read callback: its bytes not handed over yet */
     size_t rd_len;

@@ -399,3 +399,133 @@ Test(ops, check_reports_a_game_that_does_not_replay, .fini = cleanup, .timeout =
     cr_assert(strstr(out, want), "%s", out);
     cr_assert(strstr(out, "1 games (1 moves) replayed, 1 do not"), "%s", out);
 }
+
+/* ---- GET /metrics and /healthz ---------------------------------------- */
+
+/* One HTTP/1.1 GET on port (Connection: close): the status into *status,
+ * the body (malloc'd) returned. */
+static char *http_get(int port, const char *path, int *status)
+{
+    tconn *c = tc_open(port);
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                     path);
+    cr_assert(tc_send(c, req, (size_t)n));
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    for (;;) {
+        struct pollfd p = {c->fd, POLLIN, 0};
+        cr_assert_gt(poll(&p, 1, T_TIMEOUT_MS), 0, "no answer to GET %s", path);
+        if (len + 4096 > cap)
+            buf = realloc(buf, cap *= 2);
+        ssize_t r = read(c->fd, buf + len, cap - len - 1);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    buf[len] = '\0';
+    tc_close(c);
+    cr_assert_eq(sscanf(buf, "HTTP/1.1 %d", status), 1, "%s", buf);
+    char *body = strstr(buf, "\r\n\r\n");
+    cr_assert_not_null(body);
+    char *out = strdup(body + 4);
+    free(buf);
+    return out;
+}
+
+/* The value of the series "name{labels}" (labels as the parser prints
+ * them, sorted: 'a=x,b=y'; "" for none) in the exposition text, parsed
+ * by prometheus_client's own parser (Debian python3-prometheus-client),
+ * not by us: -1 when absent. Also fails the test when the parser refuses
+ * the text. */
+static double scrape(int port, const char *name, const char *labels)
+{
+    int status = 0;
+    char *body = http_get(port, "/metrics", &status);
+    cr_assert_eq(status, 200);
+    char path[128], cmd[600], out[1 << 16];
+    snprintf(path, sizeof path, "%s/metrics.txt", dir);
+    write_file(path, body);
+    free(body);
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -c 'import sys\n"
+             "from prometheus_client.parser import text_string_to_metric_families as f\n"
+             "for fam in f(open(sys.argv[1]).read()):\n"
+             "    for s in fam.samples:\n"
+             "        print(s.name + \"{\" + \",\".join(k+\"=\"+v for k,v in sorted(s.labels.items())) + \"} \" + repr(s.value))' %s",
+             path);
+    int rc = run(cmd, out, sizeof out);
+    cr_assert_eq(rc, 0, "the parser refused /metrics: %s", out);
+    char want[256];
+    snprintf(want, sizeof want, "\n%s{%s} ", name, labels);
+    char *at = strstr(out, want);
+    if (!at && strncmp(out, want + 1, strlen(want + 1)) == 0)
+        at = out - 1;
+    return at ? atof(at + strlen(want)) : -1;
+}
+
+Test(ops, metrics_parse_and_move_with_load, .fini = cleanup, .timeout = 60)
+{
+    make_dir();
+    tsrv_start_http(&S, NULL);
+    double moves0 = scrape(S.http_port, "qirkat_moves_total", "");
+    cr_assert_eq(moves0, 0, "no move yet");
+    cr_assert_eq(scrape(S.http_port, "qirkat_build_info", "version=0.1"), 1);
+    cr_assert_gt(scrape(S.http_port, "process_start_time_seconds", ""), 1.7e9);
+    tconn *a = tc_open(S.port), *b = tc_open(S.port);
+    t_register(a, "alice");
+    t_register(b, "bob");
+    long long gid = t_new_game(a, b, "bob", "alquerque");
+    tc_sync(a);
+    t_play_first(a, gid);
+    t_play_first(b, gid);
+    cJSON *r = tc_rpc(a, "{\"type\":\"nonsense\"}");
+    cJSON_Delete(r);
+    cr_assert_eq(scrape(S.http_port, "qirkat_moves_total", ""), 2, "two moves");
+    cr_assert_eq(scrape(S.http_port, "qirkat_requests_total", "code=ok,op=move"), 2);
+    cr_assert_eq(scrape(S.http_port, "qirkat_requests_total", "code=unknown_op,op=(none)"), 1);
+    cr_assert_eq(scrape(S.http_port, "qirkat_requests_total", "code=ok,op=register"), 2);
+    cr_assert_eq(scrape(S.http_port, "qirkat_connections_open", "transport=tcp"), 2);
+    cr_assert_geq(scrape(S.http_port, "qirkat_connections_accepted_total", "transport=tcp"), 2);
+    cr_assert_geq(scrape(S.http_port, "qirkat_commits_total", "result=durable"), 3,
+                  "the registrations, the game and the moves were committed");
+    cr_assert_geq(scrape(S.http_port, "qirkat_commit_seconds_count", ""), 3);
+    cr_assert_eq(scrape(S.http_port, "qirkat_commits_total", "result=lost"), 0);
+    cr_assert_gt(scrape(S.http_port, "qirkat_wal_bytes", ""), 0);
+    cr_assert_eq(scrape(S.http_port, "qirkat_queue_depth", "pool=password_checks"), 0);
+    r = tc_rpc(a, "{\"type\":\"login\",\"username\":\"alice\",\"password\":\"wrong-password\"}");
+    cJSON_Delete(r);
+    cr_assert_eq(scrape(S.http_port, "qirkat_logins_total", "result=refused"), 1);
+    tc_close(a);
+    tc_close(b);
+}
+
+Test(ops, healthz_is_503_while_stopping, .fini = cleanup, .timeout = 60)
+{
+    make_dir();
+    /* Each password check takes 1.5 s more: a stop waits for one in
+     * flight (srv.h "Stopping" step 3), and meanwhile the port answers. */
+    tsrv_start_http(&S, "QK_TEST_HASH_DELAY_MS=1500");
+    int status = 0;
+    char *body = http_get(S.http_port, "/healthz", &status);
+    cr_assert_eq(status, 200);
+    cr_assert_str_eq(body, "ok\n");
+    free(body);
+    tconn *c = tc_open(S.port);
+    cr_assert(tc_sendf(c, "{\"type\":\"register\",\"id\":1,\"username\":\"zoe\",\"password\":\"" T_PW
+                          "\"}\n"));
+    usleep(200000);
+    cr_assert_eq(kill(S.pid, SIGTERM), 0);
+    usleep(200000);
+    body = http_get(S.http_port, "/healthz", &status);
+    cr_assert_eq(status, 503, "%s", body);
+    cr_assert_str_eq(body, "stopping\n");
+    free(body);
+    cJSON *r = tc_reply(c, T_TIMEOUT_MS);
+    t_ok(r, "the register in flight is finished and answered");
+    cJSON_Delete(r);
+    tc_close(c);
+    int st;
+    cr_assert_eq(waitpid(S.pid, &st, 0), S.pid);
+    S.pid = 0;
+}
