@@ -235,6 +235,7 @@ typedef struct peer {
     buf in;  /* bytes read, not yet taken */
     buf msg; /* WebSocket: the fragments of a message so far */
     bool closed;
+    int close_code; /* WebSocket: the status of the server's close frame, 0 = none */
     long long born;
 } peer;
 
@@ -454,6 +455,7 @@ static int next_msg(peer *p, long long deadline, cJSON **out)
                     ws_frame(p, WS_PONG, true, pl, k, 0x11223344u);
                     continue;
                 } else if (op == WS_CLOSE) {
+                    p->close_code = n >= 2 ? (f[hl] << 8 | f[hl + 1]) : 1005;
                     take(p, hl + n);
                     p->closed = true;
                     return 0;
@@ -484,6 +486,7 @@ static void peer_drop(peer *p)
     p->fd = -1;
     p->in.len = p->msg.len = 0;
     p->closed = false;
+    p->close_code = 0;
 }
 
 static char g_user[40] = "fuzzer";
@@ -640,6 +643,29 @@ static bool is_sentinel(const cJSON *m, const char *sid)
     return cJSON_IsString(v) && strcmp(v->valuestring, sid) == 0;
 }
 
+/* Whether s is UTF-8 as RFC 6455 8.1 asks of a text message (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF). */
+static bool utf8_ok(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        size_t k = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+        if (!k || i + k > n)
+            return false;
+        unsigned cp = k == 1 ? c : k == 2 ? c & 0x1f : k == 3 ? c & 0x0f : c & 0x07;
+        for (size_t j = 1; j < k; j++) {
+            if ((s[i + j] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + j] & 0x3f);
+        }
+        static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += k;
+    }
+    return true;
+}
+
 /* The sentinel on a fresh connection after p was closed: the server is
  * alive and answers. */
 static void sentinel_alone(peer *p)
@@ -684,6 +710,13 @@ static void exchange(peer *p, const char *line, size_t len, xkind kind, const ri
         if (r == 0) {
             if (over)
                 break;
+            /* A text message that is not UTF-8 ends a WebSocket with 1007
+             * (RFC 6455 8.1, docs/protocol.md): no answer is owed. */
+            if (kind == X_RAW && p->ws && !utf8_ok((const unsigned char *)line, len) &&
+                p->close_code == 1007 && replies == 0) {
+                sentinel_alone(p);
+                return;
+            }
             if (kill(g_server, 0) != 0 || waitpid(g_server, NULL, WNOHANG) == g_server)
                 server_died("the connection closed");
             fz_fail_line(p,
