@@ -226,7 +226,8 @@ static uint64_t ms_since(const struct timespec *t0)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)(now.tv_sec - t0->tv_sec) * 1000 + (uint64_t)(now.tv_nsec - t0->tv_nsec) / 1000000;
+    int64_t ms = (int64_t)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+    return ms > 0 ? (uint64_t)ms : 0;
 }
 
 static void sum_progress(const job *jobs, int n, const struct timespec *t0, const qk_solver *s,

@@ -13,8 +13,11 @@
  * The search is the principal variation search of qk_solve.h over
  * distance-to-end scores. Move ordering is the engine's Alquerkonane
  * measure (qk_engine_eval.c: mobility decides, since a side with no move
- * loses): the table's move first, then the moves that leave the opponent
- * fewest replies, then those that keep the mover most. A move after which
+ * loses) after the old solver's captures-first rule: the table's move,
+ * then captures, each group by the opponent's replies left (fewest first),
+ * then the mover's own. Measured on 6x5 exact: mobility alone 4.0 M
+ * positions, captures first then mobility 0.57 M, the generic path's
+ * captures and history 2.8 M. A move after which
  * the opponent has no reply wins at once and ends the node before the
  * table is probed (most positions near the leaves end so, with no cache
  * miss). Keys fold the left-right mirror on boards with an odd number of
@@ -240,7 +243,7 @@ int qk_bb_search(qk_bbsearch *t, const qk_bbpos *p, int alpha, int beta, int ply
             }
             return QK_SCORE_WIN - ply - 1;
         }
-        score[i] = -opp * 64 + qk_bb_count(g, &ch[i], p->side);
+        score[i] = ((mv[i] >> 12 & 1) << 20) - opp * 64 + qk_bb_count(g, &ch[i], p->side);
     }
 
     bool mir;
