@@ -220,6 +220,18 @@ int cmd_hint(cli *c, const cmd_args *a)
         if (side)
             cmd_eval_verdict(score->valueint, side[0] == 'w', verdict + strlen(verdict),
                              sizeof verdict - strlen(verdict));
+        /* The solver decided (Alquerkonane): say so from the mover's side. */
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "solved")) &&
+            cJSON_IsNumber(score) &&
+            (score->valueint >= QK_SCORE_MATE || score->valueint <= -QK_SCORE_MATE)) {
+            int sc = score->valueint, d = QK_SCORE_WIN - (sc > 0 ? sc : -sc);
+            if (sc == QK_SCORE_MATE || sc == -QK_SCORE_MATE)
+                snprintf(verdict, sizeof verdict, "%s", sc > 0 ? "winning" : "lost with perfect play");
+            else
+                snprintf(verdict, sizeof verdict, "%s, %d plies to the end",
+                         sc > 0 ? "winning" : "lost with perfect play", d);
+            side = "";
+        }
         fprintf(c->out, _("game %llu, ply %lld: %s (%s%s%s, depth %lld)\n"), (unsigned long long)id,
                 cli_int(resp, "ply"), mv ? mv : "?", eval ? eval : "?", side ? ": " : "", verdict,
                 cli_int(resp, "depth"));

@@ -10,7 +10,7 @@
  * run over 10 s prints a progress line on stderr every --progress seconds.
  * --checkpoint FILE loads FILE when it exists and was written for the same
  * problem, saves the table there every 5 minutes and when the run ends
- * unsolved (a limit, or Ctrl-C, which stops the search cleanly), so a long
+ * unsolved (a limit, or Ctrl-C or SIGTERM, which stops the search cleanly), so a long
  * run resumes where it stopped. --certificate FILE writes a proof
  * certificate of a decided position (docs/solved.md).
  *
@@ -161,7 +161,9 @@ int cmd_solve(cli *c, const cmd_args *a)
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = solve_sigint_cb;
+    struct sigaction oldterm;
     sigaction(SIGINT, &sa, &old);
+    sigaction(SIGTERM, &sa, &oldterm);
     qk_solve_limits lim = {.winner_only = !exact, .time_ms = (uint32_t)ms, .stop = &solve_stop,
                            .threads = (int)threads, .progress_ms = 1000,
                            .progress = progress_cb, .progress_arg = &px};
@@ -172,6 +174,7 @@ int cmd_solve(cli *c, const cmd_args *a)
     rc = qk_solve(&s, &v, &p, &lim, &res);
     int64_t took = net_now_ms() - t0;
     sigaction(SIGINT, &old, NULL);
+    sigaction(SIGTERM, &oldterm, NULL);
     if (rc != QK_OK) {
         qk_solver_free(&s);
         return cli_fail(c, CLI_EXIT_SERVER, "the solver failed (%d)", rc);
@@ -183,6 +186,10 @@ int cmd_solve(cli *c, const cmd_args *a)
     }
     qk_cert_stats cs = {0};
     int64_t cert_ms = 0;
+    if (cert && v.ranks * v.files > 64) {
+        qk_solver_free(&s);
+        return cli_fail(c, CLI_EXIT_SERVER, "certificates are for boards of at most 64 squares");
+    }
     if (res.solved && cert) {
         FILE *f = fopen(cert, "w");
         if (!f) {

@@ -194,8 +194,9 @@ typedef struct qk_cert_stats {
  * Alquerkonane). The winner's moves come from the table (searched again
  * where an entry was replaced), preferring the move that leaves the loser
  * fewest replies. Boards of at most 64 squares only. lim bounds the
- * searches of the walk (NULL: none). Returns QK_OK, QK_EINVAL (arguments,
- * larger board), QK_EILLEGAL (p is finished), QK_ENOMEM, or QK_ENOSPC
+ * searches of the walk (NULL: none). A finished p (the mover has no
+ * move) gets the header alone. Returns QK_OK, QK_EINVAL (arguments,
+ * larger board), QK_EILLEGAL (the table contradicts itself), QK_ENOMEM, or QK_ENOSPC
  * when a limit stopped it (out then holds a partial certificate). */
 int qk_solve_certificate(qk_solver *s, const qk_variant *v, const qk_pos *p,
                          const qk_solve_limits *lim, FILE *out, qk_cert_stats *st);

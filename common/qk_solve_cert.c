@@ -206,8 +206,6 @@ int qk_solve_certificate(qk_solver *s, const qk_variant *v, const qk_pos *p,
     memset(st, 0, sizeof *st);
     if (!s || !s->table || !v || !p || !out || !qk_bb_supported(v))
         return QK_EINVAL;
-    if (qk_pos_status(v, p, NULL, NULL))
-        return QK_EILLEGAL;
     walk w;
     memset(&w, 0, sizeof w);
     w.s = s;
@@ -218,10 +216,14 @@ int qk_solve_certificate(qk_solver *s, const qk_variant *v, const qk_pos *p,
     qk_bb_geo(v, &w.g);
     qk_bbpos b;
     qk_bb_from_pos(&w.g, p, &b);
-    /* Who wins: the table, else a search. */
+    /* Who wins: over already (the mover has no move: a certificate of
+     * the header alone), the table, else a search. */
     bool mover_wins;
     qk_tt_hit h;
-    if (qk_bb_probe(&w.g, s, &b, &h) && (h.lo > 0 || h.hi < 0)) {
+    qk_bbmove none[QK_BB_MAXMOVES];
+    if (qk_bb_gen(&w.g, &b, none) == 0) {
+        mover_wins = false;
+    } else if (qk_bb_probe(&w.g, s, &b, &h) && (h.lo > 0 || h.hi < 0)) {
         mover_wins = h.lo > 0;
     } else {
         qk_bbmove best;
