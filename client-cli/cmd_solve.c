@@ -5,8 +5,9 @@
  * solve decides an Alquerkonane position: exact distances when
  * qk_solve_feasible() says the board is small enough (or --exact), else
  * the winner only (--winner-only forces it), within --ms (0: no limit).
- * The table takes --hash-mb (default a quarter of the machine's memory, at
- * most 4 GiB), the search --threads (default: the online processors). A
+ * The table takes --hash-mb (default 256 MB for a board qk_solve_feasible()
+ * accepts, else a quarter of the machine's memory, at most 4 GiB), the
+ * search --threads (default 1 there, else the online processors). A
  * run over 10 s prints a progress line on stderr every --progress seconds.
  * --checkpoint FILE loads FILE when it exists and was written for the same
  * problem, saves the table there every 5 minutes and when the run ends
@@ -124,18 +125,21 @@ int cmd_solve(cli *c, const cmd_args *a)
     uint64_t ms = args_uint(a, "ms", SOLVE_DEFAULT_MS);
     if (ms > 864000000)
         return cli_usage_error(c, "--ms must be 0..864000000");
-    uint64_t hash_mb = args_uint(a, "hash-mb", default_hash_mb());
+    if (args_has(a, "exact") && args_has(a, "winner-only"))
+        return cli_usage_error(c, "give --exact or --winner-only, not both");
+    bool feasible = qk_solve_feasible(&v, &p);
+    bool exact = args_has(a, "exact") || (!args_has(a, "winner-only") && feasible);
+    /* Small problems: a 256 MB table and one thread, so the counts are
+     * reproducible (docs/solved.tsv); large ones get the machine. */
+    uint64_t hash_mb = args_uint(a, "hash-mb", feasible ? 256 : default_hash_mb());
     if (hash_mb < 1 || hash_mb > (1u << 20))
         return cli_usage_error(c, "--hash-mb must be 1..1048576");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t threads = args_uint(a, "threads", ncpu > 0 ? (uint64_t)ncpu : 1);
+    uint64_t threads = args_uint(a, "threads", feasible || ncpu < 1 ? 1 : (uint64_t)ncpu);
     if (threads < 1 || threads > QK_SOLVE_MAX_THREADS)
         return cli_usage_error(c, "--threads must be 1..%d", QK_SOLVE_MAX_THREADS);
     uint64_t every = args_uint(a, "progress", 10);
-    if (args_has(a, "exact") && args_has(a, "winner-only"))
-        return cli_usage_error(c, "give --exact or --winner-only, not both");
     const char *cert = args_get(a, "certificate"), *ckpt = args_get(a, "checkpoint");
-    bool exact = args_has(a, "exact") || (!args_has(a, "winner-only") && qk_solve_feasible(&v, &p));
 
     qk_solver s;
     memset(&s, 0, sizeof s);
@@ -169,6 +173,11 @@ int cmd_solve(cli *c, const cmd_args *a)
                            .progress = progress_cb, .progress_arg = &px};
     if (exact && !args_has(a, "ms"))
         lim.time_ms = 0;
+    if (!exact && lim.time_ms) { /* may take the whole --ms: say so, so it does not look hung */
+        fprintf(c->err, "searching for the winner only (at most %llu s)...\n",
+                (unsigned long long)((ms + 999) / 1000));
+        fflush(c->err);
+    }
     qk_solve_result res;
     int64_t t0 = net_now_ms();
     rc = qk_solve(&s, &v, &p, &lim, &res);
