@@ -77,7 +77,7 @@ QIRKAT    := $(BUILD)/qirkat
 TESTS     := $(foreach a,$(TEST_AREAS),$(if $(wildcard tests/$(a)/*.c),$(BUILD)/test-$(a)))
 BENCHES   := $(patsubst bench/%.c,$(BUILD)/bench-%,$(BENCH_SRC))
 
-.PHONY: all deps run test tests asan bench bench-ratios fuzz fuzz-build install clean format check-layers
+.PHONY: all deps run test tests asan solved-table bench bench-ratios fuzz fuzz-build install clean format check-layers
 all: $(QIRKATD) $(QIRKAT) $(MO_FILES)
 
 $(BUILD)/locale/%/LC_MESSAGES/qirkat.mo: po/%.po
@@ -184,6 +184,11 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan WEB=0 ALLOC_LIBS= \
 	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
+
+# docs/solved.tsv: every Alquerkonane board 2..8 x 2..8 (docs/solved.md);
+# resumable, rows already there are kept (RETRY=1 re-runs undecided ones).
+solved-table: $(QIRKAT)
+	sh tools/solved-table.sh $(QIRKAT) docs/solved.tsv
 
 bench: all $(BENCHES)
 	@set -e; for b in $(BENCHES); do QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $$b; done

@@ -76,6 +76,7 @@ int cmd_bot(cli *c, const cmd_args *a);
 int cmd_hint(cli *c, const cmd_args *a);
 int cmd_analyse(cli *c, const cmd_args *a);
 int cmd_solve(cli *c, const cmd_args *a);
+int cmd_verify_certificate(cli *c, const cmd_args *a);
 /* cmd_rating.c: a player's ratings, a family's leaderboard (issue 12). */
 int cmd_user(cli *c, const cmd_args *a);
 int cmd_leaderboard(cli *c, const cmd_args *a);

@@ -7,11 +7,8 @@
  * the solver first on Alquerkonane) within --ms (default 1000) or to
  * --depth plies, and prints the score from the side to move's view, the
  * best move and the principal variation, and says in words which side the
- * score favours (cmd_eval_verdict()); lines wrap between moves. solve decides an Alquerkonane
- * position exactly: with distances when qk_solve_feasible() says the board
- * is small enough, else only the winner (winner_only) within --ms (default
- * 60 s), and says which it did. Under --json both print one object of
- * their own shape.
+ * score favours (cmd_eval_verdict()); lines wrap between moves. Under
+ * --json it prints one object of its own shape. solve is cmd_solve.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +20,6 @@
 #include "i18n.h"
 
 #define ANALYSE_DEFAULT_MS 1000
-#define SOLVE_DEFAULT_MS 60000
-#define SOLVE_TABLE_BYTES ((size_t)64 << 20)
 
 static const char *side_word(const qk_pos *p)
 {
@@ -186,106 +181,6 @@ int cmd_analyse(cli *c, const cmd_args *a)
     return CLI_EXIT_OK;
 }
 
-int cmd_solve(cli *c, const cmd_args *a)
-{
-    qk_variant v;
-    qk_pos p;
-    int rc = variant_and_pos(c, a, &v, &p);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (strncmp(v.name, "alquerkonane-", 13) != 0)
-        return cli_usage_error(c, _("the solver decides Alquerkonane boards only, not %s"), v.name);
-    uint64_t ms = args_uint(a, "ms", SOLVE_DEFAULT_MS);
-    if (ms < 1 || ms > 86400000)
-        return cli_usage_error(c, _("--ms must be 1..86400000"));
-    bool exact = qk_solve_feasible(&v, &p);
-    qk_solve_limits lim = {.winner_only = !exact, .time_ms = exact ? 0 : (uint32_t)ms};
-    if (!exact) { /* may take the whole --ms: say so, so it does not look hung */
-        fprintf(c->err, _("searching for the winner only (at most %llu s)...\n"),
-                (unsigned long long)((ms + 999) / 1000));
-        fflush(c->err);
-    }
-    qk_solver s;
-    memset(&s, 0, sizeof s);
-    if (qk_solver_init(&s, SOLVE_TABLE_BYTES) != QK_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory for the solver"));
-    qk_solve_result res;
-    int64_t t0 = net_now_ms();
-    rc = qk_solve(&s, &v, &p, &lim, &res);
-    int64_t took = net_now_ms() - t0;
-    qk_move pv[128];
-    int npv = rc == QK_OK && res.solved && res.exact ? qk_solve_pv(&s, &v, &p, pv, 128) : 0;
-    char fen[QK_POS_STRLEN], line[4096] = "", best[QK_MOVE_STRLEN] = "";
-    cJSON *words = cJSON_CreateArray();
-    if (rc == QK_OK && res.solved && res.has_move)
-        qk_move_format(&v, &res.best, best, sizeof best);
-    if (npv)
-        line_text(&v, &p, pv, npv, line, sizeof line, words);
-    qk_solver_free(&s);
-    if (rc != QK_OK && rc != QK_ENOSPC) {
-        cJSON_Delete(words);
-        return cli_fail(c, CLI_EXIT_SERVER, _("the solver failed (%d)"), rc);
-    }
-    if (qk_pos_format(&v, &p, fen, sizeof fen) < 0) {
-        cJSON_Delete(words);
-        return cli_fail(c, CLI_EXIT_SERVER, _("cannot format the position"));
-    }
-    const char *winner = !res.solved ? NULL : res.winner == QK_RESULT_WHITE ? _("White") : _("Black");
-    if (c->json) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddStringToObject(o, "variant", v.name) ||
-            !cJSON_AddStringToObject(o, "position", fen) ||
-            !cJSON_AddBoolToObject(o, "solved", res.solved) ||
-            !(winner ? cJSON_AddStringToObject(o, "winner", winner[0] == 'W' ? "white" : "black")
-                     : cJSON_AddNullToObject(o, "winner")) ||
-            !cJSON_AddBoolToObject(o, "exact", res.solved && res.exact) ||
-            !cJSON_AddNumberToObject(o, "distance", res.solved ? res.distance : -1) ||
-            !(best[0] ? cJSON_AddStringToObject(o, "best", best)
-                      : cJSON_AddNullToObject(o, "best")) ||
-            !cJSON_AddNumberToObject(o, "positions", (double)res.expanded) ||
-            !cJSON_AddNumberToObject(o, "visited", (double)res.nodes) ||
-            !cJSON_AddNumberToObject(o, "time_ms", (double)took)) {
-            cJSON_Delete(o);
-            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
-        }
-        cJSON_Delete(words);
-        rc = print_own_json(c, o);
-        return rc == CLI_EXIT_OK && !res.solved ? CLI_EXIT_SERVER : rc;
-    }
-    fprintf(c->out, _("variant:  %s\nposition: %s (%s to move)\n"), v.name, fen, side_word(&p));
-    if (!res.solved) {
-        cJSON_Delete(words);
-        fprintf(c->out,
-                _("unsolved: the board is too big for an exact search; winner-only search "
-                "stopped after %lld ms (--ms) with %llu positions searched\n"),
-                (long long)took, (unsigned long long)res.expanded);
-        return CLI_EXIT_SERVER;
-    }
-    if (res.exact)
-        fprintf(c->out,
-                res.mover_wins
-                    ? P_("result:   %s wins with perfect play (%s to move wins in %d ply)\n",
-                         "result:   %s wins with perfect play (%s to move wins in %d plies)\n",
-                         res.distance)
-                    : P_("result:   %s wins with perfect play (%s to move loses in %d ply)\n",
-                         "result:   %s wins with perfect play (%s to move loses in %d plies)\n",
-                         res.distance),
-                winner, side_word(&p), res.distance);
-    else
-        fprintf(c->out,
-                _("result:   %s wins with perfect play (winner only: the board is too big for "
-                "exact distances)\n"),
-                winner);
-    if (best[0])
-        fprintf(c->out, _("best:     %s\n"), best);
-    if (line[0])
-        render_wrapped(c->out, _("line:    "), words, 10);
-    cJSON_Delete(words);
-    fprintf(c->out, _("searched: %llu positions (%llu visited with table hits) in %lld ms\n"),
-            (unsigned long long)res.expanded, (unsigned long long)res.nodes, (long long)took);
-    return CLI_EXIT_OK;
-}
-
 /* The side to move at ply of game id, for the hint's verdict: "white",
  * "black", or NULL when the game has moved on or cannot be fetched. */
 static const char *hint_side(cli *c, uint64_t id, long long ply, char *buf, size_t n)
@@ -325,6 +220,18 @@ int cmd_hint(cli *c, const cmd_args *a)
         if (side)
             cmd_eval_verdict(score->valueint, side[0] == 'w', verdict + strlen(verdict),
                              sizeof verdict - strlen(verdict));
+        /* The solver decided (Alquerkonane): say so from the mover's side. */
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(resp, "solved")) &&
+            cJSON_IsNumber(score) &&
+            (score->valueint >= QK_SCORE_MATE || score->valueint <= -QK_SCORE_MATE)) {
+            int sc = score->valueint, d = QK_SCORE_WIN - (sc > 0 ? sc : -sc);
+            if (sc == QK_SCORE_MATE || sc == -QK_SCORE_MATE)
+                snprintf(verdict, sizeof verdict, "%s", sc > 0 ? "winning" : "lost with perfect play");
+            else
+                snprintf(verdict, sizeof verdict, "%s, %d plies to the end",
+                         sc > 0 ? "winning" : "lost with perfect play", d);
+            side = "";
+        }
         fprintf(c->out, _("game %llu, ply %lld: %s (%s%s%s, depth %lld)\n"), (unsigned long long)id,
                 cli_int(resp, "ply"), mv ? mv : "?", eval ? eval : "?", side ? ": " : "", verdict,
                 cli_int(resp, "depth"));

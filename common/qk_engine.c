@@ -547,12 +547,12 @@ static bool try_solver(qk_engine *e, const qk_variant *v, const qk_pos *p, const
     qk_solve_limits sl = {0};
     sl.stop = lim->stop;
     sl.nodes = lim->solver_nodes;
-    if (!sl.nodes && !qk_solve_feasible(v, p))
+    if (!sl.nodes && !qk_solve_feasible(v, p) && !lim->perfect)
         sl.nodes = SOLVER_PROBE_NODES;
     if (lim->nodes && (!sl.nodes || sl.nodes > lim->nodes / 2))
         sl.nodes = lim->nodes / 2;
     sl.nodes = sl.nodes ? (sl.nodes + 1) / 2 : 0;
-    sl.time_ms = lim->time_ms / 4;
+    sl.time_ms = lim->perfect ? lim->time_ms / 2 : lim->time_ms / 4;
     if (lim->time_ms && !sl.time_ms)
         sl.time_ms = 1;
     qk_solve_result r;
@@ -720,7 +720,7 @@ chosen:
 
 int qk_engine_level_limits(int level, uint32_t budget_ms, qk_limits *out)
 {
-    if (!out || level < 1 || level > 3)
+    if (!out || level < 1 || level > 4)
         return QK_EINVAL;
     if (budget_ms == 0)
         budget_ms = QK_ENGINE_DEFAULT_MS;
@@ -735,6 +735,10 @@ int qk_engine_level_limits(int level, uint32_t budget_ms, qk_limits *out)
     case 2:
         out->depth = 6;
         out->time_ms = budget_ms / 2 ? budget_ms / 2 : 1;
+        break;
+    case 4:
+        out->time_ms = budget_ms;
+        out->perfect = true;
         break;
     default:
         out->time_ms = budget_ms;

@@ -87,6 +87,10 @@ typedef struct qk_limits {
      * winner only. no_solver skips it. */
     uint64_t solver_nodes;
     bool no_solver;
+    /* Level 4 ("perfect"): the solver gets the whole budget (half for
+     * exact distances, half for the winner only) and no default node cap,
+     * so it decides every board it can within the move's time. */
+    bool perfect;
 } qk_limits;
 
 typedef struct qk_search_result {
@@ -138,12 +142,17 @@ void qk_engine_clear(qk_engine *e);
 int qk_engine_search(qk_engine *e, const qk_variant *v, const qk_pos *p, const qk_limits *lim,
                      qk_search_result *out);
 
-/* Limits for play level 1, 2 or 3 with a per-move budget of budget_ms
+/* Limits for play level 1, 2, 3 or 4 with a per-move budget of budget_ms
  * milliseconds (0 = QK_ENGINE_DEFAULT_MS):
  *   1  weak: depth 2, at most budget_ms / 4, a random move 30% of the
  *      time, no solver;
  *   2  medium: depth 6, at most budget_ms / 2, no mistakes, the solver;
- *   3  strongest: the whole budget, no depth limit, the solver.
+ *   3  strongest: the whole budget, no depth limit, the solver;
+ *   4  perfect: level 3 with the solver given the whole budget first
+ *      (qk_limits.perfect): on an Alquerkonane board it decides in time,
+ *      a won position keeps its win (the shortest when the distance is
+ *      known), a lost one plays the longest defence (when known; else the
+ *      search's best).
  * Returns QK_OK, or QK_EINVAL for another level or out NULL. The caller may
  * then add a stop flag or tighten nodes/depth (tests and benchmarks do). */
 int qk_engine_level_limits(int level, uint32_t budget_ms, qk_limits *out);

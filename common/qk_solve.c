@@ -1,66 +1,114 @@
 /*
- * qk_solve: exact Alquerkonane solver; see qk_solve.h for the method.
+ * qk_solve: the solver's table, its threads and its checkpoints; the
+ * searches are qk_solve_bb.c (boards of at most 64 squares) and
+ * qk_solve_generic.c (larger boards). See qk_solve.h for the method and
+ * qk_solve_int.h for the table's lockless entries.
  *
- * Scores inside the search are relative to the root (a loss at ply k is
- * -(QK_SCORE_WIN - k)); table entries are relative to their own position
- * (converted by the ply on the way in and out, as chess programs store
- * mate scores), which is what makes an entry valid wherever the position
- * recurs. Every value is path-independent in Alquerkonane (no draws, no
- * repetition or move-count rule, RULES.md section 7), so bounds learnt in
- * different searches of the same position may be merged.
+ * Threads. With limits.threads > 1 (or a progress callback) the search
+ * runs on that many helper threads over the one table while the calling
+ * thread waits, reporting progress. Every thread searches the whole tree
+ * from the root; they differ in move order near the root (qk_solve_bb.c),
+ * so each finds in the table much of what the others proved (lazy SMP).
+ * The first thread to finish publishes its result and raises the halt
+ * flag; the others stop without storing anything unfinished. Every table
+ * entry is a proven bound, so which thread wrote it never matters.
+ *
+ * Entry data word: lo (16 bits) | hi << 16 | move << 32 | work << 48.
  */
-#include <limits.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "qk_engine.h"
-#include "qk_engine_int.h"
-#include "qk_solve.h"
+#include "qk_solve_int.h"
 
-#define BUCKET 4
-#define ORDER_MAX 256 /* moves ordered per position; more are searched as generated */
+#define MOVES_MAX_BYTES ((size_t)16 << 20)
 
-struct qk_solve_entry {
-    uint64_t key;
-    int16_t lo, hi; /* bounds relative to this position; lo == hi == 0: empty */
-    uint16_t move;  /* qk_move_id() of the best move known, 0 if none */
-    uint8_t work;   /* log2 of the positions its last search visited */
-    uint8_t pad;
-};
+static inline uint64_t pack(int lo, int hi, uint16_t move, uint8_t work)
+{
+    return (uint64_t)(uint16_t)(int16_t)lo | (uint64_t)(uint16_t)(int16_t)hi << 16 |
+           (uint64_t)move << 32 | (uint64_t)work << 48;
+}
 
-typedef struct sv {
-    qk_solver *s;
-    const qk_variant *v;
-    qk_vinfo vi;
-    qk_pos pos;
-    uint64_t nodes, expanded, node_limit;
-    struct timespec deadline;
-    bool timed;
-    const atomic_int *stop;
-    bool aborted;
-    bool nospc;
-    size_t mtop;
-    uint32_t history[2][QK_MAX_POINTS];
-    qk_move root_best;
-    bool root_has;
-} sv;
+bool qk_tt_probe(const qk_solver *s, uint64_t key, qk_tt_hit *h)
+{
+    struct qk_solve_entry *b = s->table + (key & (s->nbuckets - 1)) * QK_TT_BUCKET;
+    for (int i = 0; i < QK_TT_BUCKET; i++) {
+        uint64_t d = atomic_load_explicit(&b[i].data, memory_order_relaxed);
+        uint64_t kx = atomic_load_explicit(&b[i].kx, memory_order_relaxed);
+        if (d && (kx ^ d) == key) {
+            h->lo = (int16_t)(uint16_t)d;
+            h->hi = (int16_t)(uint16_t)(d >> 16);
+            h->move = (uint16_t)(d >> 32);
+            return true;
+        }
+    }
+    return false;
+}
+
+void qk_tt_store(qk_solver *s, uint64_t key, int lo, int hi, uint16_t move, uint8_t work,
+                 _Atomic uint64_t *filled)
+{
+    struct qk_solve_entry *b = s->table + (key & (s->nbuckets - 1)) * QK_TT_BUCKET, *e = NULL;
+    int ework = 256;
+    bool empty = false;
+    for (int i = 0; i < QK_TT_BUCKET; i++) {
+        uint64_t d = atomic_load_explicit(&b[i].data, memory_order_relaxed);
+        uint64_t kx = atomic_load_explicit(&b[i].kx, memory_order_relaxed);
+        if (d && (kx ^ d) == key) {
+            /* Same position: both bounds hold, keep the tighter ones. */
+            int elo = (int16_t)(uint16_t)d, ehi = (int16_t)(uint16_t)(d >> 16);
+            if (elo > lo)
+                lo = elo;
+            if (ehi < hi)
+                hi = ehi;
+            if (!move)
+                move = (uint16_t)(d >> 32);
+            if ((uint8_t)(d >> 48) > work)
+                work = (uint8_t)(d >> 48);
+            e = &b[i];
+            empty = false;
+            break;
+        }
+        if (!d) {
+            if (!empty) {
+                e = &b[i];
+                empty = true;
+                ework = -1;
+            }
+            continue;
+        }
+        if (!empty && (int)(uint8_t)(d >> 48) < ework) {
+            e = &b[i];
+            ework = (uint8_t)(d >> 48);
+        }
+    }
+    if (empty && filled)
+        qk_sctl_inc(filled);
+    uint64_t d = pack(lo, hi, move, work);
+    atomic_store_explicit(&e->data, d, memory_order_relaxed);
+    atomic_store_explicit(&e->kx, key ^ d, memory_order_relaxed);
+}
 
 static int split(qk_solver *s, void *buf, size_t bytes)
 {
     size_t mbytes = bytes / 16;
     if (mbytes < 2 * QK_MAX_MOVES * sizeof(qk_move))
         mbytes = 2 * QK_MAX_MOVES * sizeof(qk_move);
-    if (bytes < mbytes + BUCKET * sizeof(struct qk_solve_entry))
+    if (mbytes > MOVES_MAX_BYTES)
+        mbytes = MOVES_MAX_BYTES;
+    size_t bsize = QK_TT_BUCKET * sizeof(struct qk_solve_entry);
+    if (bytes < mbytes + bsize)
         return QK_EINVAL;
     size_t nb = 1;
-    while (nb * 2 * BUCKET * sizeof(struct qk_solve_entry) <= bytes - mbytes)
+    while (nb * 2 * bsize <= bytes - mbytes)
         nb *= 2;
     s->table = buf;
     s->nbuckets = nb;
     /* The move stack follows the table, which keeps the table's alignment. */
-    s->moves = (qk_move *)((char *)buf + nb * BUCKET * sizeof(struct qk_solve_entry));
-    s->nmoves = (bytes - nb * BUCKET * sizeof(struct qk_solve_entry)) / sizeof(qk_move);
+    s->moves = (qk_move *)((char *)buf + nb * bsize);
+    s->nmoves = (bytes - nb * bsize) / sizeof(qk_move);
     qk_solver_clear(s);
     return QK_OK;
 }
@@ -70,7 +118,8 @@ int qk_solver_init(qk_solver *s, size_t bytes)
     if (!s || bytes < QK_SOLVE_MIN_BYTES)
         return QK_EINVAL;
     memset(s, 0, sizeof *s);
-    void *mem = malloc(bytes);
+    /* Cache-line aligned, so a bucket is one line. */
+    void *mem = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!mem)
         return QK_ENOMEM;
     int rc = split(s, mem, bytes);
@@ -102,7 +151,18 @@ void qk_solver_free(qk_solver *s)
 void qk_solver_clear(qk_solver *s)
 {
     if (s && s->table)
-        memset(s->table, 0, s->nbuckets * BUCKET * sizeof(struct qk_solve_entry));
+        memset((void *)s->table, 0, s->nbuckets * QK_TT_BUCKET * sizeof(struct qk_solve_entry));
+}
+
+void qk_solver_fill(const qk_solver *s, uint64_t *used, uint64_t *capacity)
+{
+    uint64_t n = 0, cap = s && s->table ? s->nbuckets * QK_TT_BUCKET : 0;
+    for (uint64_t i = 0; i < cap; i++)
+        n += atomic_load_explicit(&s->table[i].data, memory_order_relaxed) != 0;
+    if (used)
+        *used = n;
+    if (capacity)
+        *capacity = cap;
 }
 
 bool qk_solve_feasible(const qk_variant *v, const qk_pos *p)
@@ -115,185 +175,74 @@ bool qk_solve_feasible(const qk_variant *v, const qk_pos *p)
     return squares <= 30 || pawns <= 8;
 }
 
-static struct qk_solve_entry *probe(qk_solver *s, uint64_t key)
+/* One search thread's work. */
+typedef struct job {
+    qk_sctl c;
+    const qk_variant *v;
+    const qk_pos *p;
+    qk_bbgeo g;
+    qk_bbpos bp;
+    int alpha, beta;
+    int score;
+    bool has_best;
+    qk_move best;
+    atomic_int *done; /* the first finished thread's id + 1 */
+} job;
+
+static void run_job(job *j)
 {
-    struct qk_solve_entry *b = s->table + (key & (s->nbuckets - 1)) * BUCKET;
-    for (int i = 0; i < BUCKET; i++)
-        if (b[i].key == key && (b[i].lo != 0 || b[i].hi != 0))
-            return &b[i];
+    if (qk_bb_supported(j->v)) {
+        qk_bbsearch t = {.c = &j->c, .g = &j->g};
+        j->score = qk_bb_search(&t, &j->bp, j->alpha, j->beta, 0);
+        j->has_best = t.root_has;
+        if (t.root_has) {
+            /* The rules module's own move object, for qk_pos_make(). */
+            qk_move mv[QK_BB_MAXMOVES];
+            qk_move want;
+            qk_bb_to_move(t.root_best, &want);
+            int n = qk_movegen(j->v, j->p, mv, QK_BB_MAXMOVES);
+            j->best = want;
+            for (int i = 0; i < n; i++)
+                if (mv[i].path[0] == want.path[0] && mv[i].path[1] == want.path[1])
+                    j->best = mv[i];
+        }
+    } else {
+        j->score = qk_solve_generic(&j->c, j->v, j->p, j->alpha, j->beta, &j->best, &j->has_best);
+    }
+    if (!j->c.aborted) {
+        int expect = 0;
+        if (atomic_compare_exchange_strong(j->done, &expect, j->c.id + 1))
+            atomic_store(j->c.halt, 1);
+    }
+}
+
+static void *thread_cb(void *arg)
+{
+    run_job(arg);
     return NULL;
 }
 
-static void store(qk_solver *s, uint64_t key, int lo, int hi, uint16_t move, uint8_t work)
+static uint64_t ms_since(const struct timespec *t0)
 {
-    struct qk_solve_entry *b = s->table + (key & (s->nbuckets - 1)) * BUCKET, *e = NULL;
-    for (int i = 0; i < BUCKET; i++)
-        if (b[i].key == key && (b[i].lo != 0 || b[i].hi != 0)) {
-            /* Same position: both bounds hold, keep the tighter ones. */
-            e = &b[i];
-            if (e->lo > lo)
-                lo = e->lo;
-            if (e->hi < hi)
-                hi = e->hi;
-            if (!move)
-                move = e->move;
-            if (e->work > work)
-                work = e->work;
-            break;
-        }
-    if (!e) {
-        for (int i = 0; i < BUCKET; i++) {
-            if (b[i].lo == 0 && b[i].hi == 0) {
-                e = &b[i];
-                break;
-            }
-            if (!e || b[i].work < e->work)
-                e = &b[i];
-        }
-    }
-    e->key = key;
-    e->lo = (int16_t)lo;
-    e->hi = (int16_t)hi;
-    e->move = move;
-    e->work = work;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t ms = (int64_t)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+    return ms > 0 ? (uint64_t)ms : 0;
 }
 
-static uint8_t log2u(uint64_t x)
+static void sum_progress(const job *jobs, int n, const struct timespec *t0, const qk_solver *s,
+                         qk_solve_progress *pr)
 {
-    uint8_t r = 0;
-    while (x > 1) {
-        x >>= 1;
-        r++;
-    }
-    return r;
-}
-
-static int solve(sv *s, int alpha, int beta, int ply)
-{
-    s->nodes++;
-    if ((s->node_limit && s->nodes > s->node_limit) ||
-        ((s->nodes & 1023) == 0 &&
-         ((s->stop && atomic_load(s->stop)) || (s->timed && qk_deadline_passed(&s->deadline))))) {
-        s->aborted = true;
-        return 0;
-    }
-    /* Mate-distance bounds: a loss here is at ply, a win at ply + 1 at best. */
-    if (alpha < -(QK_SCORE_WIN - ply))
-        alpha = -(QK_SCORE_WIN - ply);
-    if (beta > QK_SCORE_WIN - ply - 1)
-        beta = QK_SCORE_WIN - ply - 1;
-    if (alpha >= beta)
-        return alpha;
-
-    uint64_t key = qk_vinfo_key(&s->vi, &s->pos);
-    uint16_t ttmove = 0;
-    struct qk_solve_entry *e = probe(s->s, key);
-    if (e) {
-        int lo = qk_score_to_root(e->lo, ply), hi = qk_score_to_root(e->hi, ply);
-        if (ply > 0) {
-            if (lo >= beta || lo == hi)
-                return lo;
-            if (hi <= alpha)
-                return hi;
-        }
-        if (lo > alpha && lo < beta && ply > 0)
-            alpha = lo;
-        if (hi < beta && hi > alpha && ply > 0)
-            beta = hi;
-        ttmove = e->move;
-    }
-
-    s->expanded++;
-    uint64_t nodes0 = s->nodes;
-    qk_move *moves = s->s->moves + s->mtop;
-    size_t cap = s->s->nmoves - s->mtop;
-    int n = qk_movegen(s->v, &s->pos, moves, cap > INT_MAX ? INT_MAX : (int)cap);
-    if (n < 0) {
-        s->aborted = true;
-        s->nospc = true;
-        return 0;
-    }
-    if (n == 0) {
-        /* Section 7: the side to move with no legal move loses. */
-        int v = -(QK_SCORE_WIN - ply);
-        store(s->s, key, qk_score_to_node(v, ply), qk_score_to_node(v, ply), 0, 0);
-        return v;
-    }
-    int32_t score[ORDER_MAX];
-    int side = s->pos.side == QK_BLACK;
-    bool big = n > (int)(sizeof score / sizeof score[0]);
-    for (int i = 0; i < n && !big; i++) {
-        uint16_t id = qk_move_id(&moves[i]);
-        score[i] =
-            id == ttmove
-                ? 1 << 30
-                : (moves[i].ncap ? 1 << 24 : 0) +
-                      (int32_t)(s->history[side][moves[i].path[moves[i].len - 1]] & 0xFFFFFF);
-    }
-    s->mtop += (size_t)n;
-
-    int alpha0 = alpha, best = -QK_SCORE_INF;
-    uint16_t bestid = 0;
+    memset(pr, 0, sizeof *pr);
     for (int i = 0; i < n; i++) {
-        if (!big) {
-            int k = i;
-            for (int j = i + 1; j < n; j++)
-                if (score[j] > score[k])
-                    k = j;
-            if (k != i) {
-                qk_move tm = moves[i];
-                moves[i] = moves[k];
-                moves[k] = tm;
-                int32_t ts = score[i];
-                score[i] = score[k];
-                score[k] = ts;
-            }
-        }
-        qk_undo u;
-        qk_pos_make(s->v, &s->pos, &moves[i], &u);
-        int v;
-        if (i == 0) {
-            v = -solve(s, -beta, -alpha, ply + 1);
-        } else {
-            v = -solve(s, -alpha - 1, -alpha, ply + 1);
-            if (v > alpha && v < beta && !s->aborted)
-                v = -solve(s, -beta, -alpha, ply + 1);
-        }
-        qk_pos_unmake(s->v, &s->pos, &moves[i], &u);
-        if (s->aborted) {
-            s->mtop -= (size_t)n;
-            return 0;
-        }
-        if (v > best) {
-            best = v;
-            bestid = qk_move_id(&moves[i]);
-            if (ply == 0) {
-                s->root_best = moves[i];
-                s->root_has = true;
-            }
-            if (v > alpha) {
-                alpha = v;
-                if (alpha >= beta) {
-                    uint32_t *h = &s->history[side][moves[i].path[moves[i].len - 1]];
-                    if (*h < 0xFFFFFF)
-                        (*h)++;
-                    break;
-                }
-            }
-        }
+        pr->nodes += atomic_load_explicit(&jobs[i].c.nodes, memory_order_relaxed);
+        pr->expanded += atomic_load_explicit(&jobs[i].c.expanded, memory_order_relaxed);
+        pr->filled += atomic_load_explicit(&jobs[i].c.filled, memory_order_relaxed);
     }
-    s->mtop -= (size_t)n;
-
-    int lo = -QK_SCORE_INF, hi = QK_SCORE_INF;
-    if (best <= alpha0)
-        hi = best; /* fail low: every move is at most best */
-    else if (best >= beta)
-        lo = best;
-    else
-        lo = hi = best;
-    store(s->s, key, qk_score_to_node(lo, ply), qk_score_to_node(hi, ply),
-          best > alpha0 ? bestid : 0, log2u(s->nodes - nodes0 + 1));
-    return best;
+    pr->capacity = s->nbuckets * QK_TT_BUCKET;
+    if (pr->filled > pr->capacity)
+        pr->filled = pr->capacity;
+    pr->elapsed_ms = ms_since(t0);
 }
 
 int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_limits *lim,
@@ -312,31 +261,91 @@ int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_
         out->nodes = 1;
         return QK_OK;
     }
+    static const qk_solve_limits none;
+    if (!lim)
+        lim = &none;
+    bool wo = lim->winner_only;
+    int nthreads = lim->threads > 1 ? lim->threads : 1;
+    if (nthreads > QK_SOLVE_MAX_THREADS)
+        nthreads = QK_SOLVE_MAX_THREADS;
+    if (!qk_bb_supported(v))
+        nthreads = 1; /* the generic path shares one move stack */
+    bool helpers = nthreads > 1 || (lim->progress && lim->progress_ms);
 
-    sv state, *st = &state; /* about 5 KiB of stack, no allocation */
-    memset(st, 0, sizeof *st);
-    st->s = s;
-    st->v = v;
-    qk_vinfo_prepare(&st->vi, v);
-    st->pos = *p;
-    if (lim) {
-        st->node_limit = lim->nodes;
-        st->stop = lim->stop;
+    job *jobs = calloc((size_t)nthreads, sizeof *jobs);
+    if (!jobs)
+        return QK_ENOMEM;
+    atomic_int halt = 0, done = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < nthreads; i++) {
+        job *j = &jobs[i];
+        j->c.s = s;
+        j->c.halt = &halt;
+        j->c.stop = lim->stop;
+        j->c.node_limit = lim->nodes;
+        j->c.id = i;
         if (lim->time_ms) {
-            st->deadline = qk_deadline(lim->time_ms);
-            st->timed = true;
+            j->c.deadline = qk_deadline(lim->time_ms);
+            j->c.timed = true;
         }
+        j->v = v;
+        j->p = p;
+        if (qk_bb_supported(v)) {
+            qk_bb_geo(v, &j->g);
+            qk_bb_from_pos(&j->g, p, &j->bp);
+        }
+        /* Every value is a win or a loss, never 0: the window (-1, 1)
+         * asks only for its sign. */
+        j->alpha = wo ? -1 : -QK_SCORE_INF;
+        j->beta = wo ? 1 : QK_SCORE_INF;
+        j->done = &done;
     }
-    bool wo = lim && lim->winner_only;
-    /* Every value is a win or a loss, never 0: the window (-1, 1) asks only
-     * for its sign. */
-    int score = wo ? solve(st, -1, 1, 0) : solve(st, -QK_SCORE_INF, QK_SCORE_INF, 0);
     int rc = QK_OK;
-    out->nodes = st->nodes;
-    out->expanded = st->expanded;
-    if (st->nospc) {
+    if (!helpers) {
+        run_job(&jobs[0]);
+    } else {
+        pthread_t tid[QK_SOLVE_MAX_THREADS];
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, (size_t)16 << 20); /* deep games, 5 KiB a ply */
+        int started = 0;
+        for (; started < nthreads; started++)
+            if (pthread_create(&tid[started], &attr, thread_cb, &jobs[started]) != 0)
+                break;
+        pthread_attr_destroy(&attr);
+        if (started == 0) {
+            free(jobs);
+            return QK_ENOMEM;
+        }
+        uint64_t next = lim->progress_ms;
+        while (!atomic_load(&halt)) {
+            struct timespec ts = {0, 20 * 1000000L};
+            nanosleep(&ts, NULL);
+            if (lim->stop && atomic_load(lim->stop))
+                atomic_store(&halt, 1);
+            if (lim->progress && lim->progress_ms && ms_since(&t0) >= next) {
+                qk_solve_progress pr;
+                sum_progress(jobs, nthreads, &t0, s, &pr);
+                lim->progress(&pr, lim->progress_arg);
+                next += lim->progress_ms;
+            }
+        }
+        for (int i = 0; i < started; i++)
+            pthread_join(tid[i], NULL);
+    }
+    qk_solve_progress pr;
+    sum_progress(jobs, nthreads, &t0, s, &pr);
+    out->nodes = pr.nodes;
+    out->expanded = pr.expanded;
+    int win = atomic_load(&done) - 1;
+    bool nospc = false;
+    for (int i = 0; i < nthreads; i++)
+        nospc |= jobs[i].c.nospc;
+    if (nospc) {
         rc = QK_ENOSPC;
-    } else if (!st->aborted && st->root_has) {
+    } else if (win >= 0 && jobs[win].has_best) {
+        int score = jobs[win].score;
         out->solved = true;
         out->exact = !wo;
         out->mover_wins = score > 0;
@@ -345,36 +354,136 @@ int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_
         bool white_wins = out->mover_wins == (p->side == QK_WHITE);
         out->winner = white_wins ? QK_RESULT_WHITE : QK_RESULT_BLACK;
         out->has_move = true;
-        out->best = st->root_best;
+        out->best = jobs[win].best;
     }
+    free(jobs);
     return rc;
 }
 
 int qk_solve_pv(qk_solver *s, const qk_variant *v, const qk_pos *p, qk_move *pv, int cap)
 {
-    if (!s || !v || !p || !pv || !s->table || cap <= 0)
+    if (!s || !v || !p || !pv || !s->table || cap <= 0 || !qk_variant_is_konane(v))
         return 0;
-    qk_vinfo vi;
-    qk_vinfo_prepare(&vi, v);
+    if (!qk_bb_supported(v))
+        return qk_solve_generic_pv(s, v, p, pv, cap);
+    qk_bbgeo g;
+    qk_bb_geo(v, &g);
+    qk_bbpos b;
+    qk_bb_from_pos(&g, p, &b);
     qk_pos pos = *p;
     int len = 0;
-    int lim = s->nmoves > INT_MAX ? INT_MAX : (int)s->nmoves;
     while (len < cap) {
-        struct qk_solve_entry *e = probe(s, qk_vinfo_key(&vi, &pos));
-        if (!e || !e->move)
+        qk_tt_hit h;
+        qk_bbmove mv[QK_BB_MAXMOVES];
+        int n = qk_bb_gen(&g, &b, mv), k = -1;
+        if (n == 0)
             break;
-        int n = qk_movegen(v, &pos, s->moves, lim);
-        int k = -1;
-        for (int i = 0; i < n; i++)
-            if (qk_move_id(&s->moves[i]) == e->move) {
+        /* A win in one is not stored: it is the move that leaves no reply. */
+        for (int i = 0; i < n && k < 0; i++) {
+            qk_bbpos c = b;
+            qk_bb_make(&c, mv[i]);
+            if (qk_bb_count(&g, &c, c.side) == 0)
                 k = i;
-                break;
-            }
+        }
+        if (k < 0 && qk_bb_probe(&g, s, &b, &h) && h.move)
+            for (int i = 0; i < n; i++)
+                if (mv[i] == h.move)
+                    k = i;
         if (k < 0)
             break;
-        pv[len++] = s->moves[k];
+        qk_bb_to_move(mv[k], &pv[len++]);
+        qk_bb_make(&b, mv[k]);
         qk_undo u;
         qk_pos_make(v, &pos, &pv[len - 1], &u);
     }
     return len;
+}
+
+int qk_solve_lookup(qk_solver *s, const qk_variant *v, const qk_pos *p, bool *mover_wins,
+                    int *distance)
+{
+    if (!s || !v || !p || !mover_wins || !distance || !s->table || !qk_variant_is_konane(v))
+        return QK_EINVAL;
+    qk_tt_hit h;
+    bool hit;
+    if (qk_bb_supported(v)) {
+        qk_bbgeo g;
+        qk_bb_geo(v, &g);
+        qk_bbpos b;
+        qk_bb_from_pos(&g, p, &b);
+        hit = qk_bb_probe(&g, s, &b, &h);
+    } else {
+        hit = qk_tt_probe(s, qk_solve_generic_key(v, p), &h);
+    }
+    if (!hit || (h.lo < 0 && h.hi > 0))
+        return QK_EILLEGAL;
+    *mover_wins = h.lo > 0;
+    int x = h.lo > 0 ? h.lo : h.hi;
+    *distance = h.lo == h.hi ? QK_SCORE_WIN - (x > 0 ? x : -x) : -1;
+    return QK_OK;
+}
+
+/* ---- checkpoints: "QKCKPT1\n", the tag line, then pairs of words ------ */
+
+int qk_solver_save(const qk_solver *s, const char *path, const char *tag, int min_work,
+                   uint64_t *saved)
+{
+    if (!s || !s->table || !path || !tag)
+        return QK_EINVAL;
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return QK_EINVAL;
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return QK_EINVAL;
+    uint64_t n = 0, cap = s->nbuckets * QK_TT_BUCKET;
+    fprintf(f, "QKCKPT1\n%s\n", tag);
+    for (uint64_t i = 0; i < cap; i++) {
+        uint64_t d = atomic_load_explicit(&s->table[i].data, memory_order_relaxed);
+        uint64_t kx = atomic_load_explicit(&s->table[i].kx, memory_order_relaxed);
+        if (!d || (int)(d >> 48 & 0xFF) < min_work)
+            continue;
+        uint64_t w[2] = {kx ^ d, d};
+        if (fwrite(w, sizeof w, 1, f) != 1)
+            break;
+        n++;
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return QK_EINVAL;
+    }
+    if (saved)
+        *saved = n;
+    return QK_OK;
+}
+
+int qk_solver_load(qk_solver *s, const char *path, const char *tag, uint64_t *loaded)
+{
+    if (!s || !s->table || !path || !tag)
+        return QK_EINVAL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return QK_EINVAL;
+    char line[4096];
+    int rc = QK_OK;
+    if (!fgets(line, sizeof line, f) || strcmp(line, "QKCKPT1\n") != 0 ||
+        !fgets(line, sizeof line, f) || strncmp(line, tag, strlen(tag)) != 0 ||
+        line[strlen(tag)] != '\n') {
+        fclose(f);
+        return QK_EILLEGAL;
+    }
+    uint64_t w[2], n = 0;
+    while (fread(w, sizeof w, 1, f) == 1) {
+        uint64_t d = w[1];
+        qk_tt_store(s, w[0], (int16_t)(uint16_t)d, (int16_t)(uint16_t)(d >> 16),
+                    (uint16_t)(d >> 32), (uint8_t)(d >> 48), NULL);
+        n++;
+    }
+    if (ferror(f))
+        rc = QK_EINVAL;
+    fclose(f);
+    if (loaded)
+        *loaded = n;
+    return rc;
 }

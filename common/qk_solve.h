@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "qk_rules.h"
 
@@ -48,33 +49,58 @@
 /* Errors of the engine and solver beyond those of qk_rules.h. */
 #define QK_ENOMEM (-16) /* allocation failed */
 
-struct qk_solve_entry; /* private */
+struct qk_solve_entry; /* private: two 64-bit words, lockless */
 
 /* Smallest memory qk_solver_init() accepts: a full move list and a few
  * buckets. */
 #define QK_SOLVE_MIN_BYTES ((size_t)QK_MAX_MOVES * sizeof(qk_move) * 2 + 4096)
 
+/* Most threads one qk_solve() call runs. */
+#define QK_SOLVE_MAX_THREADS 16
+
 /* A solver and its table of solved positions. Initialise with
  * qk_solver_init() or qk_solver_init_buffer(); release with
- * qk_solver_free(). Not thread-safe: one solver per thread. */
+ * qk_solver_free(). One qk_solve() at a time per solver; that call may run
+ * several threads over the one table (qk_solve_limits.threads). */
 typedef struct qk_solver {
     struct qk_solve_entry *table; /* buckets of entries */
     size_t nbuckets;              /* power of two */
-    qk_move *moves;               /* move stack shared by all plies */
+    qk_move *moves;               /* move stack of the generic path (boards over 64 squares) */
     size_t nmoves;                /* its capacity in moves */
     void *mem;                    /* what qk_solver_init() allocated, or NULL */
 } qk_solver;
 
-/* Limits of one qk_solve() call. All zero = no limit, exact distances. */
+/* What a long search reports while it runs (qk_solve_limits.progress). */
+typedef struct qk_solve_progress {
+    uint64_t nodes;      /* positions visited so far, every thread */
+    uint64_t expanded;   /* of which searched (not answered by the table) */
+    uint64_t filled;     /* table entries in use (approximate) */
+    uint64_t capacity;   /* table entries in all */
+    uint64_t elapsed_ms; /* since the call began */
+} qk_solve_progress;
+
+/* Limits of one qk_solve() call. All zero = no limit, exact distances, the
+ * calling thread only. */
 typedef struct qk_solve_limits {
-    uint64_t nodes;         /* positions visited before giving up */
+    uint64_t nodes;         /* positions visited before giving up (all threads) */
     uint32_t time_ms;       /* wall time (CLOCK_MONOTONIC) before giving up */
     const atomic_int *stop; /* NULL, or set non-zero (by any thread) to stop */
     /* Decide only who wins: a null window around 0 instead of the full
-     * window, so the first winning move found ends a node. Far cheaper
-     * (6x6 from its start: about 22 M positions against over 100 M);
+     * window, so the first winning move found ends a node. Far cheaper;
      * the distance is then unknown. */
     bool winner_only;
+    /* Search threads over the shared table (boards of at most 64 squares;
+     * 0 or 1: the calling thread alone). With more, helpers search the
+     * same tree in another move order (lazy SMP) and the first to finish
+     * gives the result. */
+    int threads;
+    /* Called on the calling thread every progress_ms (0: never) while the
+     * search runs (only when threads > 1 or progress_ms is set: the
+     * search then runs on helper threads). May read the table (for
+     * qk_solver_save()). */
+    uint32_t progress_ms;
+    void (*progress)(const qk_solve_progress *pr, void *arg);
+    void *progress_arg;
 } qk_solve_limits;
 
 typedef struct qk_solve_result {
@@ -86,8 +112,8 @@ typedef struct qk_solve_result {
     int score;         /* +-(QK_SCORE_WIN - distance), side to move's view;
                           +-1 when the distance is unknown */
     uint64_t nodes;    /* positions visited, table hits included */
-    uint64_t expanded; /* positions whose moves were generated (not answered
-                          by the table): the "positions searched" */
+    uint64_t expanded; /* positions whose moves were generated and that the
+                          table did not answer: the "positions searched" */
     bool has_move;     /* false when the position is already over */
     qk_move best;      /* a best move: fastest win or longest loss (with
                           winner_only: a winning move, or any move) */
@@ -95,7 +121,7 @@ typedef struct qk_solve_result {
 
 /* Allocate `bytes` bytes for the solver: a move stack of about 1/16 of
  * it (at least QK_MAX_MOVES moves, so bytes must be at least
- * QK_SOLVE_MIN_BYTES) and a table of the rest, rounded down to a power of
+ * QK_SOLVE_MIN_BYTES; at most 16 MiB) and a table of the rest, rounded down to a power of
  * two number of 64-byte buckets. Returns QK_OK, QK_EINVAL (s NULL or bytes
  * too small) or QK_ENOMEM (nothing allocated). Free with
  * qk_solver_free(). */
@@ -114,20 +140,30 @@ void qk_solver_free(qk_solver *s);
 /* Forget every solved position (the table memory is kept). */
 void qk_solver_clear(qk_solver *s);
 
+/* Table entries in use and in all (a scan of the table). */
+void qk_solver_fill(const qk_solver *s, uint64_t *used, uint64_t *capacity);
+
 /* Whether p is worth handing to qk_solve() for exact distances with no
  * node budget: Alquerkonane on at most 30 squares, or with at most 8
- * pawns. Measured from the starts: 6x4 0.02 s, 5x5 0.05 s, 6x5 3 s
- * (5 M positions); 6x6 (12 pawns) did not finish in 60 s (winner_only:
- * 12 s). Other positions may still solve; give them a budget. */
+ * pawns. Other positions may still solve; give them a budget or ask for
+ * the winner only. */
 bool qk_solve_feasible(const qk_variant *v, const qk_pos *p);
 
 /* Solve p for variant v within the limits (lim may be NULL: no limit).
  * Returns QK_OK with *out filled (out->solved false when a limit was hit;
  * the table keeps what was learnt), QK_EINVAL when an argument is NULL, the
  * variant is not Alquerkonane (only there is every game finite with no
- * draw, RULES.md section 7) or the solver has no table, or QK_ENOSPC when
+ * draw, RULES.md section 7) or the solver has no table, QK_ENOMEM when
+ * a thread could not start, or QK_ENOSPC when
  * a position has more legal moves than what is left of the solver's move
- * stack (then out->solved is false). p is not modified. */
+ * stack (then out->solved is false). p is not modified.
+ *
+ * Boards of at most 64 squares (R, C <= 8) are searched on bit boards
+ * with their own move generator (tested against qk_movegen(), which stays
+ * the reference; certificates are checked with it), moves ordered by the
+ * engine's Alquerkonane measure (the opponent's mobility after the move,
+ * then one's own), keys folded over the left-right mirror when the board
+ * has an odd number of files. Larger boards use the rules API directly. */
 int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_limits *lim,
              qk_solve_result *out);
 
@@ -135,5 +171,49 @@ int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_
  * best moves from p, following the table. Returns the number written (0
  * when p is unsolved, finished or cap is 0). p is not modified. */
 int qk_solve_pv(qk_solver *s, const qk_variant *v, const qk_pos *p, qk_move *pv, int cap);
+
+/* What the table knows of p: QK_OK with *mover_wins and, when the value is
+ * exact, *distance (else -1); QK_EILLEGAL when the table does not know
+ * who wins; QK_EINVAL as qk_solve(). */
+int qk_solve_lookup(qk_solver *s, const qk_variant *v, const qk_pos *p, bool *mover_wins,
+                    int *distance);
+
+/* ---- certificates (docs/solved.md) ------------------------------------ */
+
+typedef struct qk_cert_stats {
+    uint64_t lines;    /* positions with the winner to move, one line each */
+    uint64_t bytes;    /* of the whole certificate */
+    uint64_t loser;    /* positions with the loser to move expanded (with repeats) */
+    uint64_t searches; /* positions the walk had to search again (not in the table) */
+} qk_cert_stats;
+
+/* Write a proof certificate of p's value to out: the header line
+ * "# qirkat-certificate 1 VARIANT WINNER POSITION", then for each position
+ * of the proof with the winner to move, "POSITION\tMOVE\n", each position
+ * once (field 3, the no-capture count, written 0: it plays no part in
+ * Alquerkonane). The winner's moves come from the table (searched again
+ * where an entry was replaced), preferring the move that leaves the loser
+ * fewest replies. Boards of at most 64 squares only. lim bounds the
+ * searches of the walk (NULL: none). A finished p (the mover has no
+ * move) gets the header alone. Returns QK_OK, QK_EINVAL (arguments,
+ * larger board), QK_EILLEGAL (the table contradicts itself), QK_ENOMEM, or QK_ENOSPC
+ * when a limit stopped it (out then holds a partial certificate). */
+int qk_solve_certificate(qk_solver *s, const qk_variant *v, const qk_pos *p,
+                         const qk_solve_limits *lim, FILE *out, qk_cert_stats *st);
+
+/* ---- checkpoints ------------------------------------------------------ */
+
+/* Save the table's entries that cost at least 2^min_work positions (0:
+ * every entry) to path (written to path.tmp, then renamed), tagged with
+ * `tag` (a line of text naming the problem, e.g. variant and position).
+ * Safe while a search runs on s (entries are checked on load). Returns
+ * QK_OK or QK_EINVAL (I/O error, errno set). */
+int qk_solver_save(const qk_solver *s, const char *path, const char *tag, int min_work,
+                   uint64_t *saved);
+
+/* Load a checkpoint written by qk_solver_save() with the same tag into the
+ * table (entries are merged). Returns QK_OK, QK_EILLEGAL when the tag
+ * differs or the file is not a checkpoint, QK_EINVAL on I/O error. */
+int qk_solver_load(qk_solver *s, const char *path, const char *tag, uint64_t *loaded);
 
 #endif

@@ -66,7 +66,9 @@ static void hint_work_cb(workers_job *w)
     if (j->rc != QK_OK)
         return;
     qk_limits lim;
-    qk_engine_level_limits(3, HINT_MS, &lim);
+    /* Level 4: on Alquerkonane the solver gets the whole budget, so the
+     * hint says "winning" or "lost with perfect play" when it decides. */
+    qk_engine_level_limits(4, HINT_MS, &lim);
     lim.nodes = HINT_NODES;
     j->rc = qk_engine_search(&e, &j->v, &j->pos, &lim, &j->res);
     qk_engine_free(&e);

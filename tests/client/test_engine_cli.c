@@ -43,7 +43,7 @@ Test(engine_cli, solve_6x4_white_wins)
     cr_assert(strstr(r.out, "result:   White wins with perfect play (Black to move loses in 22 "
                             "plies)\n"),
               "%s", r.out);
-    cr_assert(strstr(r.out, "searched: 39580 positions"), "%s", r.out);
+    cr_assert(strstr(r.out, "searched: 15446 positions"), "%s", r.out);
     cr_assert(strstr(r.out, "\nline:     "), "%s", r.out);
     crun_free(&r);
 }
@@ -117,7 +117,7 @@ Test(engine_cli, argument_checks)
     EXPECT(2, "hint");
     EXPECT(2, "hint", "x");
     EXPECT(2, "bot");
-    EXPECT(2, "bot", "--level", "4");
+    EXPECT(2, "bot", "--level", "5");
     EXPECT(2, "bot", "--level", "2", "--variants", "chess");
     EXPECT(2, "bot", "--level", "2", "--time-controls", "blitz");
     EXPECT(2, "bot", "--level", "2", "--move-ms", "0");

@@ -225,7 +225,7 @@ Test(engine, konane_winner_only_fallback)
 {
     qk_variant v = tv("alquerkonane-5x5");
     qk_pos p = tp(&v, ".w.w./w.w.w/...../.b.b./b.b.b b 0 -");
-    qk_limits lim = {.depth = 2, .solver_nodes = 100000};
+    qk_limits lim = {.depth = 2, .solver_nodes = 60000};
     qk_search_result r;
     cr_assert_eq(qk_engine_search(&E, &v, &p, &lim, &r), QK_OK);
     cr_assert(r.solved);
@@ -342,7 +342,7 @@ Test(engine, bad_arguments)
     qk_engine_free(&none); /* safe on a zeroed context */
     qk_limits lim;
     cr_assert_eq(qk_engine_level_limits(0, 1000, &lim), QK_EINVAL);
-    cr_assert_eq(qk_engine_level_limits(4, 1000, &lim), QK_EINVAL);
+    cr_assert_eq(qk_engine_level_limits(5, 1000, &lim), QK_EINVAL);
     cr_assert_eq(qk_engine_level_limits(1, 1000, NULL), QK_EINVAL);
 }
 

@@ -1,0 +1,356 @@
+/* Proof certificates (qk_solve_certificate, qk_cert.h), the bit-board move
+ * generator against the rules module, the solver's threads and
+ * checkpoints, the perfect level, and docs/solved.tsv. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "qk_cert.h"
+#include "qk_solve_int.h"
+
+static uint64_t bb_perft(const qk_bbgeo *g, const qk_bbpos *p, int d)
+{
+    qk_bbmove mv[QK_BB_MAXMOVES];
+    int n = qk_bb_gen(g, p, mv);
+    if (d <= 1)
+        return d <= 0 ? 1 : (uint64_t)n;
+    uint64_t s = 0;
+    for (int i = 0; i < n; i++) {
+        qk_bbpos c = *p;
+        qk_bb_make(&c, mv[i]);
+        s += bb_perft(g, &c, d - 1);
+    }
+    return s;
+}
+
+/* Every board 2..8 x 2..8, from the start and from random positions: the
+ * bit boards count what qk_movegen() counts (RULES.md section 7). */
+Test(certificate, bitboards_agree_with_the_rules)
+{
+    uint64_t seed = 7;
+    for (int R = 2; R <= 8; R++)
+        for (int C = 2; C <= 8; C++) {
+            char name[32];
+            snprintf(name, sizeof name, "alquerkonane-%dx%d", R, C);
+            qk_variant v = tv(name);
+            qk_bbgeo g;
+            qk_bb_geo(&v, &g);
+            for (int game = 0; game < 6; game++) {
+                qk_pos p;
+                qk_variant_start(&v, &p);
+                int plies = game * 4;
+                for (int i = 0; i < plies; i++) {
+                    qk_move m[QK_BB_MAXMOVES];
+                    int n = qk_movegen(&v, &p, m, QK_BB_MAXMOVES);
+                    if (n <= 0)
+                        break;
+                    qk_undo u;
+                    qk_pos_make(&v, &p, &m[trand(&seed) % (uint64_t)n], &u);
+                }
+                qk_bbpos b;
+                qk_bb_from_pos(&g, &p, &b);
+                int depth = R * C > 36 ? 3 : 4;
+                uint64_t want = qk_perft(&v, &p, depth), got = bb_perft(&g, &b, depth);
+                cr_assert_eq(got, want, "%s game %d: bit boards %llu, rules %llu", name, game,
+                             (unsigned long long)got, (unsigned long long)want);
+            }
+        }
+}
+
+/* Solve, write the certificate into memory, verify it; returns the text
+ * (free it) and fills the report. */
+static char *certify(const char *name, const char *pos, qk_result *winner, qk_cert_report *rep)
+{
+    qk_variant v = tv(name);
+    qk_pos p = tp(&v, pos);
+    qk_solver s;
+    cr_assert_eq(qk_solver_init(&s, 16u << 20), QK_OK);
+    qk_solve_result r;
+    cr_assert_eq(qk_solve(&s, &v, &p, NULL, &r), QK_OK);
+    cr_assert(r.solved);
+    *winner = r.winner;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    qk_cert_stats st;
+    cr_assert_eq(qk_solve_certificate(&s, &v, &p, NULL, f, &st), QK_OK, "%s %s", name, pos);
+    fclose(f);
+    qk_solver_free(&s);
+    cr_assert_eq(st.bytes, len);
+    FILE *in = fmemopen(buf, len, "r");
+    int rc = qk_cert_verify(in, rep);
+    fclose(in);
+    cr_assert_eq(rc, QK_OK, "%s %s: %s", name, pos, rep->error);
+    cr_assert_eq(rep->winner, r.winner);
+    cr_assert_eq(rep->lines, st.lines);
+    cr_assert_eq(rep->unused, 0, "the certificate holds only what the proof needs");
+    return buf;
+}
+
+/* Every board up to 5x5 and 6x4, each side first: the certificate holds
+ * and names the solver's winner. */
+Test(certificate, small_boards_verify)
+{
+    int n = 0;
+    for (int R = 2; R <= 6; R++)
+        for (int C = 2; C <= 5; C++) {
+            if (R * C > 25 && !(R == 6 && C == 4))
+                continue;
+            char name[32];
+            snprintf(name, sizeof name, "alquerkonane-%dx%d", R, C);
+            qk_variant v = tv(name);
+            for (int side = 0; side < 2; side++) {
+                qk_pos p;
+                qk_variant_start(&v, &p);
+                p.side = (uint8_t)side;
+                if (qk_pos_status(&v, &p, NULL, NULL))
+                    continue; /* decided before a move: nothing to certify */
+                char fen[QK_POS_STRLEN];
+                qk_pos_format(&v, &p, fen, sizeof fen);
+                qk_result w;
+                qk_cert_report rep;
+                free(certify(name, fen, &w, &rep));
+                n++;
+            }
+        }
+    cr_assert_geq(n, 20);
+}
+
+Test(certificate, values_of_solved_tsv_and_their_certificates)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data/solved.tsv", tshared());
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot open %s", path);
+    char line[1024];
+    int rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *name = strtok(line, "\t"), *pos = strtok(NULL, "\t"), *winner = strtok(NULL, "\t");
+        qk_result w;
+        qk_cert_report rep;
+        free(certify(name, pos, &w, &rep));
+        cr_assert_str_eq(qk_result_name(w), winner, "%s %s", name, pos);
+        rows++;
+    }
+    fclose(f);
+    cr_assert_geq(rows, 10);
+}
+
+static int verify_text(const char *text, qk_cert_report *rep)
+{
+    FILE *in = fmemopen((void *)text, strlen(text), "r");
+    int rc = qk_cert_verify(in, rep);
+    fclose(in);
+    return rc;
+}
+
+/* A line removed, a move made illegal: refused, naming the position. */
+Test(certificate, tampered_certificates_are_refused)
+{
+    qk_result w;
+    qk_cert_report rep;
+    char *cert = certify("alquerkonane-4x4", "w.w./.w.w/.b.b/b.b. b 0 -", &w, &rep);
+    cr_assert_eq(w, QK_RESULT_BLACK);
+    /* The first line after the header is the start: drop it. */
+    char *l1 = strchr(cert, '\n') + 1, *l2 = strchr(l1, '\n') + 1;
+    char *cut = malloc(strlen(cert) + 1);
+    memcpy(cut, cert, (size_t)(l1 - cert));
+    strcpy(cut + (l1 - cert), l2);
+    cr_assert_eq(verify_text(cut, &rep), QK_EILLEGAL);
+    cr_assert_str_eq(rep.error, "position \"w.w./.w.w/.b.b/b.b. b 0 -\" (Black to move) is not "
+                                "in the certificate");
+    /* The start's move b2xb4 replaced by a step that is not legal. */
+    char *bad = strdup(cert);
+    char *mv = strchr(bad + (l1 - cert), '\t') + 1;
+    char *eol = strchr(mv, '\n');
+    char *ill = malloc(strlen(cert) + 16);
+    memcpy(ill, bad, (size_t)(mv - bad));
+    strcpy(ill + (mv - bad), "a1-a2");
+    strcat(ill, eol);
+    cr_assert_eq(verify_text(ill, &rep), QK_EILLEGAL);
+    cr_assert_str_eq(rep.error, "position \"w.w./.w.w/.b.b/b.b. b 0 -\": the certificate's move "
+                                "a1-a2 is not legal there");
+    /* The wrong winner: the loser's lines are not there. */
+    char *swap = strdup(cert);
+    memcpy(strstr(swap, " black "), " white ", 7);
+    cr_assert_eq(verify_text(swap, &rep), QK_EINVAL); /* lines with Black to move */
+    cr_assert_str_eq(rep.error, "line 2: position \"w.w./.w.w/.b.b/b.b. b 0 -\" has the loser to "
+                                "move (lines are the winner's)");
+    cr_assert_eq(verify_text("not a certificate\n", &rep), QK_EINVAL);
+    free(cut);
+    free(bad);
+    free(ill);
+    free(swap);
+    free(cert);
+}
+
+/* A line that leaves the winner lost: the loser's line "ends" the wrong
+ * way and is refused. 3x2: the side to move (Black) loses. */
+Test(certificate, a_false_claim_is_refused)
+{
+    const char *text = "# qirkat-certificate 1 alquerkonane-3x3 white .w./wbw/b.b b 0 -\n";
+    qk_cert_report rep;
+    cr_assert_eq(verify_text(text, &rep), QK_EILLEGAL);
+    cr_assert(strstr(rep.error, "is not in the certificate"), "%s", rep.error);
+}
+
+/* Two threads and a progress callback give the values of one thread. */
+static void count_cb(const qk_solve_progress *pr, void *arg)
+{
+    (void)pr;
+    (*(int *)arg)++;
+}
+
+Test(certificate, threads_and_checkpoints)
+{
+    qk_variant v = tv("alquerkonane-5x5");
+    qk_pos p;
+    qk_variant_start(&v, &p);
+    qk_solver s;
+    cr_assert_eq(qk_solver_init(&s, 16u << 20), QK_OK);
+    int calls = 0;
+    qk_solve_limits lim = {.threads = 2, .progress_ms = 1, .progress = count_cb,
+                           .progress_arg = &calls};
+    qk_solve_result r;
+    cr_assert_eq(qk_solve(&s, &v, &p, &lim, &r), QK_OK);
+    cr_assert(r.solved && r.exact);
+    cr_assert_eq(r.winner, QK_RESULT_BLACK);
+    cr_assert_eq(r.distance, 21);
+    lim.winner_only = true;
+    qk_solver_clear(&s);
+    cr_assert_eq(qk_solve(&s, &v, &p, &lim, &r), QK_OK);
+    cr_assert_eq(r.winner, QK_RESULT_BLACK);
+
+    /* Save, load into an empty table: the root is answered at once. */
+    char path[] = "/tmp/qk-ckpt-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    uint64_t saved = 0, loaded = 0;
+    cr_assert_eq(qk_solver_save(&s, path, "5x5 test", 0, &saved), QK_OK);
+    cr_assert_gt(saved, 100);
+    qk_solver t;
+    cr_assert_eq(qk_solver_init(&t, 16u << 20), QK_OK);
+    cr_assert_eq(qk_solver_load(&t, path, "other", &loaded), QK_EILLEGAL);
+    cr_assert_eq(qk_solver_load(&t, path, "5x5 test", &loaded), QK_OK);
+    cr_assert_eq(loaded, saved);
+    qk_solve_limits wo = {.winner_only = true};
+    qk_solve_result again;
+    cr_assert_eq(qk_solve(&t, &v, &p, &wo, &again), QK_OK);
+    cr_assert(again.solved);
+    cr_assert_eq(again.winner, QK_RESULT_BLACK);
+    cr_assert_lt(again.expanded, 100, "resumed search redid %llu positions",
+                 (unsigned long long)again.expanded);
+    bool mw;
+    int d;
+    cr_assert_eq(qk_solve_lookup(&t, &v, &p, &mw, &d), QK_OK);
+    cr_assert(mw);
+    remove(path);
+    qk_solver_free(&t);
+    qk_solver_free(&s);
+}
+
+/* Level 4 (perfect) holding the won side never loses against level 3,
+ * from every start up to 5x5 and 6x4 that the mover or the other side
+ * wins; node budgets only, so the games are machine-independent. */
+Test(certificate, perfect_level_keeps_the_win)
+{
+    const char *boards[] = {"alquerkonane-4x4", "alquerkonane-4x5", "alquerkonane-5x4",
+                            "alquerkonane-5x5", "alquerkonane-6x4", "alquerkonane-3x5"};
+    qk_solver s;
+    cr_assert_eq(qk_solver_init(&s, 16u << 20), QK_OK);
+    int games = 0;
+    for (size_t k = 0; k < sizeof boards / sizeof boards[0]; k++) {
+        qk_variant v = tv(boards[k]);
+        for (int side = 0; side < 2; side++) {
+            qk_pos p;
+            qk_variant_start(&v, &p);
+            p.side = (uint8_t)side;
+            qk_solve_result r;
+            cr_assert_eq(qk_solve(&s, &v, &p, NULL, &r), QK_OK);
+            if (!r.has_move)
+                continue;
+            qk_engine ep, eo;
+            cr_assert_eq(qk_engine_init(&ep, 1u << 20), QK_OK);
+            cr_assert_eq(qk_engine_init(&eo, 1u << 20), QK_OK);
+            qk_limits perfect, other;
+            cr_assert_eq(qk_engine_level_limits(4, 1000, &perfect), QK_OK);
+            cr_assert(perfect.perfect);
+            perfect.time_ms = 0;
+            cr_assert_eq(qk_engine_level_limits(3, 1000, &other), QK_OK);
+            other.time_ms = 0;
+            other.nodes = 20000;
+            other.no_solver = true; /* the opponent is the plain search */
+            bool white_perfect = r.winner == QK_RESULT_WHITE;
+            int plies = 0;
+            qk_result res =
+                white_perfect ? tplay(&v, p, &ep, &perfect, &eo, &other, 400, &plies, NULL, 0)
+                              : tplay(&v, p, &eo, &other, &ep, &perfect, 400, &plies, NULL, 0);
+            cr_assert_eq(res, r.winner, "%s, %s first: the perfect side lost", boards[k],
+                         side ? "Black" : "White");
+            qk_engine_free(&ep);
+            qk_engine_free(&eo);
+            games++;
+        }
+    }
+    cr_assert_geq(games, 10);
+    qk_solver_free(&s);
+}
+
+/* docs/solved.tsv parses; every decided row of a board up to 30 squares
+ * has the winner the solver gives, and its certificate reproduces with
+ * the size the table gives (a fresh 256 MiB table and one thread, as
+ * tools/solved-table.sh runs them). */
+Test(certificate, the_published_table)
+{
+    FILE *f = fopen("docs/solved.tsv", "r");
+    cr_assert_not_null(f, "docs/solved.tsv (run from the project root)");
+    char line[2048];
+    int rows = 0, checked = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        line[strcspn(line, "\r\n")] = '\0';
+        char *field[12] = {0};
+        int nf = 0;
+        for (char *t = strtok(line, "\t"); t && nf < 12; t = strtok(NULL, "\t"))
+            field[nf++] = t;
+        cr_assert_geq(nf, 11, "row %d has %d fields", rows + 1, nf);
+        /* variant, position, first, status, winner, distance, positions,
+         * certificate lines, certificate bytes, time ms, machine */
+        qk_variant v = tv(field[0]);
+        qk_pos p = tp(&v, field[1]);
+        cr_assert_str_eq(field[2], p.side == QK_WHITE ? "white" : "black");
+        rows++;
+        if (strcmp(field[3], "decided") != 0 || v.ranks * v.files > 30)
+            continue;
+        qk_solver s;
+        cr_assert_eq(qk_solver_init(&s, 256u << 20), QK_OK);
+        qk_solve_result r;
+        qk_solve_limits lim = {.winner_only = !qk_solve_feasible(&v, &p)};
+        cr_assert_eq(qk_solve(&s, &v, &p, &lim, &r), QK_OK);
+        cr_assert(r.solved);
+        cr_assert_str_eq(qk_result_name(r.winner), field[4], "%s %s", field[0], field[1]);
+        if (r.exact)
+            cr_assert_eq(r.distance, atoi(field[5]), "%s %s", field[0], field[1]);
+        if (r.has_move) {
+            FILE *out = fopen("/dev/null", "w");
+            qk_cert_stats st;
+            cr_assert_eq(qk_solve_certificate(&s, &v, &p, NULL, out, &st), QK_OK);
+            fclose(out);
+            cr_assert_eq(st.lines, strtoull(field[7], NULL, 10), "%s %s", field[0], field[1]);
+            cr_assert_eq(st.bytes, strtoull(field[8], NULL, 10), "%s %s", field[0], field[1]);
+        }
+        qk_solver_free(&s);
+        checked++;
+    }
+    fclose(f);
+    cr_assert_geq(rows, 50, "every board 2..6 x 2..6, both sides (docs/solved.md: 7 and 8 pending)");
+    cr_assert_geq(checked, 30);
+}
