@@ -18,7 +18,7 @@
  * what, whom, when, why) in the iteration's batch, the transaction of the
  * action itself: the row and the action are committed together or not at
  * all. The offline grant and revoke write theirs in their own transaction
- * (offline.c).
+ * (store/sqlite/sqlite_offline.c).
  *
  * A ban ends the account's sessions at once (every connection logged in
  * as it becomes anonymous and gets `logged_out` {reason: "banned"}), and
