@@ -407,6 +407,31 @@ static void value_text(const config *c, const opt *o, char *b, size_t n)
     }
 }
 
+void config_take_live(config *now, const config *next)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
+        const opt *o = &opts[i];
+        if (!o->live)
+            continue;
+        switch (o->k) {
+        case K_LEVEL:
+            now->level = next->level;
+            break;
+        case K_RATE:
+            now->srv.rate = next->srv.rate;
+            break;
+        case K_CRATE:
+            now->srv.challenge_rate = next->srv.challenge_rate;
+            break;
+        case K_INT:
+            *(int *)((char *)&now->srv + o->off) = *(const int *)((const char *)&next->srv + o->off);
+            break;
+        default: /* no other kind is live */
+            break;
+        }
+    }
+}
+
 int config_live_diff(const config *old, const config *now, char *out, size_t n)
 {
     int live = 0;

@@ -54,6 +54,11 @@ int config_load(config *c, int argc, char **argv, char *err, size_t n);
 /* Print the usage text (every flag, its env variable, its default). */
 void config_usage(FILE *f);
 
+/* Copy into now the settings of next that can change while the server
+ * runs (the table's live rows), leaving the others as they are: after a
+ * reload, now describes what runs. */
+void config_take_live(config *now, const config *next);
+
 /* Compare the settings of old and now: write into out (size n) a
  * human-readable list "key: OLD -> NEW" of the live settings that differ
  * (applied by srv_apply_live) and "key: needs a restart" for the others

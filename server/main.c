@@ -54,14 +54,7 @@ static int reload(void *arg, srv_config *live, int *level)
         log_info("reload: %d live setting%s changed: %s", n, n == 1 ? "" : "s", changed);
     /* Only the live settings take effect; the others keep their value
      * until a restart, so *now keeps describing what runs. */
-    srv_config applied = next.srv;
-    r->now->srv.rate = applied.rate;
-    r->now->srv.challenge_rate = applied.challenge_rate;
-    r->now->srv.max_conns = applied.max_conns;
-    r->now->srv.max_per_addr = applied.max_per_addr;
-    r->now->srv.max_per_account = applied.max_per_account;
-    r->now->srv.pairing_timeout_ms = applied.pairing_timeout_ms;
-    r->now->level = next.level;
+    config_take_live(r->now, &next);
     *live = r->now->srv;
     *level = (int)next.level;
     return 0;
