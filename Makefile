@@ -29,7 +29,7 @@ DB       ?= ./qirkat.db
 SHARED   ?= ../shared
 LOCALEDIR ?= $(PREFIX)/share/locale
 
-PKGS      := libuv libcjson sqlite3 libsodium nettle libsystemd
+PKGS      := libuv libcjson sqlite3 libsodium nettle libsystemd libpq
 # qirkatd --http (server/net/ws.c): http-parser and wslay ship no .pc file.
 NET_LIBS  := -lwslay -lhttp_parser
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
