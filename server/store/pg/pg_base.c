@@ -1,0 +1,700 @@
+/*
+ * pg_base: see pg_base.h. The FIFO of queries, the socket's callback, the
+ * two ways of waiting (a task, or poll() before the loop runs) and the
+ * helpers every area file uses.
+ */
+#include "store/pg/pg_base.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+static const char *stmt_name(const pg_store *s, const pg_req *r)
+{
+    if (r->which == PG_TEXT)
+        return r->text;
+    return r->which >= 0 && r->which < PG_STMTS_MAX && s->st_name[r->which] ? s->st_name[r->which]
+                                                                          : "?";
+}
+
+/* ---- connection ------------------------------------------------------- */
+
+/* The URL without a password, for logs. */
+static void safe_url(const char *url, char *buf, size_t n)
+{
+    const char *at = strchr(url, '@');
+    const char *scheme = strstr(url, "://");
+    if (at && scheme && scheme < at) {
+        const char *colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
+        if (colon) {
+            snprintf(buf, n, "%.*s:***%s", (int)(colon - url), url, at);
+            return;
+        }
+    }
+    snprintf(buf, n, "%s", url);
+}
+
+int pg_connect(pg_store *s, const char *url)
+{
+    char shown[512];
+    safe_url(url, shown, sizeof shown);
+    s->tail = &s->head;
+    s->conn = PQconnectdb(url);
+    if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
+        log_error("postgresql: cannot connect to %s: %s", shown,
+                  s->conn ? PQerrorMessage(s->conn) : "out of memory");
+        return STORE_EIO;
+    }
+    /* Every acknowledged move must survive a crash of the database
+     * server: the commit returns only once its WAL record is flushed. */
+    PGresult *r = PQexec(s->conn, "SET synchronous_commit = on; SET client_min_messages = warning");
+    bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (!ok || PQsetnonblocking(s->conn, 1) != 0) {
+        log_error("postgresql: session settings: %s", PQerrorMessage(s->conn));
+        return STORE_EIO;
+    }
+    log_info("postgresql: connected to %s (server %d)", shown, PQserverVersion(s->conn));
+    return STORE_OK;
+}
+
+int pg_prepare(pg_store *s, const pg_area_stmts *a)
+{
+    for (int i = 0; i < a->n; i++) {
+        int which = (int)a->area * PG_AREA_STMTS + i;
+        char name[16];
+        snprintf(name, sizeof name, "s%d", which);
+        /* Prepared before the loop runs: blocking is allowed here. The
+         * connection is non-blocking, so wait for the answer by hand. */
+        if (!PQsendPrepare(s->conn, name, a->defs[i].sql, 0, NULL)) {
+            log_error("postgresql: prepare %s: %s", a->defs[i].name, PQerrorMessage(s->conn));
+            return STORE_EIO;
+        }
+        while (PQflush(s->conn) == 1) {
+            struct pollfd p = {.fd = PQsocket(s->conn), .events = POLLOUT | POLLIN};
+            (void)poll(&p, 1, -1);
+            (void)PQconsumeInput(s->conn);
+        }
+        PGresult *r, *last = NULL;
+        for (;;) {
+            while (PQisBusy(s->conn)) {
+                struct pollfd p = {.fd = PQsocket(s->conn), .events = POLLIN};
+                (void)poll(&p, 1, -1);
+                if (!PQconsumeInput(s->conn))
+                    break;
+            }
+            r = PQgetResult(s->conn);
+            if (!r)
+                break;
+            PQclear(last);
+            last = r;
+        }
+        bool ok = last && PQresultStatus(last) == PGRES_COMMAND_OK;
+        if (!ok)
+            log_error("postgresql: prepare %s: %s", a->defs[i].name,
+                      last ? PQresultErrorMessage(last) : PQerrorMessage(s->conn));
+        PQclear(last);
+        if (!ok)
+            return STORE_EIO;
+        s->st_name[which] = a->defs[i].name;
+    }
+    return STORE_OK;
+}
+
+/* ---- the FIFO ----------------------------------------------------------- */
+
+static void set_poll(pg_store *s, int events)
+{
+    if (!s->poll_on || events == s->poll_events)
+        return;
+    s->poll_events = events;
+    extern void pg_poll_cb(uv_poll_t * h, int status, int events);
+    int rc = uv_poll_start(&s->poll, events, pg_poll_cb);
+    if (rc < 0)
+        log_error("postgresql: uv_poll_start: %s", uv_strerror(rc));
+}
+
+/* Flush what libpq buffered; watch for writability while some is left. */
+static void flush(pg_store *s)
+{
+    int f = PQflush(s->conn);
+    if (f < 0)
+        return; /* the read side reports the broken connection */
+    set_poll(s, UV_READABLE | (f == 1 ? UV_WRITABLE : 0));
+}
+
+static void req_free(pg_req *r)
+{
+    PQclear(r->res);
+    free(r->buf);
+    free(r);
+}
+
+/* Send the head of the FIFO if it is not sent yet. */
+static void send_head(pg_store *s)
+{
+    pg_req *r = s->head;
+    if (!r || r->sent || s->lost)
+        return;
+    int ok;
+    if (r->which == PG_TEXT)
+        ok = PQsendQueryParams(s->conn, r->text, 0, NULL, NULL, NULL, NULL, 0);
+    else {
+        char name[16];
+        snprintf(name, sizeof name, "s%d", r->which);
+        ok = PQsendQueryPrepared(s->conn, name, r->n, (const char *const *)r->val, r->len, r->fmt,
+                                 0);
+    }
+    r->sent = true;
+    if (!ok) {
+        /* Could not even be sent: answered as a failure by the next
+         * processing pass (a broken connection is noticed there). */
+        r->status = PGRES_FATAL_ERROR;
+        snprintf(r->sqlstate, sizeof r->sqlstate, "08006");
+        log_error("postgresql: send %s: %s", stmt_name(s, r), PQerrorMessage(s->conn));
+    }
+    flush(s);
+}
+
+static void complete(pg_store *s, pg_req *r);
+
+/* Take the answered queries off the head, in order, and start the next.
+ * Completions may resume tasks, which queue more: the loop re-reads the
+ * head each time. */
+static void process(pg_store *s)
+{
+    while (s->head && s->head->sent) {
+        pg_req *r = s->head;
+        if (r->status != PGRES_FATAL_ERROR || !r->sqlstate[0]) {
+            bool finished = false;
+            while (!finished) {
+                if (PQisBusy(s->conn))
+                    return;
+                PGresult *res = PQgetResult(s->conn);
+                if (!res) {
+                    finished = true;
+                    break;
+                }
+                PQclear(r->res);
+                r->res = res;
+                r->status = PQresultStatus(res);
+                const char *st = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+                snprintf(r->sqlstate, sizeof r->sqlstate, "%s", st ? st : "");
+            }
+        }
+        s->head = r->next;
+        if (!s->head)
+            s->tail = &s->head;
+        s->queued--;
+        complete(s, r);
+        send_head(s);
+    }
+    send_head(s);
+}
+
+static void lose(pg_store *s, const char *why)
+{
+    if (s->lost)
+        return;
+    s->lost = true;
+    log_error("postgresql: connection lost: %s", why);
+    /* Every query in the FIFO fails; tasks waiting on them resume with
+     * STORE_EIO and answer `internal`; commits in flight report EIO, so
+     * nothing of theirs is acknowledged. */
+    while (s->head) {
+        pg_req *r = s->head;
+        s->head = r->next;
+        s->queued--;
+        r->sent = true;
+        r->status = PGRES_FATAL_ERROR;
+        snprintf(r->sqlstate, sizeof r->sqlstate, "08006");
+        complete(s, r);
+    }
+    s->tail = &s->head;
+    if (s->on_lost)
+        s->on_lost(s->lost_arg);
+}
+
+/* Read what arrived; deliver notifications; complete what is answered. */
+static void pump(pg_store *s)
+{
+    if (s->lost)
+        return;
+    if (!PQconsumeInput(s->conn) || PQstatus(s->conn) == CONNECTION_BAD) {
+        lose(s, PQerrorMessage(s->conn));
+        return;
+    }
+    process(s);
+    PGnotify *n;
+    while (!s->lost && (n = PQnotifies(s->conn))) {
+        if (s->on_notify)
+            s->on_notify(s->notify_arg, n->relname, n->extra);
+        PQfreemem(n);
+    }
+    if (!s->lost)
+        flush(s);
+}
+
+void pg_poll_cb(uv_poll_t *h, int status, int events)
+{
+    pg_store *s = h->data;
+    if (status < 0) {
+        lose(s, uv_strerror(status));
+        return;
+    }
+    if (events & UV_WRITABLE)
+        flush(s);
+    pump(s);
+}
+
+int pg_watch(pg_store *s, uv_loop_t *loop)
+{
+    int rc = uv_poll_init_socket(loop, &s->poll, PQsocket(s->conn));
+    if (rc < 0) {
+        log_error("postgresql: uv_poll_init: %s", uv_strerror(rc));
+        return STORE_EIO;
+    }
+    s->poll.data = s;
+    s->poll_on = true;
+    s->poll_events = 0;
+    s->loop = loop;
+    set_poll(s, UV_READABLE);
+    /* Anything queued before the loop ran is sent now. */
+    send_head(s);
+    return STORE_OK;
+}
+
+/* poll() until r is answered: before the loop runs, or (a bug, logged)
+ * outside a task once it runs. */
+static void wait_blocking(pg_store *s, pg_req *r)
+{
+    while (!r->done && !s->lost) {
+        send_head(s);
+        int f = PQflush(s->conn);
+        struct pollfd p = {.fd = PQsocket(s->conn), .events = POLLIN | (f == 1 ? POLLOUT : 0)};
+        if (poll(&p, 1, -1) < 0 && errno != EINTR) {
+            lose(s, strerror(errno));
+            break;
+        }
+        pump(s);
+    }
+}
+
+static void enqueue(pg_store *s, pg_req *r)
+{
+    r->txn = s->txn;
+    if (s->lost) {
+        /* Failed at once, through the same completion as any failure. */
+        r->sent = true;
+        r->status = PGRES_FATAL_ERROR;
+        snprintf(r->sqlstate, sizeof r->sqlstate, "08006");
+        complete(s, r);
+        return;
+    }
+    *s->tail = r;
+    s->tail = &r->next;
+    s->queued++;
+    if (s->head == r)
+        send_head(s);
+}
+
+static void wait_for(pg_store *s, pg_req *r)
+{
+    task *t = task_current();
+    if (t && s->loop) {
+        r->waiter = t;
+        while (!r->done)
+            task_wait();
+        return;
+    }
+    if (s->loop) {
+        s->blocking_waits++;
+        log_error("postgresql: %s waited outside a task: the loop was blocked", stmt_name(s, r));
+    }
+    wait_blocking(s, r);
+}
+
+/* ---- building a query ----------------------------------------------------- */
+
+static pg_req *build(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
+{
+    pg_req *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->which = which;
+    size_t n = strlen(fmt);
+    if (n > PG_PARAMS_MAX) {
+        log_error("postgresql: %s: %zu parameters", stmt_name(s, r), n);
+        free(r);
+        return NULL;
+    }
+    /* Two passes: the sizes, then the bytes. */
+    char nums[PG_PARAMS_MAX][24];
+    const char *src[PG_PARAMS_MAX];
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t v;
+        const char *t;
+        src[i] = NULL;
+        r->fmt[i] = 0;
+        switch (fmt[i]) {
+        case 'i':
+        case 'o':
+        case 'O':
+            v = va_arg(ap, int64_t);
+            if ((fmt[i] == 'o' && v <= 0) || (fmt[i] == 'O' && v < 0))
+                break;
+            snprintf(nums[i], sizeof nums[i], "%" PRId64, v);
+            src[i] = nums[i];
+            r->len[i] = (int)strlen(nums[i]);
+            break;
+        case 't':
+        case 'T':
+            t = va_arg(ap, const char *);
+            if (!t || (fmt[i] == 'T' && !*t))
+                break;
+            src[i] = t;
+            r->len[i] = (int)strlen(t);
+            break;
+        case 'h':
+            src[i] = (const char *)va_arg(ap, const uint8_t *);
+            if (src[i]) {
+                r->len[i] = STORE_TOKEN_HASH;
+                r->fmt[i] = 1; /* binary bytea */
+            }
+            break;
+        default:
+            log_error("postgresql: %s: bad format '%c'", stmt_name(s, r), fmt[i]);
+            free(r);
+            return NULL;
+        }
+        if (src[i])
+            total += (size_t)r->len[i] + 1;
+    }
+    r->n = (int)n;
+    r->buf = malloc(total ? total : 1);
+    if (!r->buf) {
+        free(r);
+        return NULL;
+    }
+    char *p = r->buf;
+    for (size_t i = 0; i < n; i++) {
+        if (!src[i]) {
+            r->val[i] = NULL;
+            r->len[i] = 0;
+            continue;
+        }
+        memcpy(p, src[i], (size_t)r->len[i]);
+        p[r->len[i]] = '\0';
+        r->val[i] = p;
+        p += r->len[i] + 1;
+    }
+    return r;
+}
+
+/* ---- completion ---------------------------------------------------------- */
+
+static bool failed(const pg_req *r)
+{
+    return r->status != PGRES_COMMAND_OK && r->status != PGRES_TUPLES_OK;
+}
+
+static void complete(pg_store *s, pg_req *r)
+{
+    r->done = true;
+    bool bad = failed(r);
+    if (bad && r->txn && r->txn > s->failed_txn)
+        s->failed_txn = r->txn;
+    if (r->is_commit) {
+        s->commits_inflight--;
+        s->commits_done++;
+        bool ok = !bad && r->txn != s->failed_txn && r->res &&
+                  strcmp(PQcmdStatus(r->res), "COMMIT") == 0;
+        if (!ok && !bad)
+            log_error("postgresql: transaction %" PRIu64 " failed; its COMMIT rolled back", r->txn);
+        if (bad)
+            log_error("postgresql: COMMIT: %s", r->res ? PQresultErrorMessage(r->res) : "lost");
+        store_done_cb cb = r->on_done;
+        void *arg = r->on_done_arg;
+        req_free(r);
+        if (cb)
+            cb(arg, ok ? STORE_OK : STORE_EIO);
+        return;
+    }
+    if (!r->waiter && !r->keep_result) {
+        /* Nobody reads it: a queued write or BEGIN/ROLLBACK. */
+        if (bad && !s->lost)
+            log_error("postgresql: %s: %s", stmt_name(s, r),
+                      r->res ? PQresultErrorMessage(r->res) : "not sent");
+        store_done_cb cb = r->on_done;
+        void *arg = r->on_done_arg;
+        req_free(r);
+        if (cb)
+            cb(arg, bad ? STORE_EIO : STORE_OK);
+        return;
+    }
+    if (r->waiter) {
+        task *t = r->waiter;
+        r->waiter = NULL;
+        /* Resume only from the loop's stack: a completion found while the
+         * task itself pumps (blocking fallback) is seen by its loop. */
+        if (!task_current())
+            task_wake(t);
+    }
+}
+
+/* Queue and wait; returns the answered request (the caller frees it with
+ * req_free) or NULL when it could not be built. */
+static pg_req *run_v(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
+{
+    pg_req *r = build(s, which, fmt, ap);
+    if (!r) {
+        if (s->txn)
+            s->failed_txn = s->txn;
+        return NULL;
+    }
+    r->keep_result = true;
+    enqueue(s, r);
+    wait_for(s, r);
+    if (failed(r) && !s->lost)
+        log_error("postgresql: %s: %s", stmt_name(s, r),
+                  r->res ? PQresultErrorMessage(r->res) : "not sent");
+    return r;
+}
+
+static long affected(const pg_req *r)
+{
+    const char *t = r->res ? PQcmdTuples(r->res) : "";
+    return *t ? strtol(t, NULL, 10) : 0;
+}
+
+int pg_run(pg_store *s, pg_stmt which, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pg_req *r = run_v(s, which, fmt, ap);
+    va_end(ap);
+    int rc = !r || failed(r) ? STORE_EIO : STORE_OK;
+    if (r)
+        req_free(r);
+    return rc;
+}
+
+int pg_run_one(pg_store *s, pg_stmt which, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pg_req *r = run_v(s, which, fmt, ap);
+    va_end(ap);
+    int rc = !r || failed(r) ? STORE_EIO : affected(r) == 0 ? STORE_NOTFOUND : STORE_OK;
+    if (r)
+        req_free(r);
+    return rc;
+}
+
+int pg_run_conflict(pg_store *s, pg_stmt which, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pg_req *r = run_v(s, which, fmt, ap);
+    va_end(ap);
+    int rc = !r || failed(r) ? STORE_EIO : affected(r) == 0 ? STORE_CONFLICT : STORE_OK;
+    if (r)
+        req_free(r);
+    return rc;
+}
+
+int pg_send(pg_store *s, pg_stmt which, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pg_req *r = build(s, which, fmt, ap);
+    va_end(ap);
+    if (!r) {
+        if (s->txn)
+            s->failed_txn = s->txn;
+        return STORE_EIO;
+    }
+    enqueue(s, r);
+    return STORE_OK;
+}
+
+static int query_v(pg_store *s, pg_stmt which, PGresult **res, bool one, const char *fmt,
+                   va_list ap)
+{
+    *res = NULL;
+    pg_req *r = run_v(s, which, fmt, ap);
+    if (!r || failed(r) || !r->res) {
+        if (r)
+            req_free(r);
+        return STORE_EIO;
+    }
+    if (one && PQntuples(r->res) == 0) {
+        req_free(r);
+        return STORE_NOTFOUND;
+    }
+    *res = r->res;
+    r->res = NULL;
+    req_free(r);
+    return STORE_OK;
+}
+
+int pg_one_row(pg_store *s, pg_stmt which, PGresult **res, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = query_v(s, which, res, true, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int pg_query(pg_store *s, pg_stmt which, PGresult **res, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = query_v(s, which, res, false, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int pg_each(pg_store *s, pg_stmt which, pg_row_fn row, void *ctx, const char *fmt, ...)
+{
+    PGresult *res;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = query_v(s, which, &res, false, fmt, ap);
+    va_end(ap);
+    if (rc)
+        return rc;
+    int n = PQntuples(res);
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = row(res, i, ctx);
+    PQclear(res);
+    return rc;
+}
+
+int pg_exec_text(pg_store *s, const char *sql, const char *what)
+{
+    pg_req *r = calloc(1, sizeof *r);
+    if (!r)
+        return STORE_EIO;
+    r->which = PG_TEXT;
+    r->text = sql;
+    r->keep_result = true;
+    enqueue(s, r);
+    wait_for(s, r);
+    int rc = failed(r) ? STORE_EIO : STORE_OK;
+    if (rc && !s->lost)
+        log_error("postgresql: %s: %s", what, r->res ? PQresultErrorMessage(r->res) : "not sent");
+    req_free(r);
+    return rc;
+}
+
+int pg_send_text(pg_store *s, const char *sql, bool is_commit, uint64_t txn, store_done_cb on_done,
+                 void *arg)
+{
+    pg_req *r = calloc(1, sizeof *r);
+    if (!r)
+        return STORE_EIO;
+    r->which = PG_TEXT;
+    r->text = sql;
+    r->is_commit = is_commit;
+    r->on_done = on_done;
+    r->on_done_arg = arg;
+    if (is_commit)
+        s->commits_inflight++;
+    uint64_t keep = s->txn;
+    s->txn = txn;
+    enqueue(s, r);
+    s->txn = keep;
+    return STORE_OK;
+}
+
+void pg_drain(pg_store *s)
+{
+    if (!s->head || s->lost)
+        return;
+    /* A marker at the tail: the FIFO answers everything before it first. */
+    pg_req *m = calloc(1, sizeof *m);
+    if (!m)
+        return;
+    m->which = PG_TEXT;
+    m->text = "SELECT 1";
+    m->keep_result = true;
+    enqueue(s, m);
+    wait_blocking(s, m);
+    req_free(m);
+}
+
+void pg_disconnect(pg_store *s)
+{
+    if (s->conn && !s->lost)
+        pg_drain(s);
+    if (s->poll_on) {
+        uv_poll_stop(&s->poll);
+        uv_close((uv_handle_t *)&s->poll, NULL);
+        s->poll_on = false;
+    }
+    if (s->conn)
+        PQfinish(s->conn);
+    s->conn = NULL;
+}
+
+/* ---- columns ------------------------------------------------------------- */
+
+int64_t pg_col_int(const PGresult *r, int row, int col)
+{
+    if (PQgetisnull(r, row, col))
+        return 0;
+    return strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+bool pg_col_null(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) != 0;
+}
+
+void pg_col_text(const PGresult *r, int row, int col, char *buf, size_t n)
+{
+    if (n == 0)
+        return;
+    const char *v = PQgetisnull(r, row, col) ? "" : PQgetvalue(r, row, col);
+    snprintf(buf, n, "%s", v);
+}
+
+static int hexval(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int pg_col_blob(const PGresult *r, int row, int col, uint8_t *out, size_t n)
+{
+    if (PQgetisnull(r, row, col))
+        return -1;
+    const char *v = PQgetvalue(r, row, col);
+    /* bytea's text output (bytea_output = hex): "\x" then two digits a byte. */
+    if (v[0] != '\\' || v[1] != 'x' || strlen(v + 2) != 2 * n)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int hi = hexval(v[2 + 2 * i]), lo = hexval(v[3 + 2 * i]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return 0;
+}
+
+int pg_row_id(const PGresult *r, int i, void *ctx)
+{
+    pg_ids *w = ctx;
+    if (*w->n >= w->max)
+        return 1;
+    w->ids[(*w->n)++] = pg_col_int(r, i, 0);
+    return 0;
+}
