@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libpq-fe.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -97,12 +98,38 @@ static void spawn(tsrv *s, const char *env)
     }
 }
 
+/* With QK_TEST_PG_URL (make test-pg), the server runs on a fresh
+ * PostgreSQL database of that cluster instead of a SQLite file, so a suite
+ * written for one backend runs on the other (issue 22). Tests that read
+ * the SQLite file itself (t_db_*) are not run that way. */
+static void choose_db(tsrv *s)
+{
+    const char *pg = getenv("QK_TEST_PG_URL");
+    if (!pg || !*pg) {
+        snprintf(s->db, sizeof s->db, "%s/qirkat.db", s->dir);
+        return;
+    }
+    static int n;
+    char name[64], sql[96];
+    snprintf(name, sizeof name, "qk_s%ld_%d", (long)getpid(), n++);
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
+    PGconn *c = PQconnectdb(pg);
+    cr_assert_eq(PQstatus(c), CONNECTION_OK, "connect %s: %s", pg, PQerrorMessage(c));
+    PGresult *r = PQexec(c, sql);
+    cr_assert_eq(PQresultStatus(r), PGRES_COMMAND_OK, "%s: %s", sql, PQresultErrorMessage(r));
+    PQclear(r);
+    PQfinish(c);
+    const char *slash = strrchr(pg, '/');
+    cr_assert(slash && slash > strstr(pg, "://") + 2, "QK_TEST_PG_URL needs a database: %s", pg);
+    snprintf(s->db, sizeof s->db, "%.*s/%s", (int)(slash - pg), pg, name);
+}
+
 void tsrv_start(tsrv *s, const char *env)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->dir, sizeof s->dir, "/tmp/qk-server-test-XXXXXX");
     cr_assert_not_null(mkdtemp(s->dir));
-    snprintf(s->db, sizeof s->db, "%s/qirkat.db", s->dir);
+    choose_db(s);
     snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
     spawn(s, env);
 }
@@ -113,7 +140,7 @@ void tsrv_start_http(tsrv *s, const char *env)
     s->http = true;
     snprintf(s->dir, sizeof s->dir, "/tmp/qk-server-test-XXXXXX");
     cr_assert_not_null(mkdtemp(s->dir));
-    snprintf(s->db, sizeof s->db, "%s/qirkat.db", s->dir);
+    choose_db(s);
     snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
     spawn(s, env);
 }
