@@ -69,7 +69,9 @@ void srv_flush(srv *s)
     s->net.txn_epoch = batch_epoch(&s->batch);
     corr_after_flush(&s->svc);
     net_flush(&s->net);
-    games_trim(s->svc.games);
+    /* A waiting task may hold a game * (games.h "valid until"). */
+    if (!task_busy())
+        games_trim(s->svc.games);
     /* Lines left for the next turn: the idle handle keeps the loop from
      * blocking in poll until they have been handled (while stopping too:
      * they are answered server_shutdown). */

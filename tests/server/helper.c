@@ -98,20 +98,13 @@ static void spawn(tsrv *s, const char *env)
     }
 }
 
-/* With QK_TEST_PG_URL (make test-pg), the server runs on a fresh
- * PostgreSQL database of that cluster instead of a SQLite file, so a suite
- * written for one backend runs on the other (issue 22). Tests that read
- * the SQLite file itself (t_db_*) are not run that way. */
-static void choose_db(tsrv *s)
+void t_pg_new_db(char *out, size_t n)
 {
     const char *pg = getenv("QK_TEST_PG_URL");
-    if (!pg || !*pg) {
-        snprintf(s->db, sizeof s->db, "%s/qirkat.db", s->dir);
-        return;
-    }
-    static int n;
+    cr_assert(pg && *pg, "QK_TEST_PG_URL is not set");
+    static int k;
     char name[64], sql[96];
-    snprintf(name, sizeof name, "qk_s%ld_%d", (long)getpid(), n++);
+    snprintf(name, sizeof name, "qk_s%ld_%d", (long)getpid(), k++);
     snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
     PGconn *c = PQconnectdb(pg);
     cr_assert_eq(PQstatus(c), CONNECTION_OK, "connect %s: %s", pg, PQerrorMessage(c));
@@ -121,7 +114,16 @@ static void choose_db(tsrv *s)
     PQfinish(c);
     const char *slash = strrchr(pg, '/');
     cr_assert(slash && slash > strstr(pg, "://") + 2, "QK_TEST_PG_URL needs a database: %s", pg);
-    snprintf(s->db, sizeof s->db, "%.*s/%s", (int)(slash - pg), pg, name);
+    snprintf(out, n, "%.*s/%s", (int)(slash - pg), pg, name);
+}
+
+static void choose_db(tsrv *s)
+{
+    const char *pg = getenv("QK_TEST_PG_URL");
+    if (pg && *pg)
+        t_pg_new_db(s->db, sizeof s->db);
+    else
+        snprintf(s->db, sizeof s->db, "%s/qirkat.db", s->dir);
 }
 
 void tsrv_start(tsrv *s, const char *env)
@@ -132,6 +134,30 @@ void tsrv_start(tsrv *s, const char *env)
     choose_db(s);
     snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
     spawn(s, env);
+}
+
+void tsrv_start_on(tsrv *s, const char *db, bool http, const char *env)
+{
+    memset(s, 0, sizeof *s);
+    s->http = http;
+    snprintf(s->dir, sizeof s->dir, "/tmp/qk-server-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(s->dir));
+    snprintf(s->db, sizeof s->db, "%s", db);
+    snprintf(s->log, sizeof s->log, "%s/server.log", s->dir);
+    spawn(s, env);
+}
+
+long long t_pg_count(const char *url, const char *sql)
+{
+    PGconn *c = PQconnectdb(url);
+    cr_assert_eq(PQstatus(c), CONNECTION_OK, "connect %s: %s", url, PQerrorMessage(c));
+    PGresult *r = PQexec(c, sql);
+    cr_assert_eq(PQresultStatus(r), PGRES_TUPLES_OK, "%s: %s", sql, PQresultErrorMessage(r));
+    cr_assert_eq(PQntuples(r), 1, "%s: one row", sql);
+    long long n = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    PQfinish(c);
+    return n;
 }
 
 void tsrv_start_http(tsrv *s, const char *env)
