@@ -206,6 +206,15 @@ void tsrv_stop(tsrv *s)
     s->pid = 0;
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
               "qirkatd did not exit 0 on SIGTERM (status %#x); see %s", st, s->log);
+    /* On PostgreSQL the loop must never wait for the database (issue 22):
+     * the backend logs every wait outside a task (store/pg/pg_base.h). */
+    FILE *f = fopen(s->log, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f))
+        cr_assert_null(strstr(line, "waited outside a task"), "the loop blocked: %s (see %s)",
+                       line, s->log);
+    if (f)
+        fclose(f);
 }
 
 void tsrv_kill(tsrv *s)
