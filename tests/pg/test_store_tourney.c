@@ -76,8 +76,7 @@ static void exec_sql(const side *b, const char *sql)
         PGconn *c = PQconnectdb(b->where);
         cr_assert_eq(PQstatus(c), CONNECTION_OK, "%s", PQerrorMessage(c));
         PGresult *r = PQexec(c, sql);
-        cr_assert_eq(PQresultStatus(r), PGRES_COMMAND_OK, "%s: %s", sql,
-                     PQresultErrorMessage(r));
+        cr_assert_eq(PQresultStatus(r), PGRES_COMMAND_OK, "%s: %s", sql, PQresultErrorMessage(r));
         PQclear(r);
         PQfinish(c);
         return;
@@ -86,8 +85,7 @@ static void exec_sql(const side *b, const char *sql)
     cr_assert_eq(sqlite3_open(b->where, &h), SQLITE_OK);
     sqlite3_busy_timeout(h, 5000);
     char *err = NULL;
-    cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &err), SQLITE_OK, "%s: %s", sql,
-                 err ? err : "");
+    cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &err), SQLITE_OK, "%s: %s", sql, err ? err : "");
     sqlite3_close(h);
 }
 
@@ -324,8 +322,7 @@ static void classes_sequence(side *b, trace *t)
     /* Exact: another case is another code. */
     cr_assert_eq(rc_of(t, "class_by_code xyz789", store_class_by_code(s, "xyz789", &got)),
                  STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "class_by_code empty", store_class_by_code(s, "", &got)),
-                 STORE_NOTFOUND);
+    cr_assert_eq(rc_of(t, "class_by_code empty", store_class_by_code(s, "", &got)), STORE_NOTFOUND);
 
     seen w = fresh(t);
     cr_assert_eq(rc_of(t, "members_each 1", store_members_each(s, 1, on_member, &w)), 0);
@@ -371,8 +368,7 @@ static void classes_sequence(side *b, trace *t)
     cr_assert_eq(w.n, 0);
     w = fresh(t);
     w.stop_after = 1;
-    cr_assert_eq(rc_of(t, "classes_of teacher stopped", store_classes_of(s, tea, on_class, &w)),
-                 7);
+    cr_assert_eq(rc_of(t, "classes_of teacher stopped", store_classes_of(s, tea, on_class, &w)), 7);
     IDS(w, 1);
 }
 
@@ -486,8 +482,7 @@ static void tourney_sequence(side *b, trace *t)
     cr_assert_eq(rc_of(t, "list open", store_tourneys_list(s, "open", 10, on_tourney, &w)), 0);
     IDS(w, 1);
     w = fresh(t);
-    cr_assert_eq(rc_of(t, "list running", store_tourneys_list(s, "running", 1, on_tourney, &w)),
-                 0);
+    cr_assert_eq(rc_of(t, "list running", store_tourneys_list(s, "running", 1, on_tourney, &w)), 0);
     IDS(w, 2);
     w = fresh(t);
     cr_assert_eq(rc_of(t, "list none", store_tourneys_list(s, "nosuch", 10, on_tourney, &w)), 0);
@@ -510,15 +505,13 @@ static void tourney_sequence(side *b, trace *t)
     cr_assert_eq(rc_of(t, "tplayer_add p1 in b", store_tplayer_add(s, 2, p1, 1, 0, 6006)),
                  STORE_OK);
     cr_assert_eq(rc_of(t, "tplayer_withdraw p2", store_tplayer_withdraw(s, 1, p2)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_withdraw p2 again", store_tplayer_withdraw(s, 1, p2)),
-                 STORE_OK);
+    cr_assert_eq(rc_of(t, "tplayer_withdraw p2 again", store_tplayer_withdraw(s, 1, p2)), STORE_OK);
     cr_assert_eq(rc_of(t, "tplayer_withdraw org", store_tplayer_withdraw(s, 1, org)),
                  STORE_NOTFOUND);
     cr_assert_eq(rc_of(t, "tplayer_remove p4", store_tplayer_remove(s, 1, p4)), STORE_OK);
     cr_assert_eq(rc_of(t, "tplayer_remove p4 again", store_tplayer_remove(s, 1, p4)),
                  STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "tplayer_remove in 99", store_tplayer_remove(s, 99, p1)),
-                 STORE_NOTFOUND);
+    cr_assert_eq(rc_of(t, "tplayer_remove in 99", store_tplayer_remove(s, 99, p1)), STORE_NOTFOUND);
     cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
 
     w = fresh(t);
@@ -532,17 +525,16 @@ static void tourney_sequence(side *b, trace *t)
     cr_assert_eq(w.n, 0);
     w = fresh(t);
     w.stop_after = 2;
-    cr_assert_eq(rc_of(t, "tplayers_each 1 stopped", store_tplayers_each(s, 1, on_tplayer, &w)),
-                 7);
+    cr_assert_eq(rc_of(t, "tplayers_each 1 stopped", store_tplayers_each(s, 1, on_tplayer, &w)), 7);
     IDS(w, p1, p2);
 
     /* Pairings: round 2 inserted before round 1's second board, so the
      * listing's order is the store's, not the insertion's. */
-    store_pairing g11 = {.tournament_id = 1, .round = 1, .board = 1, .white_id = p1,
-                         .black_id = p2, .game_id = 1};
+    store_pairing g11 = {
+        .tournament_id = 1, .round = 1, .board = 1, .white_id = p1, .black_id = p2, .game_id = 1};
     snprintf(g11.kind, sizeof g11.kind, "game");
-    store_pairing g21 = {.tournament_id = 1, .round = 2, .board = 1, .white_id = p3,
-                         .black_id = p4, .game_id = 2};
+    store_pairing g21 = {
+        .tournament_id = 1, .round = 2, .board = 1, .white_id = p3, .black_id = p4, .game_id = 2};
     snprintf(g21.kind, sizeof g21.kind, "game");
     snprintf(g21.result, sizeof g21.result, "draw");
     store_pairing bye12 = {.tournament_id = 1, .round = 1, .board = 2, .white_id = p3};
@@ -563,8 +555,7 @@ static void tourney_sequence(side *b, trace *t)
     cr_assert_eq(rc_of(t, "pairing_insert bye 1.2", store_pairing_insert(s, &bye12)), STORE_OK);
     cr_assert_eq(rc_of(t, "game_tourney_set 1", store_game_tourney_set(s, 1, 1, 1)), STORE_OK);
     cr_assert_eq(rc_of(t, "game_tourney_set 2", store_game_tourney_set(s, 2, 1, 2)), STORE_OK);
-    cr_assert_eq(rc_of(t, "game_tourney_set 3 none", store_game_tourney_set(s, 3, 0, 0)),
-                 STORE_OK);
+    cr_assert_eq(rc_of(t, "game_tourney_set 3 none", store_game_tourney_set(s, 3, 0, 0)), STORE_OK);
     cr_assert_eq(rc_of(t, "game_tourney_set 99", store_game_tourney_set(s, 99, 1, 1)),
                  STORE_NOTFOUND);
     cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
@@ -582,10 +573,8 @@ static void tourney_sequence(side *b, trace *t)
     cr_assert_eq(pg.round, 2);
     cr_assert_str_eq(pg.result, "draw");
     cr_assert_str_eq(pg.kind, "game");
-    cr_assert_eq(rc_of(t, "pairing_by_game 3", store_pairing_by_game(s, 3, &pg)),
-                 STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "pairing_by_game 0", store_pairing_by_game(s, 0, &pg)),
-                 STORE_NOTFOUND);
+    cr_assert_eq(rc_of(t, "pairing_by_game 3", store_pairing_by_game(s, 3, &pg)), STORE_NOTFOUND);
+    cr_assert_eq(rc_of(t, "pairing_by_game 0", store_pairing_by_game(s, 0, &pg)), STORE_NOTFOUND);
 
     /* A result set by hand, then cleared; a forfeit; an absent key. */
     store_pairing set = g11;
@@ -691,9 +680,8 @@ static void tourney_sequence(side *b, trace *t)
                  STORE_OK);
     store_rollback(s);
     w = fresh(t);
-    cr_assert_eq(rc_of(t, "tplayers_each 2 after rollback",
-                       store_tplayers_each(s, 2, on_tplayer, &w)),
-                 0);
+    cr_assert_eq(
+        rc_of(t, "tplayers_each 2 after rollback", store_tplayers_each(s, 2, on_tplayer, &w)), 0);
     IDS(w, p1);
 }
 

@@ -35,16 +35,16 @@
     "SELECT tournament_id, round, board, white_id, COALESCE(black_id, 0), "                        \
     "COALESCE(game_id, 0), kind, COALESCE(result, ''), by_hand FROM tournament_pairings "
 #define TOURNEY_STATEMENTS(X)                                                                      \
-    X(CLASS_INSERT, "INSERT INTO classes (name, code, teacher_id, created) "                      \
+    X(CLASS_INSERT, "INSERT INTO classes (name, code, teacher_id, created) "                       \
                     "SELECT $1::text, $2::text, $3::bigint, $4::bigint WHERE NOT EXISTS "          \
-                    "(SELECT 1 FROM classes WHERE code = $2::text) "                              \
+                    "(SELECT 1 FROM classes WHERE code = $2::text) "                               \
                     "ON CONFLICT DO NOTHING RETURNING id")                                         \
     X(CLASS_GET, CLASS_SELECT "WHERE c.id = $1")                                                   \
     X(CLASS_BY_CODE, CLASS_SELECT "WHERE c.code = $1")                                             \
     X(CLASSES_OF,                                                                                  \
       CLASS_SELECT "WHERE c.teacher_id = $1 OR c.id IN (SELECT class_id FROM class_members "       \
                    "WHERE user_id = $1) ORDER BY c.id")                                            \
-    X(MEMBER_ADD, "INSERT INTO class_members (class_id, user_id, name, created) "                 \
+    X(MEMBER_ADD, "INSERT INTO class_members (class_id, user_id, name, created) "                  \
                   "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")                                \
     X(MEMBERS_OF,                                                                                  \
       "SELECT m.user_id, u.username, m.name, u.bot FROM class_members m JOIN users u ON "          \
@@ -84,8 +84,8 @@
     X(FORBIDS_OF, "SELECT a_id, b_id FROM tournament_forbidden WHERE tournament_id = $1 "          \
                   "ORDER BY a_id, b_id")                                                           \
     X(GAME_T_SET, "UPDATE games SET tournament_id = $2, round = $3 WHERE id = $1")                 \
-    X(GAME_T_GET,                                                                                  \
-      "SELECT COALESCE(tournament_id, 0), COALESCE(round, 0) FROM games WHERE id = $1")
+    X(GAME_T_GET, "SELECT COALESCE(tournament_id, 0), COALESCE(round, 0) "                         \
+                  "FROM games WHERE id = $1")
 
 enum { PG_AREA_FIRST(TOURNEY), TOURNEY_STATEMENTS(PG_STMT_ENUM) ST_TOURNEY__END };
 static const pg_stmt_def tourney_defs[] = {TOURNEY_STATEMENTS(PG_STMT_DEF)};
@@ -233,11 +233,11 @@ ROW_WALK(tourney, read_tourney)
 static int pg_tourney_insert(store *base, store_tourney *t)
 {
     PGresult *r;
-    int rc = pg_one_row(pg_of(base), ST_TOURNEY_INSERT, &r, "ttttTiiiiottiiit", t->name, t->system,
-                        t->variant, t->time_control, t->position, t->rounds, (int64_t)t->dbl,
-                        (int64_t)t->rated, (int64_t)t->bots, t->class_id, t->start_mode,
-                        t->status, t->organiser_id, t->created, t->updated,
-                        t->pairer[0] ? t->pairer : "builtin");
+    int rc =
+        pg_one_row(pg_of(base), ST_TOURNEY_INSERT, &r, "ttttTiiiiottiiit", t->name, t->system,
+                   t->variant, t->time_control, t->position, t->rounds, (int64_t)t->dbl,
+                   (int64_t)t->rated, (int64_t)t->bots, t->class_id, t->start_mode, t->status,
+                   t->organiser_id, t->created, t->updated, t->pairer[0] ? t->pairer : "builtin");
     if (rc)
         return rc == STORE_NOTFOUND ? STORE_EIO : rc; /* RETURNING always answers a row */
     t->id = pg_col_int(r, 0, 0);
@@ -287,8 +287,8 @@ ROW_WALK(tplayer, read_tplayer)
 
 static int pg_tplayers_each(store *base, int64_t tid, store_tplayer_cb cb, void *arg)
 {
-    return pg_each(pg_of(base), ST_TPLAYERS_OF, tplayer_row,
-                   &(tplayer_walk){.cb = cb, .arg = arg}, "i", tid);
+    return pg_each(pg_of(base), ST_TPLAYERS_OF, tplayer_row, &(tplayer_walk){.cb = cb, .arg = arg},
+                   "i", tid);
 }
 
 static int pg_tplayer_withdraw(store *base, int64_t tid, int64_t user_id)
@@ -326,8 +326,8 @@ static int pg_pairing_insert(store *base, const store_pairing *p)
 
 static int pg_pairings_each(store *base, int64_t tid, store_pairing_cb cb, void *arg)
 {
-    return pg_each(pg_of(base), ST_PAIRINGS_OF, pairing_row,
-                   &(pairing_walk){.cb = cb, .arg = arg}, "i", tid);
+    return pg_each(pg_of(base), ST_PAIRINGS_OF, pairing_row, &(pairing_walk){.cb = cb, .arg = arg},
+                   "i", tid);
 }
 
 static int pg_pairing_by_game(store *base, int64_t game_id, store_pairing *out)
