@@ -181,12 +181,23 @@ test: all tests check-layers check-po
 # directory. QK_PG_URL is exported for everything the recipe runs after
 # the cluster starts.
 .PHONY: test-pg
-test-pg: $(BUILD)/test-pg
+# Then server suites whose servers run on PostgreSQL (QK_TEST_PG_URL:
+# tests/server/helper.c gives each server a fresh database of the
+# cluster), PG_SUITES below, and the nodes' tests (several qirkatd on one
+# database, tests/server/test_nodes.c).
+PG_SUITES ?= nodes flow live corr tourney inbox class_privacy records ratings admin errors
+test-pg: all $(BUILD)/test-pg $(BUILD)/test-server
 	@set -e; dir=$$(mktemp -d /tmp/qk-pg.XXXXXX); \
 	trap 'sh tests/pg/cluster.sh stop "$$dir"' EXIT; trap 'exit 1' INT TERM HUP; \
 	QK_PG_URL=$$(sh tests/pg/cluster.sh start "$$dir"); export QK_PG_URL; \
 	echo "== test-pg ($$QK_PG_URL)"; \
-	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-pg --jobs 2
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-pg --jobs 2; \
+	haproxy -c -q -f deploy/haproxy.cfg; \
+	for suite in $(PG_SUITES); do \
+	    echo "== test-server $$suite/* on PostgreSQL"; \
+	    QK_TEST_PG_URL=$$QK_PG_URL QK_SHARED=$(SHARED) QK_BIN=$(BUILD) \
+	        $(BUILD)/test-server --jobs 2 --filter "$$suite/*"; \
+	done
 
 # The web client's tests (tests/web/): the replay move applier against the
 # recorded games, then the browser tests against a real `qirkatd --http`

@@ -54,7 +54,7 @@ int pgtest_new_db(char *url, size_t n)
         return -1;
     char name[64], sql[128];
     snprintf(name, sizeof name, "qk_t%ld_%d", (long)getpid(), nmade);
-    snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
+    snprintf(sql, sizeof sql, "CREATE DATABASE %.63s", name);
     if (admin_exec(sql) != 0)
         return -1;
     snprintf(made[nmade++], sizeof made[0], "%s", name);
@@ -66,7 +66,7 @@ void pgtest_drop_all(void)
 {
     char sql[128];
     for (int i = 0; i < nmade; i++) {
-        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s WITH (FORCE)", made[i]);
+        snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %.63s WITH (FORCE)", made[i]);
         (void)admin_exec(sql);
     }
     nmade = 0;
