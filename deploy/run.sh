@@ -17,7 +17,12 @@ db=${3:-./qirkat.db}
 http=${4-127.0.0.1:7421}
 bots=${QIRKAT_BOTS:-1}
 
-dbdir=$(cd "$(dirname "$db")" && pwd)
+# A PostgreSQL URL (docs/scale.md) has no directory: the bots' sessions
+# then live beside the working directory.
+case "$db" in
+postgresql://* | postgres://*) dbdir=$(pwd) ;;
+*) dbdir=$(cd "$(dirname "$db")" && pwd) ;;
+esac
 botroot="$dbdir/.qirkat-bots"
 tmp=$(mktemp -d)
 srv=

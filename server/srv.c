@@ -19,12 +19,14 @@
 #include "api/session.h"
 #include "game/corr.h"
 #include "game/games.h"
+#include "store/pg.h"
 #include "store/store.h"
 #include "game/tourney.h"
 #include "api/optable.h"
 #include "qk_proto.h"
 #include "util/log.h"
 #include "util/metrics.h"
+#include "util/task.h"
 
 /* ---- flush ------------------------------------------------------------ */
 
@@ -37,6 +39,7 @@ static void idle_cb(uv_idle_t *h)
 }
 
 static void stop_finish(srv *s);
+static void database_lost(void *arg);
 
 void srv_flush(srv *s)
 {
@@ -45,7 +48,11 @@ void srv_flush(srv *s)
     dispatch_release(&s->api, false);
     /* Stopping, every batch commits now: the stop waits for it. */
     uint64_t before = s->batch.committed;
-    int ended = s->stopping ? batch_end(&s->batch) : batch_end_or_keep(&s->batch);
+    /* A task that waits for the database half-way through its writes
+     * keeps the batch open: its writes commit together (util/task.h). */
+    int ended = task_busy()     ? STORE_OK
+                : s->stopping ? batch_end(&s->batch)
+                              : batch_end_or_keep(&s->batch);
     if (s->batch.committed != before)
         s->commit_ns[s->batch.committed % 64] = uv_hrtime();
     if (ended != STORE_OK) {
@@ -62,7 +69,9 @@ void srv_flush(srv *s)
     s->net.txn_epoch = batch_epoch(&s->batch);
     corr_after_flush(&s->svc);
     net_flush(&s->net);
-    games_trim(s->svc.games);
+    /* A waiting task may hold a game * (games.h "valid until"). */
+    if (!task_busy())
+        games_trim(s->svc.games);
     /* Lines left for the next turn: the idle handle keeps the loop from
      * blocking in poll until they have been handled (while stopping too:
      * they are answered server_shutdown). */
@@ -321,6 +330,15 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     metrics_setup(s); /* after net_init and api_init, which clear their structs */
     g->sink = fanout_sink(&s->api);
     int rc = UV_ENOMEM;
+    if (store_is_pg(s->store)) {
+        /* Several nodes may share the database: run work as tasks, so a
+         * wait for PostgreSQL never blocks the loop, and publish events. */
+        if (task_enable(true) != 0 || cluster_init(&s->cluster, &s->api) != 0)
+            goto fail_api;
+        s->clustered = true;
+        g->sink = cluster_sink(&s->cluster);
+        store_pg_on_lost(s->store, database_lost, s);
+    }
     if (heartbeat_init(&s->beat, &s->api, cfg->heartbeat_ms, cfg->login_timeout_ms) != 0)
         goto fail_api;
     if ((rc = workers_init(&s->hints, loop, SRV_HINT_THREADS, SRV_HINT_NICE)) < 0)
@@ -388,10 +406,30 @@ fail_store:
     return -1;
 }
 
+static void stop_task(void *arg)
+{
+    srv_stop(arg);
+}
+
 static void signal_cb(uv_signal_t *h, int signum)
 {
     log_info("signal %d: shutting down", signum);
-    srv_stop(h->data);
+    /* After the work already started (a task may wait for the database):
+     * the stop stages rows too. */
+    if (task_run(stop_task, h->data) != 0)
+        srv_stop(h->data);
+}
+
+/* The PostgreSQL connection broke (store/pg/pg_core.c "Lost connection"):
+ * nothing more can be made durable, so nothing more can be acknowledged.
+ * Exit at once with EX_TEMPFAIL; the supervisor restarts the node, which
+ * reconnects, and haproxy sends its clients to the other nodes meanwhile
+ * (docs/scale.md "What fails how"). */
+static void database_lost(void *arg)
+{
+    (void)arg;
+    log_error("the database connection is lost: exiting (status 75) to be restarted");
+    _exit(75);
 }
 
 void srv_apply_live(srv *s, const srv_config *cfg)

@@ -78,6 +78,7 @@
 #include <uv.h>
 
 #include "api/api.h"
+#include "api/cluster.h"
 #include "api/heartbeat.h"
 #include "game/svc.h"
 #include "game/upkeep.h"
@@ -99,7 +100,7 @@ typedef struct srv_config {
     int port;              /* 0 = ephemeral */
     const char *http_host; /* --http: web page and WebSocket; NULL = none */
     int http_port;         /* 0 = ephemeral */
-    const char *db_path;   /* SQLite file */
+    const char *db_path;   /* SQLite file, or a PostgreSQL URL (store/pg.h) */
     int ready_fd;          /* -1 = none; the TCP port, then the HTTP port with --http */
     bool pwhash_min;       /* libsodium MIN limits instead of INTERACTIVE */
     size_t line_limit;     /* 0 = QK_FRAME_DEFAULT_LIMIT */
@@ -129,6 +130,10 @@ typedef struct srv_config {
 typedef struct srv {
     uv_loop_t *loop;
     srv_config cfg;
+    /* On PostgreSQL: work runs as tasks (util/task.h) and events cross
+     * nodes (api/cluster.h). */
+    bool clustered;
+    cluster cluster;
     store *store;
     batch batch; /* the iteration's transaction */
     gsvc svc;    /* the game service */

@@ -11,6 +11,7 @@
 #include "api/req.h"
 #include "game/auth.h"
 #include "util/log.h"
+#include "util/task.h"
 
 /* ---- the dispatcher --------------------------------------------------- */
 
@@ -164,6 +165,58 @@ void dispatch_drop_held(api *a)
     free_held(h, false);
 }
 
+/* The handler, and the dispatcher's guarantee of one answer. */
+static void run_handler(req *r)
+{
+    r->op->handler(r);
+    if (!r->answered && !r->deferred) {
+        log_error("op %s returned without an answer", r->op->name);
+        req_error(r, QK_ERR_INTERNAL, NULL);
+    }
+}
+
+/* A request run as a task (util/task.h: the store may make it wait for
+ * the database): it owns its message, holds its connection, and keeps the
+ * connection's later lines waiting, in order, until it has answered, as
+ * a deferred request does (req.h). */
+typedef struct task_req {
+    req r;
+    cJSON *msg;
+} task_req;
+
+static void task_req_fn(void *arg)
+{
+    task_req *t = arg;
+    conn *c = t->r.conn;
+    if (!c->closing)
+        run_handler(&t->r);
+    cJSON_Delete(t->msg);
+    free(t);
+    conn_resume(c);
+    conn_unref(c);
+}
+
+static void run_as_task(req *r, cJSON *msg)
+{
+    task_req *t = malloc(sizeof *t);
+    if (!t) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        cJSON_Delete(msg);
+        return;
+    }
+    t->r = *r;
+    t->msg = msg;
+    conn_ref(r->conn);
+    conn_pause(r->conn);
+    if (task_run(task_req_fn, t) != 0) {
+        conn_resume(r->conn);
+        conn_unref(r->conn);
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        cJSON_Delete(msg);
+        free(t);
+    }
+}
+
 /* One line of c; again: a held line run by dispatch_release(), whose rate
  * token was taken when it came. */
 static void dispatch(conn *c, char *line, size_t len, bool again)
@@ -230,11 +283,11 @@ static void dispatch(conn *c, char *line, size_t len, bool again)
         goto done;
     }
     log_debug("conn %llu: %s", (unsigned long long)c->serial, r.op->name);
-    r.op->handler(&r);
-    if (!r.answered && !r.deferred) {
-        log_error("op %s returned without an answer", r.op->name);
-        req_error(&r, QK_ERR_INTERNAL, NULL);
+    if (task_enabled()) {
+        run_as_task(&r, msg);
+        return;
     }
+    run_handler(&r);
 done:
     cJSON_Delete(msg);
 }

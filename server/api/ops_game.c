@@ -68,6 +68,17 @@ void ops_game_error(req *r, int rc, int64_t id)
     }
 }
 
+/* stale_ply with the ply g holds (PROTOCOL.md: the client resyncs). */
+static void stale_ply(req *r, const game *g)
+{
+    cJSON *err = req_error_new(r, QK_ERR_STALE_PLY, NULL);
+    if (err && !cJSON_AddNumberToObject(err, "ply", (double)g->ply)) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    req_reply_error(r, err);
+}
+
 static bool is_player(const game *g, int64_t user)
 {
     return g->white.id == user || g->black.id == user;
@@ -552,12 +563,7 @@ void op_move(req *r)
             reply_move(r, g, true, compact, NULL);
             return;
         }
-        cJSON *err = req_error_new(r, QK_ERR_STALE_PLY, NULL);
-        if (err && !cJSON_AddNumberToObject(err, "ply", (double)g->ply)) {
-            cJSON_Delete(err);
-            err = NULL;
-        }
-        req_reply_error(r, err);
+        stale_ply(r, g);
         return;
     }
     if (games_turn_user(g) != me) {
@@ -576,7 +582,19 @@ void op_move(req *r)
         illegal(r, g, &in, prc, bad_point);
         return;
     }
-    if (svc_write_begin(s->svc) != 0 || games_play(s->svc->games, g, &m, me) != STORE_OK) {
+    if (svc_write_begin(s->svc) != 0) {
+        req_error(r, QK_ERR_INTERNAL, NULL);
+        return;
+    }
+    int rc = games_play(s->svc->games, g, &m, me);
+    if (rc == GAMES_ESTALE) {
+        /* Another node took this ply (issue 22): answered as a stale ply
+         * on one node is, with the ply the database holds now. */
+        if ((g = load_game(r)) != NULL)
+            stale_ply(r, g);
+        return;
+    }
+    if (rc != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }

@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "util/log.h"
+#include "util/task.h"
 
 typedef struct auth_job {
     uv_work_t work;
@@ -55,10 +56,23 @@ static void work_cb(uv_work_t *w)
         j->rc = crypto_pwhash_str(j->hash, j->password, j->len, j->opslimit, j->memlimit);
 }
 
+static void after_task(void *arg);
+
+/* The completion writes (a new account, a login's token): a task
+ * (util/task.h), which on PostgreSQL may wait for the database. */
 static void after_cb(uv_work_t *w, int status)
 {
     auth_job *j = w->data;
-    int rc = status == 0 ? j->rc : -1;
+    if (status != 0)
+        j->rc = -1;
+    if (task_run(after_task, j) != 0)
+        after_task(j);
+}
+
+static void after_task(void *arg)
+{
+    auth_job *j = arg;
+    int rc = j->rc;
     j->acct->jobs--;
     if (j->verify)
         j->verify_done(j->arg, rc == 0);

@@ -11,6 +11,7 @@
 #include "game/challenges.h"
 #include "game/games.h"
 #include "util/log.h"
+#include "util/task.h"
 #include "game/notify.h"
 
 #define SWEEP_BATCH 256
@@ -18,6 +19,7 @@
 
 struct corr {
     bool timers_open, started;
+    bool rearm_queued; /* a rearm task waits to run (corr_after_flush) */
     uv_timer_t deadline, alive;
 };
 
@@ -55,8 +57,19 @@ void corr_free(gsvc *s)
 
 #define CORR_BUSY_RETRY_MS 100 /* deadline sweep refused STORE_BUSY: retry after */
 
+static void deadline_task(void *arg);
+
+/* The timers' work runs as a task (util/task.h): on PostgreSQL the sweep
+ * may wait for the database. */
 static void deadline_cb(uv_timer_t *t)
 {
+    if (task_run(deadline_task, t) != 0)
+        deadline_task(t);
+}
+
+static void deadline_task(void *arg)
+{
+    uv_timer_t *t = arg;
     gsvc *s = t->data;
     uint64_t busy = s->batch->busy;
     corr_sweep(s);
@@ -103,10 +116,24 @@ static void rearm(gsvc *s)
         log_error("deadline timer: %s", uv_strerror(rc));
 }
 
+static void rearm_task(void *arg)
+{
+    gsvc *s = arg;
+    if (!s->corr)
+        return; /* stopped meanwhile */
+    s->corr->rearm_queued = false;
+    if (s->wake_dirty && s->corr->started)
+        rearm(s);
+}
+
 void corr_after_flush(gsvc *s)
 {
-    if (s->corr && s->wake_dirty && s->corr->started)
-        rearm(s);
+    if (!s->corr || !s->wake_dirty || !s->corr->started || s->corr->rearm_queued)
+        return;
+    /* rearm() reads the store: a task on PostgreSQL (at once otherwise). */
+    s->corr->rearm_queued = true;
+    if (task_run(rearm_task, s) != 0)
+        rearm_task(s);
 }
 
 int64_t corr_vacation_used_h(const store_vacation *v, int64_t now)
@@ -245,8 +272,17 @@ void corr_sweep(gsvc *s)
 
 /* ---- last_alive ----------------------------------------- */
 
+static void alive_task(void *arg);
+
 static void alive_cb(uv_timer_t *t)
 {
+    if (task_run(alive_task, t) != 0)
+        alive_task(t);
+}
+
+static void alive_task(void *arg)
+{
+    uv_timer_t *t = arg;
     gsvc *s = t->data;
     if (svc_write_begin(s) != 0 || store_state_set(s->store, "last_alive", svc_now(s)) != 0)
         svc_poison(s);

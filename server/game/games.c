@@ -708,9 +708,12 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     g->last_mover = user_id;
     g->last_move = *m;
     g->draw_offer = -1; /* a move declines a standing offer */
+    int rc;
     if (g->status != GAME_ACTIVE) {
         /* The last move: status, result and reason change too. */
-        if (store_move_insert(s->store, g->id, ply, text, user_id, now) != STORE_OK ||
+        if ((rc = store_move_insert(s->store, g->id, ply, text, user_id, now)) == STORE_CONFLICT)
+            goto stale;
+        if (rc != STORE_OK ||
             (clock_after >= 0 &&
              store_move_clock_set(s->store, g->id, ply, clock_after) != STORE_OK) ||
             put(gs, g, false) != STORE_OK || games_put_x(gs, g) != STORE_OK)
@@ -738,10 +741,19 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     };
     p.times_changed = was[0] != p.deadline || was[1] != p.white_ms || was[2] != p.black_ms ||
                       was[3] != p.wake_at;
-    if (store_move_played(s->store, &p) != STORE_OK)
+    if ((rc = store_move_played(s->store, &p)) == STORE_CONFLICT)
+        goto stale;
+    if (rc != STORE_OK)
         goto fail;
     keep_legal(gs, g);
     return STORE_OK;
+stale:
+    /* Another node stored a move at this ply first; the move's write
+     * changed nothing, so only memory is wrong: read it again. */
+    log_info("game %lld: ply %lld was played on another node first", (long long)g->id,
+             (long long)ply);
+    games_forget(gs, g->id);
+    return GAMES_ESTALE;
 fail:
     svc_poison(s);
     return STORE_EIO;

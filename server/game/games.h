@@ -139,6 +139,14 @@ void games_free(games *gs);
  * (api: `internal`, "game N is damaged"). Not a STORE_E* code. */
 #define GAMES_EDAMAGED (-20)
 
+/* games_play(): the store refused the move because the game's stored ply
+ * is no longer the one the move was validated at: another node of the
+ * same database played first (issue 22; store_games.h, STORE_CONFLICT of
+ * the move's write). Nothing was written; the cached game is forgotten
+ * (the caller's game * is no longer valid: load it again to answer with
+ * the stored ply, as for a stale ply on one node). Not a STORE_E* code. */
+#define GAMES_ESTALE (-21)
+
 /* The game with this id: 0 and *out (see "valid until" above);
  * STORE_NOTFOUND; GAMES_EDAMAGED (quarantined, above); STORE_EIO or
  * STORE_BUSY (the store failed). */
@@ -171,8 +179,9 @@ int games_start(games *gs, const game_spec *spec, game **out);
 /* Play m (a legal move of g's side to move, by user_id) at g->ply:
  * insert the move, advance the position, apply clocks ("Clocks": the
  * caller has made sure with corr_check_time() that the mover is not out
- * of time), end the game when qk_pos_status() says so, update the row. 0
- * or STORE_EIO. */
+ * of time), end the game when qk_pos_status() says so, update the row. 0,
+ * GAMES_ESTALE (another node played at that ply first; g is gone) or
+ * STORE_EIO. */
 int games_play(games *gs, game *g, const qk_move *m, int64_t user_id);
 
 /* End an active game from outside the rules (resign, timeout, ...). A

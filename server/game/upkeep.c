@@ -5,6 +5,7 @@
 
 #include "store/store.h"
 #include "util/log.h"
+#include "util/task.h"
 
 static void checkpoint_if_idle(upkeep *u)
 {
@@ -52,13 +53,20 @@ static void sweep(upkeep *u)
         u->last_sweep = now;
 }
 
-static void tick_cb(uv_timer_t *t)
+static void tick_task(void *arg)
 {
-    upkeep *u = t->data;
+    upkeep *u = arg;
     if (u->svc->stopping)
         return;
     checkpoint_if_idle(u);
     sweep(u);
+}
+
+/* The sweep reads and writes the store: a task (util/task.h). */
+static void tick_cb(uv_timer_t *t)
+{
+    if (task_run(tick_task, t->data) != 0)
+        tick_task(t->data);
 }
 
 int upkeep_start(upkeep *u, gsvc *s, int tick_ms)

@@ -3,6 +3,8 @@
  */
 #include "util/workers.h"
 
+#include "util/task.h"
+
 #include <stddef.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -37,7 +39,15 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-/* Loop thread: run done() of every finished job. */
+static void call_done(void *arg)
+{
+    workers_job *j = arg;
+    j->done(j);
+}
+
+/* Loop thread: run done() of every finished job, each as a task
+ * (util/task.h): a completion may read the store, which on PostgreSQL
+ * may wait (at once, on the loop's stack, when tasks are off). */
 static void run_done(workers *w)
 {
     pthread_mutex_lock(&w->mu);
@@ -47,7 +57,8 @@ static void run_done(workers *w)
     pthread_mutex_unlock(&w->mu);
     while (j) {
         workers_job *next = j->next;
-        j->done(j);
+        if (task_run(call_done, j) != 0)
+            j->done(j);
         j = next;
     }
 }

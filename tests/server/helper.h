@@ -35,6 +35,17 @@ void tsrv_start(tsrv *s, const char *env);
 /* The same with --http 127.0.0.1:0: s->http_port is the second line of
  * the ready fd (tests/server/test_ws.c). */
 void tsrv_start_http(tsrv *s, const char *env);
+/* Start qirkatd on an existing database db (a path or a PostgreSQL URL;
+ * several nodes on one database, issue 22), with --http when http. */
+void tsrv_start_on(tsrv *s, const char *db, bool http, const char *env);
+/* A new, empty database on the cluster of QK_TEST_PG_URL; its URL into
+ * out (size n). tsrv_start() uses one for each server when QK_TEST_PG_URL
+ * is set (make test-pg), so a suite written for SQLite runs on PostgreSQL
+ * (issue 22); tests that read the SQLite file (t_db_*) are not run so. */
+void t_pg_new_db(char *out, size_t n);
+/* The one number sql (a SELECT of one row, one column) gives on the
+ * PostgreSQL database at url. */
+long long t_pg_count(const char *url, const char *sql);
 /* Start again on the same database (after tsrv_kill or tsrv_stop). */
 void tsrv_restart(tsrv *s, const char *env);
 /* SIGTERM; asserts a clean exit 0. */

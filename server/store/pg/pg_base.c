@@ -478,6 +478,19 @@ int pg_run(pg_store *s, pg_stmt which, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    if (s->txn && s->loop) {
+        /* Inside the batch on a running server its only possible answers
+         * are OK or a failure that fails the whole batch (the commit
+         * reports it): nothing to wait for (pg_base.h "Waiting"). */
+        pg_req *q = build(s, which, fmt, ap);
+        va_end(ap);
+        if (!q) {
+            s->failed_txn = s->txn;
+            return STORE_EIO;
+        }
+        enqueue(s, q);
+        return STORE_OK;
+    }
     pg_req *r = run_v(s, which, fmt, ap);
     va_end(ap);
     int rc = !r || failed(r) ? STORE_EIO : STORE_OK;

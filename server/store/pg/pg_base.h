@@ -178,8 +178,11 @@ void pg_disconnect(pg_store *s);
  * char * (NULL binds NULL), 'T' const char * bound as NULL when "" or
  * NULL, 'h' const uint8_t[32] (bytea). */
 
-/* Run a statement that returns no row, wait: STORE_OK; STORE_EIO on any
- * failure (logged; inside a transaction it also fails the transaction). */
+/* Run a statement that returns no row: STORE_OK; STORE_EIO on any
+ * failure (logged; inside a transaction it also fails the transaction).
+ * Inside a transaction once the loop runs it does not wait, as pg_send():
+ * its answer could only be OK or the failure of the whole batch, which
+ * the commit reports; so a handler's plain writes cost no round trip. */
 int pg_run(pg_store *s, pg_stmt which, const char *fmt, ...);
 /* pg_run() for a write of exactly one row: STORE_NOTFOUND when it changed
  * none. */

@@ -19,7 +19,7 @@
     X(PWHASH_SET, "UPDATE users SET pwhash = $2 WHERE id = $1")                                    \
     X(TOKEN_INSERT, "INSERT INTO tokens (hash, user_id, created, last_used) "                      \
                     "VALUES ($1, $2, $3, $4)")                                                     \
-    X(TOKEN_USE, "UPDATE tokens SET last_used = $2 WHERE hash = $1 AND last_used > $2 - $3 "       \
+    X(TOKEN_USE, "UPDATE tokens SET last_used = $2 WHERE hash = $1 AND last_used > $2::bigint - $3::bigint "       \
                  "RETURNING user_id")                                                              \
     X(TOKEN_DELETE, "DELETE FROM tokens WHERE hash = $1")
 

@@ -1,0 +1,51 @@
+/*
+ * cluster: the events of a game service that runs as several nodes on one
+ * PostgreSQL database (issue 22, docs/scale.md "Events across nodes").
+ *
+ * Each node delivers what it makes to its own connections (api/fanout.h)
+ * and publishes it to the others: the event, its name and its recipients
+ * (game/svc.h events_to) as a JSON payload of NOTIFY on the store's event
+ * channel (store/pg.h), queued inside the open batch's transaction, so it
+ * reaches the other nodes only when that transaction commits, in commit
+ * order, and never when it is rolled back. A node that receives a payload
+ * from another node delivers the event to its own connections exactly as
+ * the maker would have (the same recipients, so players and watchers on
+ * every node see every move), and forgets what it caches of the game the
+ * event concerns (game/games.h games_forget: position, clocks, legal
+ * moves are read again from the database on next use) and re-arms its
+ * deadline timer from the database (a game made or moved elsewhere
+ * changes the next deadline). The receiving work runs as a task
+ * (util/task.h), between requests, never while a handler holds a game.
+ *
+ * An event too big for a NOTIFY payload (PostgreSQL's limit is 8000 bytes)
+ * is not published; the node logs it, and the other nodes' clients see the
+ * change on their next read (measured: the largest event of the recorded
+ * games is ~2 KB; a tournament's round start with many pairings is the
+ * case that could exceed it).
+ *
+ * With SQLite (one node) nothing of this runs: cluster_sink() is never
+ * installed.
+ */
+#ifndef QK_CLUSTER_H
+#define QK_CLUSTER_H
+
+#include "api/api.h"
+#include "game/svc.h"
+
+#define CLUSTER_PAYLOAD_MAX 7900 /* bytes; PostgreSQL's NOTIFY limit is 8000 */
+
+typedef struct cluster {
+    api *api;         /* borrowed */
+    event_sink local; /* fanout_sink(api) */
+    char node[17];    /* this node's id: 16 hex digits, random per start */
+    uint64_t sent, received, too_big, bad;
+} cluster;
+
+/* Set c up over a (whose svc's store must be PostgreSQL): a fresh node
+ * id, the local sink, and LISTEN's callback. 0, or -1 (logged). */
+int cluster_init(cluster *c, api *a);
+/* The sink to install as the service's (svc.sink): local delivery and
+ * publication. c must outlive it. */
+event_sink cluster_sink(cluster *c);
+
+#endif

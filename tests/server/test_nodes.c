@@ -1,0 +1,362 @@
+/*
+ * nodes: several qirkatd processes on one PostgreSQL database (issue 22,
+ * docs/scale.md). Real processes, real TCP, a real PostgreSQL cluster
+ * (make test-pg starts a throwaway one and sets QK_TEST_PG_URL; without it
+ * these tests skip):
+ *  - a recorded game of every variant, its two players on two nodes and a
+ *    watcher on the third, who all see every move and the end;
+ *  - the ply race, 100 times: the same player sends two different moves
+ *    for one ply to two nodes at once; exactly one is acknowledged, the
+ *    other is answered stale_ply with the stored ply, and one move is
+ *    stored;
+ *  - a node killed with -9 under a load of 20 games: every acknowledged
+ *    move is stored, the other nodes go on, and a game whose deadline
+ *    passes while its node is dead ends exactly once although both living
+ *    nodes sweep it.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "helper.h"
+
+#define NODES 3
+#define T0 1767225600000LL /* the nodes' shared test clock: 2026-01-01 UTC */
+
+static tsrv N[NODES];
+static int started;
+static char DB[192];
+
+static void teardown(void)
+{
+    for (int i = 0; i < started; i++) {
+        if (tsrv_alive(&N[i]))
+            tsrv_stop(&N[i]);
+        tsrv_cleanup(&N[i]);
+    }
+    started = 0;
+}
+
+TestSuite(nodes, .fini = teardown, .timeout = 240);
+
+/* n nodes on one fresh database; env as tsrv_start's. */
+static void start_nodes(int n, const char *env)
+{
+    if (!getenv("QK_TEST_PG_URL"))
+        cr_skip_test("QK_TEST_PG_URL is not set (make test-pg sets it)");
+    t_pg_new_db(DB, sizeof DB);
+    for (int i = 0; i < n; i++) {
+        tsrv_start_on(&N[i], DB, false, env);
+        started = i + 1;
+    }
+}
+
+static tconn *login(int node, const char *user)
+{
+    tconn *c = tc_open(N[node].port);
+    cJSON *r = tc_rpc(c, "{\"type\":\"login\",\"username\":\"%s\",\"password\":\"" T_PW "\"}", user);
+    t_ok(r, "login");
+    cJSON_Delete(r);
+    return c;
+}
+
+/* Game n of data/games/VARIANT.jsonl; the caller deletes it. */
+static cJSON *recorded(const char *variant)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/data/games/%s.jsonl", t_shared(), variant);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot open %s (QK_SHARED)", path);
+    static char line[1 << 20];
+    cr_assert_not_null(fgets(line, sizeof line, f), "%s is empty", path);
+    fclose(f);
+    cJSON *g = cJSON_Parse(line);
+    cr_assert_not_null(g, "%s: line 1 is not JSON", path);
+    return g;
+}
+
+static void play_across_nodes(const char *variant, int k)
+{
+    cJSON *rec = recorded(variant);
+    const char *start = t_str(rec, "start");
+    const cJSON *moves = t_obj(rec, "moves"), *legal = t_obj(rec, "legal");
+    char wn[32], bn[32], vn[32];
+    snprintf(wn, sizeof wn, "white%d", k);
+    snprintf(bn, sizeof bn, "black%d", k);
+    snprintf(vn, sizeof vn, "watch%d", k);
+    /* White on node 0, black on node 1, the watcher on node 2. */
+    tconn *w = tc_open(N[0].port), *b = tc_open(N[1].port), *watch = tc_open(N[2].port);
+    t_register(w, wn);
+    t_register(b, bn);
+    t_register(watch, vn);
+    cJSON *r = tc_rpc(w,
+                      "{\"type\":\"challenge\",\"to\":\"%s\",\"variant\":\"%s\","
+                      "\"color\":\"white\",\"position\":\"%s\"}",
+                      bn, variant, start);
+    t_ok(r, "challenge made on node 0");
+    long long cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    /* The challenge reaches black on node 1 as an event. */
+    cJSON *ev = tc_event(b, "challenge", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "%s: node 1 did not get node 0's challenge", variant);
+    cJSON_Delete(ev);
+    r = tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    t_ok(r, "accept on node 1");
+    long long gid = t_int(t_obj(r, "game"), "id");
+    cJSON_Delete(r);
+    ev = tc_event(w, "game_start", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "%s: node 0 did not get node 1's game start", variant);
+    cJSON_Delete(ev);
+    r = tc_rpc(watch, "{\"type\":\"subscribe\",\"game\":%lld}", gid);
+    t_ok(r, "subscribe on node 2");
+    cJSON_Delete(r);
+    int n = cJSON_GetArraySize(moves);
+    bool white_moves = strstr(start, " w ") != NULL;
+    for (int i = 0; i < n; i++) {
+        tconn *mover = white_moves ? w : b, *other = white_moves ? b : w;
+        const char *mv = cJSON_GetArrayItem(moves, i)->valuestring;
+        /* The other node's view of the game is the recorded one: its
+         * cache was refreshed by the last move's event. */
+        r = tc_rpc(other, "{\"type\":\"game\",\"game\":%lld}", gid);
+        char *a = cJSON_PrintUnformatted(t_obj(t_obj(r, "game"), "legal_moves"));
+        char *e = cJSON_PrintUnformatted(cJSON_GetArrayItem(legal, i));
+        cr_assert_str_eq(a, e, "%s: legal moves at ply %d on the other node", variant, i);
+        free(a);
+        free(e);
+        cJSON_Delete(r);
+        r = tc_rpc(mover, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}", gid, i,
+                   mv);
+        t_ok(r, mv);
+        const cJSON *g = t_obj(r, "game");
+        cr_assert_eq(t_int(g, "ply"), i + 1);
+        tconn *seen[3] = {other, watch, mover};
+        for (int j = 0; j < 3; j++) {
+            ev = tc_event(seen[j], "move", T_TIMEOUT_MS);
+            cr_assert_not_null(ev, "%s: no move event for ply %d on connection %d", variant, i, j);
+            cr_assert_eq(t_int(ev, "game"), gid);
+            cr_assert_eq(t_int(ev, "ply"), i);
+            cr_assert_str_eq(t_str(ev, "move"), mv);
+            cr_assert_str_eq(t_str(ev, "position"), t_str(g, "position"));
+            cJSON_Delete(ev);
+        }
+        cJSON_Delete(r);
+        white_moves = !white_moves;
+    }
+    tconn *all[3] = {w, b, watch};
+    for (int j = 0; j < 3; j++) {
+        ev = tc_event(all[j], "game_end", T_TIMEOUT_MS);
+        cr_assert_not_null(ev, "%s: no game_end on connection %d", variant, j);
+        cr_assert_str_eq(t_str(ev, "result"), t_str(rec, "result"));
+        cr_assert_str_eq(t_str(ev, "reason"), t_str(rec, "reason"));
+        cJSON_Delete(ev);
+    }
+    r = tc_rpc(watch, "{\"type\":\"game\",\"game\":%lld}", gid);
+    const cJSON *g = t_obj(r, "game");
+    cr_assert_str_eq(t_str(g, "status"), "finished");
+    cr_assert_str_eq(t_str(g, "position"), t_str(rec, "final"));
+    cJSON_Delete(r);
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM moves WHERE game_id = %lld", gid);
+    cr_assert_eq(t_pg_count(DB, sql), n, "%s: every move stored once", variant);
+    tc_close(w);
+    tc_close(b);
+    tc_close(watch);
+    cJSON_Delete(rec);
+}
+
+Test(nodes, a_recorded_game_of_every_variant_with_its_players_and_watcher_on_three_nodes)
+{
+    start_nodes(NODES, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off");
+    static const char *const variants[] = {
+        "alquerque",           "alquerque-traditional", "alquerque-brainking",
+        "alquerque-stoep-short", "alquerque-stoep-long", "alquerkonane-8x8",
+        "alquerkonane-6x4",    "alquerkonane-5x5",
+    };
+    for (int k = 0; k < (int)(sizeof variants / sizeof variants[0]); k++)
+        play_across_nodes(variants[k], k);
+}
+
+Test(nodes, two_moves_for_one_ply_on_two_nodes_one_is_acknowledged_100_times)
+{
+    start_nodes(2, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off");
+    tconn *w0 = tc_open(N[0].port), *b0 = tc_open(N[0].port);
+    t_register(w0, "racer");
+    t_register(b0, "rival");
+    tconn *w1 = login(1, "racer");
+    int won[2] = {0, 0};
+    for (int k = 0; k < 100; k++) {
+        long long gid = t_new_game(w0, b0, "rival", "alquerque");
+        cJSON *g = t_game(w0, gid);
+        const cJSON *lm = t_obj(g, "legal_moves");
+        cr_assert_geq(cJSON_GetArraySize(lm), 2, "two legal first moves");
+        const char *m[2] = {cJSON_GetArrayItem(lm, 0)->valuestring,
+                            cJSON_GetArrayItem(lm, 1)->valuestring};
+        /* Node 1 learns of the game (it may not have it cached yet). */
+        cJSON *r1 = tc_rpc(w1, "{\"type\":\"game\",\"game\":%lld}", gid);
+        t_ok(r1, "node 1 reads the game");
+        cJSON_Delete(r1);
+        tc_drop_events(w0);
+        tc_drop_events(w1);
+        /* Both requests leave before either answer is read. */
+        cr_assert(tc_sendf(w0, "{\"type\":\"move\",\"id\":\"m%d\",\"game\":%lld,\"ply\":0,"
+                               "\"move\":\"%s\"}\n",
+                           k, gid, m[0]));
+        cr_assert(tc_sendf(w1, "{\"type\":\"move\",\"id\":\"m%d\",\"game\":%lld,\"ply\":0,"
+                               "\"move\":\"%s\"}\n",
+                           k, gid, m[1]));
+        cJSON *a[2] = {tc_reply(w0, T_TIMEOUT_MS), tc_reply(w1, T_TIMEOUT_MS)};
+        cr_assert(a[0] && a[1], "race %d: both nodes answer", k);
+        int oks = 0, winner = -1;
+        for (int i = 0; i < 2; i++) {
+            const char *type = t_str(a[i], "type");
+            if (strcmp(type, "ok") == 0) {
+                oks++;
+                winner = i;
+            } else {
+                t_err(a[i], "stale_ply", "the losing move");
+                cr_assert_eq(t_int(a[i], "ply"), 1, "race %d: stale_ply names the stored ply", k);
+            }
+        }
+        cr_assert_eq(oks, 1, "race %d: exactly one move acknowledged (%s / %s)", k,
+                     t_text(a[0]), t_text(a[1]));
+        won[winner]++;
+        char sql[160];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM moves WHERE game_id = %lld", gid);
+        cr_assert_eq(t_pg_count(DB, sql), 1, "race %d: one move stored", k);
+        cJSON_Delete(a[0]);
+        cJSON_Delete(a[1]);
+        cJSON_Delete(g);
+        r1 = tc_rpc(b0, "{\"type\":\"resign\",\"game\":%lld}", gid);
+        t_ok(r1, "resign to end the race's game");
+        cJSON_Delete(r1);
+    }
+    /* Not asserted: which node wins depends on the scheduler. */
+    cr_log_info("ply race: node 0 won %d, node 1 won %d of 100", won[0], won[1]);
+    tc_close(w0);
+    tc_close(b0);
+    tc_close(w1);
+}
+
+#define LOAD_GAMES 20
+
+Test(nodes, a_node_killed_under_load_loses_no_acknowledged_move_and_a_due_game_ends_once)
+{
+    char env[128];
+    snprintf(env, sizeof env, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_TEST_CLOCK=%lld", T0);
+    start_nodes(NODES, env);
+    /* 20 games, white on node 0 (the one to die), black on node 1. */
+    tconn *w[LOAD_GAMES], *b[LOAD_GAMES];
+    long long gid[LOAD_GAMES];
+    int acked[LOAD_GAMES];
+    for (int i = 0; i < LOAD_GAMES; i++) {
+        char wn[16], bn[16];
+        snprintf(wn, sizeof wn, "lw%d", i);
+        snprintf(bn, sizeof bn, "lb%d", i);
+        w[i] = tc_open(N[0].port);
+        b[i] = tc_open(N[1].port);
+        t_register(w[i], wn);
+        t_register(b[i], bn);
+        gid[i] = t_new_game(w[i], b[i], bn, "alquerque");
+        acked[i] = 0;
+    }
+    /* A correspondence game between two players on nodes 1 and 2, whose
+     * deadline passes while node 0 is dead (its challenge was made on 0). */
+    tconn *dw = tc_open(N[0].port), *db = tc_open(N[1].port);
+    t_register(dw, "due_w");
+    t_register(db, "due_b");
+    long long due = t_new_game_tc(dw, db, "due_b", "alquerque",
+                                  "{\"kind\":\"correspondence\",\"days_per_move\":1}", NULL);
+    t_play_first(dw, due); /* black to move, deadline T0 + 1 day */
+    tconn *db2 = login(2, "due_b");
+    /* The load: every game plays moves in turn until node 0 dies. */
+    for (int round = 0; round < 6; round++) {
+        for (int i = 0; i < LOAD_GAMES; i++) {
+            tconn *c = acked[i] % 2 == 0 ? w[i] : b[i];
+            cJSON *r = t_try_first(c, gid[i]);
+            if (strcmp(t_str(r, "type"), "ok") == 0)
+                acked[i]++;
+            cJSON_Delete(r);
+        }
+        if (round == 3) {
+            /* White's half of the load goes out, and node 0 dies with it
+             * in flight: whatever it acknowledged before must be stored. */
+            for (int i = 0; i < LOAD_GAMES; i++)
+                if (acked[i] % 2 == 0) {
+                    cJSON *g = t_game(w[i], gid[i]);
+                    const cJSON *lm = t_obj(g, "legal_moves");
+                    if (cJSON_GetArraySize(lm) > 0)
+                        tc_sendf(w[i], "{\"type\":\"move\",\"id\":\"k%d\",\"game\":%lld,\"ply\":%d,"
+                                       "\"move\":\"%s\"}\n",
+                                 i, gid[i], acked[i], cJSON_GetArrayItem(lm, 0)->valuestring);
+                    cJSON_Delete(g);
+                }
+            tsrv_kill(&N[0]);
+            for (int i = 0; i < LOAD_GAMES; i++) {
+                cJSON *r = tc_reply(w[i], 1000);
+                if (r && strcmp(t_str(r, "type"), "ok") == 0)
+                    acked[i]++;
+                cJSON_Delete(r);
+            }
+            /* White's clients reconnect, to node 2 (the address they
+             * would reach through haproxy), and go on. */
+            for (int i = 0; i < LOAD_GAMES; i++) {
+                tc_close(w[i]);
+                char wn[16];
+                snprintf(wn, sizeof wn, "lw%d", i);
+                w[i] = login(2, wn);
+                cJSON *g = t_game(w[i], gid[i]);
+                /* What the database holds: at least every acknowledged
+                 * move (one in flight may have committed unanswered). */
+                cr_assert_geq(t_int(g, "ply"), acked[i], "game %d lost an acknowledged move", i);
+                acked[i] = (int)t_int(g, "ply");
+                cJSON_Delete(g);
+            }
+        }
+    }
+    for (int i = 0; i < LOAD_GAMES; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM moves WHERE game_id = %lld", gid[i]);
+        cr_assert_eq(t_pg_count(DB, sql), acked[i], "game %d: stored moves = acknowledged", i);
+        cr_assert_gt(acked[i], 4, "game %d went on after the kill", i);
+    }
+    /* Both living nodes pass the deadline and sweep: one ends the game. */
+    tconn *c1 = login(1, "lb0"), *c2 = login(2, "lb1");
+    /* At once on both, so both sweeps race for the game. */
+    cr_assert(tc_sendf(c1, "{\"type\":\"debug_clock\",\"id\":1,\"set_ms\":%lld}\n",
+                       T0 + 2LL * 86400000));
+    cr_assert(tc_sendf(c2, "{\"type\":\"debug_clock\",\"id\":1,\"set_ms\":%lld}\n",
+                       T0 + 2LL * 86400000));
+    cJSON *a1 = tc_reply(c1, T_TIMEOUT_MS), *a2 = tc_reply(c2, T_TIMEOUT_MS);
+    t_ok(a1, "node 1's clock");
+    t_ok(a2, "node 2's clock");
+    cJSON_Delete(a1);
+    cJSON_Delete(a2);
+    cJSON *ev = tc_event(db, "game_end", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "the due game ended (node 1's connection)");
+    cr_assert_str_eq(t_str(ev, "reason"), "timeout");
+    cJSON_Delete(ev);
+    ev = tc_event(db2, "game_end", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "the due game ended (node 2's connection)");
+    cJSON_Delete(ev);
+    /* Once: no second end on either connection (a bounded wait for an
+     * event that must not come; not a timing of the server). */
+    cr_assert_null(tc_event(db, "game_end", 500), "a second game_end on node 1");
+    cr_assert_null(tc_event(db2, "game_end", 500), "a second game_end on node 2");
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM games WHERE id = %lld AND status = 'finished' AND "
+             "reason = 'timeout'",
+             due);
+    cr_assert_eq(t_pg_count(DB, sql), 1);
+    for (int i = 0; i < LOAD_GAMES; i++) {
+        tc_close(w[i]);
+        tc_close(b[i]);
+    }
+    tc_close(dw);
+    tc_close(db);
+    tc_close(db2);
+    tc_close(c1);
+    tc_close(c2);
+}
