@@ -6,7 +6,9 @@
 #   make run        deps + build + start qirkatd on 127.0.0.1:7420 (the web page and
 #                   WebSocket on http://127.0.0.1:7421/) with ./qirkat.db
 #   make test       the layer check, unit tests (rules, protocol, store) + integration tests,
-#                   then test-web (WEB=0 skips it; so does T=AREA)
+#                   then test-pg where PostgreSQL is installed, then test-web (WEB=0
+#                   skips it; so does T=AREA)
+#   make test-pg    the PostgreSQL tests (tests/pg/) on a throwaway cluster
 #   make check-layers  the server's include rule (docs/design.md "Server layers")
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
@@ -56,7 +58,9 @@ SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c serv
 CLIENT_SRC := $(filter-out client-cli/main.c,$(wildcard client-cli/*.c))
 # One test binary per area, so work in progress in one area never stops
 # another's tests from building: tests/AREA/*.c -> build/test-AREA.
-TEST_AREAS := rules records proto engine server client integration
+# pg: the PostgreSQL tests; `make test` runs them through test-pg, which
+# gives them a cluster, never as a plain area (they would all skip).
+TEST_AREAS := rules records proto engine server client integration pg
 BENCH_SRC  := $(wildcard bench/*.c)
 # The client's message catalogues (client-cli/i18n.h): po/LANG.po compiled
 # to $(BUILD)/locale/LANG/LC_MESSAGES/qirkat.mo, where the binary in
@@ -109,7 +113,9 @@ $(call obj,client-cli/i18n.c): PKG_CFLAGS += -DQK_LOCALEDIR='"$(LOCALEDIR)"'
 # regenerated here when their source changed, so they cannot go stale.
 server/net/web_files.c: $(wildcard web/* web/*/*) server/net/web-files-gen.sh
 	sh server/net/web-files-gen.sh
-server/store/schema.c: schema.sql server/store/schema-gen.sh
+# One run writes both (a grouped target: make runs the script once, not
+# once per file at the same time under -j).
+server/store/schema.c server/store/pg/pg_schema.c &: schema.sql schema-pg.sql server/store/schema-gen.sh
 	sh server/store/schema-gen.sh
 
 # rm first: `ar rcs` never drops a member, so a source file that was
@@ -129,12 +135,12 @@ $(QIRKATD): $(call obj,server/main.c) $(LIBSERVER) $(LIBQK)
 $(QIRKAT): $(call obj,client-cli/main.c) $(LIBCLIENT) $(LIBQK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(EDIT_LIBS) $(QK_LIBS)
 
-# Only the server and client areas link those libraries.
-area_libs = $(if $(filter server,$(1)),$(LIBSERVER))$(if $(filter client,$(1)), $(LIBCLIENT)) $(LIBQK)
+# Only the server, pg and client areas link those libraries.
+area_libs = $(if $(filter server pg,$(1)),$(LIBSERVER))$(if $(filter client,$(1)), $(LIBCLIENT)) $(LIBQK)
 .SECONDARY:
 .SECONDEXPANSION:
 $(BUILD)/test-%: $$(call obj,$$(wildcard tests/$$*/*.c)) $$(call area_libs,$$*)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(if $(filter server,$*),$(NET_LIBS)) $(PKG_LIBS) $(if $(filter client,$*),$(EDIT_LIBS)) $(QK_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(TEST_LIBS) $(if $(filter server pg,$*),$(NET_LIBS)) $(PKG_LIBS) $(if $(filter client,$*),$(EDIT_LIBS)) $(QK_LIBS)
 $(BUILD)/bench-%: $(BUILD)/bench/%.o $(LIBSERVER) $(LIBQK)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(NET_LIBS) $(PKG_LIBS) $(QK_LIBS)
 
@@ -151,16 +157,36 @@ run: deps
 	./deploy/run.sh $(BUILD) $(LISTEN) $(DB) $(HTTP)
 
 # Tests run from the project root: data comes from $(SHARED), binaries from
-# $(BUILD). `make test T=rules` runs one area.
+# $(BUILD). `make test T=rules` runs one area (T=pg: test-pg).
 T ?= $(TEST_AREAS)
 tests: $(TESTS)
 
 test: all tests check-layers check-po
-	@set -e; for a in $(T); do \
+	@set -e; for a in $(filter-out pg,$(T)); do \
 	    if [ -x $(BUILD)/test-$$a ]; then \
 	        echo "== test-$$a"; QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-$$a --jobs 2; \
 	    fi; done
+	@if [ -n "$(filter pg,$(T))" ]; then \
+	    if command -v pg_config >/dev/null 2>&1 && sh tests/pg/cluster.sh bindir >/dev/null 2>&1; then \
+	        $(MAKE) --no-print-directory test-pg; \
+	    else \
+	        echo "== test-pg skipped: no pg_config or initdb (make deps installs postgresql, libpq-dev)"; \
+	    fi; fi
 	@if [ "$(WEB)" = 1 ] && [ "$(T)" = "$(TEST_AREAS)" ]; then $(MAKE) --no-print-directory test-web; fi
+
+# The PostgreSQL tests (tests/pg/) on a throwaway cluster of their own
+# (tests/pg/cluster.sh: initdb in a temporary directory, a free loopback
+# port), stopped and removed whatever happens (the trap). Under /tmp, not
+# TMPDIR: as root the server runs as `postgres`, who must reach the
+# directory. QK_PG_URL is exported for everything the recipe runs after
+# the cluster starts.
+.PHONY: test-pg
+test-pg: $(BUILD)/test-pg
+	@set -e; dir=$$(mktemp -d /tmp/qk-pg.XXXXXX); \
+	trap 'sh tests/pg/cluster.sh stop "$$dir"' EXIT; trap 'exit 1' INT TERM HUP; \
+	QK_PG_URL=$$(sh tests/pg/cluster.sh start "$$dir"); export QK_PG_URL; \
+	echo "== test-pg ($$QK_PG_URL)"; \
+	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $(BUILD)/test-pg --jobs 2
 
 # The web client's tests (tests/web/): the replay move applier against the
 # recorded games, then the browser tests against a real `qirkatd --http`

@@ -6,6 +6,8 @@
 -- "-- migration N" (N = 1, 2, ...); qirkatd runs every migration above the
 -- database's PRAGMA user_version in one transaction each and then sets
 -- user_version to N. Never edit a released migration: append a new one.
+-- schema-pg.sql is the PostgreSQL version: every migration added here is
+-- added there too, with the same number (tests/pg checks both).
 --
 -- Times are UTC milliseconds since the epoch. Usernames are 1-32 chars of
 -- [A-Za-z0-9_-], unique without regard to case (like Lichess): "Ann" and

@@ -19,6 +19,8 @@ const char store_schema_sql[] =
     "-- \"-- migration N\" (N = 1, 2, ...); qirkatd runs every migration above the\n"
     "-- database's PRAGMA user_version in one transaction each and then sets\n"
     "-- user_version to N. Never edit a released migration: append a new one.\n"
+    "-- schema-pg.sql is the PostgreSQL version: every migration added here is\n"
+    "-- added there too, with the same number (tests/pg checks both).\n"
     "--\n"
     "-- Times are UTC milliseconds since the epoch. Usernames are 1-32 chars of\n"
     "-- [A-Za-z0-9_-], unique without regard to case (like Lichess): \"Ann\" and\n"

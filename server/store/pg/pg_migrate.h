@@ -1,6 +1,65 @@
-/* pg_migrate: placeholder until the schema branch lands (issue 22). */
+/*
+ * pg_migrate: the PostgreSQL schema and its migrations (issue 22).
+ *
+ * schema-pg.sql (embedded as store_pg_schema_sql, pg_schema.c, generated
+ * by server/store/schema-gen.sh) is a list of "-- migration N" sections
+ * with the numbers of schema.sql, each the PostgreSQL form of SQLite's
+ * migration N. The database's version is the one row of the table
+ * qirkat_schema (version INTEGER NOT NULL), which the runner makes before
+ * migration 1 (SQLite keeps it in PRAGMA user_version).
+ *
+ * Blocking. These calls use libpq's blocking PQexec: they are for the
+ * backend's open, before the server's loop runs (and for tests and
+ * offline tools), never for a connection the loop drives: PQexec waits
+ * even on a non-blocking connection. The connection must be outside
+ * pipeline mode and outside any transaction; it is given back so, also
+ * after a failure (rolled back).
+ *
+ * Several processes. qirkatd nodes started together on one database all
+ * run this at once: every step holds the transaction-scoped advisory lock
+ * PG_MIGRATE_LOCK (pg_advisory_xact_lock) and reads the version under it,
+ * so each migration is applied once, by whichever node gets there first,
+ * and the others wait and then find it done. The lock is taken in the
+ * current database only (advisory locks are per database).
+ */
 #ifndef QK_STORE_PG_MIGRATE_H
 #define QK_STORE_PG_MIGRATE_H
+
 #include <libpq-fe.h>
+
+/* The advisory lock key of migrations: "qkschema" in ASCII. Other
+ * advisory locks of the backend must use other keys. */
+#define PG_MIGRATE_LOCK 0x716b736368656d61LL
+
+/* The text of schema-pg.sql (pg_schema.c). */
+extern const char store_pg_schema_sql[];
+
+/* The highest migration number in store_pg_schema_sql (0 when it has
+ * none). Numbers go 1, 2, ... without gaps; pg_migrate() refuses a text
+ * with a gap below this number. */
+int pg_schema_last(void);
+
+/* Bring the database on c to pg_schema_last(): make qirkat_schema (at
+ * version 0) when missing, then apply each migration above the stored
+ * version in its own transaction (BEGIN; lock; read the version; the
+ * migration's statements; UPDATE qirkat_schema; COMMIT), so a failure
+ * leaves the database at the last migration that committed.
+ *
+ * Returns 0 on success, -1 on any failure, logged (util/log.h) with
+ * PostgreSQL's message: a connection in the wrong state, a database whose
+ * version is newer than pg_schema_last() (refused: this binary does not
+ * know that schema; nothing is changed), a migration that fails (rolled
+ * back), a broken qirkat_schema (not exactly one row). *version_out,
+ * when not NULL, is set to the database's version as last read or
+ * written: the version reached on success, the newer version when
+ * refused, -1 when it could not be read. */
 int pg_migrate(PGconn *c, int *version_out);
+
+/* The same, stopping at migration target (0 <= target <=
+ * pg_schema_last()): for tests that start from an older schema. A
+ * database already at or above target (and not above pg_schema_last())
+ * is left as it is and 0 returned; there is no way down. A target out of
+ * range is -1 (logged). */
+int pg_migrate_to(PGconn *c, int target, int *version_out);
+
 #endif
