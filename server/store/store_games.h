@@ -146,18 +146,24 @@ static inline int store_games_query(store *s, const store_game_filter *f, store_
     return s->games->games_query(s, f, cb, arg);
 }
 
-/* Write a move that leaves its game active, in two statements: the move's
- * row (with its clock) and one UPDATE of only the game columns a move
- * changes (ply, position, turn, deadline, clocks, updated, wake_at; the
- * standing draw offer cleared). It is the per-move path: status, result,
- * reason and the other correspondence fields are left alone, so neither
- * their CHECK constraints nor the indexes on them are touched (docs/perf.md).
+/* Write a move that leaves its game active, in two statements (one on
+ * PostgreSQL, pg_games.c): the move's row (with its clock) and one UPDATE
+ * of only the game columns a move changes (ply, position, turn, deadline,
+ * clocks, updated, wake_at; the standing draw offer cleared). It is the
+ * per-move path: status, result, reason and the other correspondence
+ * fields are left alone, so neither their CHECK constraints nor the
+ * indexes on them are touched (docs/perf.md).
  * A move that ends the game is written with store_move_insert() and
  * store_game_update(). STORE_NOTFOUND (the game is absent) and
  * STORE_CONFLICT (the stored game is not at p->ply) write nothing;
  * STORE_CONFLICT after the game row was written (a row for that ply
- * exists already: only a store changed behind the server's back) leaves
- * a transaction the caller must lose, as after any failed write. */
+ * exists already: only a store changed behind the server's back; on
+ * PostgreSQL that is STORE_EIO, the statement failed whole) leaves a
+ * transaction the caller must lose, as after any failed write.
+ * On a database shared by several server processes (issue 22),
+ * STORE_CONFLICT means that the stored ply was not the expected p->ply
+ * (another node played first): nothing was written and the transaction
+ * goes on. */
 static inline int store_move_played(store *s, const store_played *p)
 {
     return s->games->move_played(s, p);
