@@ -55,6 +55,11 @@ void op_debug_clock(req *r);
 /* Answer r for games_get()'s failure rc on game id: not_found, or
  * internal ("game N is damaged" for a quarantined game). */
 void ops_game_error(req *r, int rc, int64_t id);
+/* A change to game id was refused because another node moved or ended it
+ * first (game/games.h GAMES_ESTALE): read it again and answer as for a
+ * request that came after that change: game_over when it has ended, else
+ * stale_ply with the stored ply (the client re-reads the game). */
+void ops_game_changed(req *r, int64_t id);
 /* ops_rating.c: ratings (issue 12): user, leaderboard. */
 void op_user(req *r);
 void op_leaderboard(req *r);

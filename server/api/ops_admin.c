@@ -490,9 +490,15 @@ void op_adjudicate(req *r)
     char target[STORE_ADMIN_TARGET_MAX];
     snprintf(target, sizeof target, "game %lld (%s-%s)", (long long)g->id, g->white.name,
              g->black.name);
-    if (svc_write_begin(s->svc) != 0 ||
-        games_finish(s->svc->games, g, (qk_result)res, QK_REASON_ADJUDICATED) != STORE_OK ||
-        audit(s, &me, "adjudicate", 0, target, reason) != 0) {
+    int64_t gid = g->id;
+    rc = svc_write_begin(s->svc) != 0
+             ? STORE_EIO
+             : games_finish(s->svc->games, g, (qk_result)res, QK_REASON_ADJUDICATED);
+    if (rc == GAMES_ESTALE) {
+        ops_game_changed(r, gid);
+        return;
+    }
+    if (rc != STORE_OK || audit(s, &me, "adjudicate", 0, target, reason) != 0) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;

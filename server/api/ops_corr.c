@@ -322,7 +322,12 @@ void op_draw(req *r)
     games_touch(s->svc->games, g->id);
     int rc;
     if (strcmp(action, "accept") == 0) {
+        int64_t gid = g->id;
         rc = games_finish(s->svc->games, g, QK_RESULT_DRAW, QK_REASON_AGREEMENT);
+        if (rc == GAMES_ESTALE) {
+            ops_game_changed(r, gid);
+            return;
+        }
         if (rc == STORE_OK)
             notify_game_over(s->svc, g);
     } else {
@@ -358,8 +363,15 @@ void op_abort(req *r)
                   "both sides have moved: a game can be aborted only before that (resign instead)");
         return;
     }
-    if (svc_write_begin(s->svc) != 0 ||
-        games_finish(s->svc->games, g, QK_RESULT_NONE, QK_REASON_ABORTED) != STORE_OK) {
+    int64_t gid = g->id;
+    int rc = svc_write_begin(s->svc) != 0
+                 ? STORE_EIO
+                 : games_finish(s->svc->games, g, QK_RESULT_NONE, QK_REASON_ABORTED);
+    if (rc == GAMES_ESTALE) {
+        ops_game_changed(r, gid);
+        return;
+    }
+    if (rc != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }

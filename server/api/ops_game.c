@@ -55,6 +55,29 @@ static game *load_game(req *r)
     return rc == STORE_OK ? g : NULL;
 }
 
+/* stale_ply with the ply g holds (PROTOCOL.md: the client resyncs). */
+static void stale_ply(req *r, const game *g)
+{
+    cJSON *err = req_error_new(r, QK_ERR_STALE_PLY, NULL);
+    if (err && !cJSON_AddNumberToObject(err, "ply", (double)g->ply)) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    req_reply_error(r, err);
+}
+
+void ops_game_changed(req *r, int64_t id)
+{
+    game *g = NULL;
+    int rc = games_get(r->api->svc->games, id, &g);
+    if (rc != STORE_OK)
+        ops_game_error(r, rc, id);
+    else if (g->status != GAME_ACTIVE)
+        ops_game_over(r, g);
+    else
+        stale_ply(r, g);
+}
+
 void ops_game_error(req *r, int rc, int64_t id)
 {
     char buf[64];
@@ -66,17 +89,6 @@ void ops_game_error(req *r, int rc, int64_t id)
     } else {
         req_error(r, QK_ERR_INTERNAL, NULL);
     }
-}
-
-/* stale_ply with the ply g holds (PROTOCOL.md: the client resyncs). */
-static void stale_ply(req *r, const game *g)
-{
-    cJSON *err = req_error_new(r, QK_ERR_STALE_PLY, NULL);
-    if (err && !cJSON_AddNumberToObject(err, "ply", (double)g->ply)) {
-        cJSON_Delete(err);
-        err = NULL;
-    }
-    req_reply_error(r, err);
 }
 
 static bool is_player(const game *g, int64_t user)
@@ -625,8 +637,14 @@ void op_resign(req *r)
     if (!ops_active_after_flag(r, g))
         return;
     qk_result winner = g->white.id == me ? QK_RESULT_BLACK : QK_RESULT_WHITE;
-    if (svc_write_begin(s->svc) != 0 ||
-        games_finish(s->svc->games, g, winner, QK_REASON_RESIGN) != STORE_OK) {
+    int64_t gid = g->id;
+    int rc = svc_write_begin(s->svc) != 0 ? STORE_EIO
+                                          : games_finish(s->svc->games, g, winner, QK_REASON_RESIGN);
+    if (rc == GAMES_ESTALE) {
+        ops_game_changed(r, gid);
+        return;
+    }
+    if (rc != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }

@@ -762,6 +762,18 @@ fail:
 int games_finish(games *gs, game *g, qk_result result, qk_reason reason)
 {
     gsvc *s = gs->svc;
+    /* Another node may have moved or ended it (issue 22): claim the row
+     * first, and change nothing if it is not as this node saw it. */
+    int rc = g->status == GAME_ACTIVE ? store_game_claim(s->store, g->id, g->ply) : STORE_OK;
+    if (rc == STORE_CONFLICT) {
+        log_info("game %lld: changed on another node before it could end here", (long long)g->id);
+        games_forget(gs, g->id);
+        return GAMES_ESTALE;
+    }
+    if (rc != STORE_OK) {
+        svc_poison(s);
+        return STORE_EIO;
+    }
     games_touch(gs, g->id);
     if (g->status == GAME_ACTIVE && g->tc.kind == TC_LIVE && g->ply >= 2) {
         /* The running clock stops where it stands; the loser on time

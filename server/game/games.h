@@ -186,7 +186,9 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id);
 
 /* End an active game from outside the rules (resign, timeout, ...). A
  * live game's running clock stops at what it shows now (0 for a
- * timeout). 0 or STORE_EIO. */
+ * timeout). 0, GAMES_ESTALE (another node moved or ended it first, the
+ * row's claim failed: nothing changed, g is gone; store_game_claim()) or
+ * STORE_EIO. */
 int games_finish(games *gs, game *g, qk_result result, qk_reason reason);
 
 /* Write g's correspondence fields after a change to them (draw_offer,

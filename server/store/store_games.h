@@ -102,7 +102,22 @@ typedef struct store_games_ops {
     int (*draw_ply_put)(store *s, int64_t game_id, const char *side, int64_t ply);
     int (*game_damaged_get)(store *s, int64_t game_id, bool *damaged);
     int (*game_damaged_set)(store *s, int64_t game_id);
+    int (*game_claim)(store *s, int64_t game_id, int64_t ply);
 } store_games_ops;
+
+/* Claim game_id for a change that ends it (resign, timeout, agreement,
+ * adjudication; games.h games_finish()), inside the open transaction:
+ * STORE_OK when the stored game is still active at ply; STORE_CONFLICT
+ * when it is not (another node of the same database moved or ended it
+ * first: the caller changes nothing and reads the game again). On
+ * PostgreSQL the row stays locked until the transaction ends (SELECT ...
+ * FOR UPDATE), so of several nodes claiming one game at once (every node
+ * sweeps every due deadline) the first ends it and the others then find
+ * it ended: a timer fires once (issue 22). */
+static inline int store_game_claim(store *s, int64_t game_id, int64_t ply)
+{
+    return s->games->game_claim(s, game_id, ply);
+}
 
 /* Insert g (all fields but id, white, black, white_bot, black_bot); fills
  * g->id. */

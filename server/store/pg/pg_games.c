@@ -93,6 +93,8 @@
       "INSERT INTO moves (game_id, ply, move, user_id, created, clock_ms) "                        \
       "SELECT id, $2::bigint, $6::text, $7::bigint, $5::bigint, $8::bigint FROM g")                \
     X(GAME_EXISTS, "SELECT 1 FROM games WHERE id = $1")                                            \
+    X(GAME_CLAIM, "SELECT 1 FROM games WHERE id = $1 AND status = 'active' AND ply = $2 "          \
+                  "FOR UPDATE")                                                                    \
     X(MOVES_OF, "SELECT ply, move, user_id FROM moves WHERE game_id = $1 ORDER BY ply")            \
     X(GAMES_QUERY, GAME_SELECT                                                                     \
       "WHERE ($1::bigint IS NULL OR g.white_id = $1 OR g.black_id = $1) "                          \
@@ -353,6 +355,19 @@ static int pg_game_damaged_set(store *base, int64_t game_id)
     return pg_run(pg_of(base), ST_DAMAGED_SET, "i", game_id);
 }
 
+/* FOR UPDATE: the row stays locked until the batch's transaction ends; a
+ * second node's claim waits for it, then sees the row as committed (READ
+ * COMMITTED re-reads it) and finds it ended (store_games.h). */
+static int pg_game_claim(store *base, int64_t game_id, int64_t ply)
+{
+    PGresult *r;
+    int rc = pg_one_row(pg_of(base), ST_GAME_CLAIM, &r, "ii", game_id, ply);
+    if (rc)
+        return rc == STORE_NOTFOUND ? STORE_CONFLICT : rc;
+    PQclear(r);
+    return STORE_OK;
+}
+
 const store_games_ops pg_games_ops = {
     .game_insert = pg_game_insert,
     .game_get = pg_game_get,
@@ -367,4 +382,5 @@ const store_games_ops pg_games_ops = {
     .draw_ply_put = pg_draw_ply_put,
     .game_damaged_get = pg_game_damaged_get,
     .game_damaged_set = pg_game_damaged_set,
+    .game_claim = pg_game_claim,
 };

@@ -77,6 +77,7 @@
       "UPDATE games SET ply = ?2 + 1, position = ?3, turn = ?4, updated = ?5, draw_offer = NULL "  \
       "WHERE id = ?1 AND ply = ?2")                                                                \
     X(GAME_EXISTS, "SELECT 1 FROM games WHERE id = ?")                                             \
+    X(GAME_CLAIM, "SELECT 1 FROM games WHERE id = ? AND status = 'active' AND ply = ?")             \
     X(MOVES_OF, "SELECT ply, move, user_id FROM moves WHERE game_id = ? ORDER BY ply")             \
     X(GAMES_QUERY,                                                                                 \
       GAME_SELECT "WHERE (?1 IS NULL OR g.white_id = ?1 OR g.black_id = ?1) "                      \
@@ -356,6 +357,17 @@ static int sq_game_damaged_set(store *base, int64_t game_id)
     return rc ? rc : sq_run(s, ST_DAMAGED_SET);
 }
 
+/* One writer at a time on SQLite: the row needs no lock, only the check. */
+static int sq_game_claim(store *base, int64_t game_id, int64_t ply)
+{
+    sq_store *s = sq_of(base);
+    int rc = sq_bind(s, ST_GAME_CLAIM, "ii", game_id, ply);
+    if (rc || (rc = sq_one_row(s, ST_GAME_CLAIM)))
+        return rc == STORE_NOTFOUND ? STORE_CONFLICT : rc;
+    (void)sqlite3_reset(s->st[ST_GAME_CLAIM]);
+    return STORE_OK;
+}
+
 const store_games_ops sq_games_ops = {
     .game_insert = sq_game_insert,
     .game_get = sq_game_get,
@@ -370,4 +382,5 @@ const store_games_ops sq_games_ops = {
     .draw_ply_put = sq_draw_ply_put,
     .game_damaged_get = sq_game_damaged_get,
     .game_damaged_set = sq_game_damaged_set,
+    .game_claim = sq_game_claim,
 };
