@@ -156,6 +156,7 @@ static void send_head(pg_store *s)
         /* Could not even be sent: answered as a failure by the next
          * processing pass (a broken connection is noticed there). */
         r->status = PGRES_FATAL_ERROR;
+        r->send_failed = true;
         snprintf(r->sqlstate, sizeof r->sqlstate, "08006");
         log_error("postgresql: send %s: %s", stmt_name(s, r), PQerrorMessage(s->conn));
     }
@@ -171,7 +172,7 @@ static void process(pg_store *s)
 {
     while (s->head && s->head->sent) {
         pg_req *r = s->head;
-        if (r->status != PGRES_FATAL_ERROR || !r->sqlstate[0]) {
+        if (!r->send_failed) {
             bool finished = false;
             while (!finished) {
                 if (PQisBusy(s->conn))
@@ -651,15 +652,21 @@ void pg_drain(pg_store *s)
     req_free(m);
 }
 
-void pg_disconnect(pg_store *s)
+void pg_unwatch(pg_store *s)
 {
-    if (s->conn && !s->lost)
-        pg_drain(s);
     if (s->poll_on) {
         uv_poll_stop(&s->poll);
         uv_close((uv_handle_t *)&s->poll, NULL);
         s->poll_on = false;
     }
+    s->loop = NULL;
+}
+
+void pg_disconnect(pg_store *s)
+{
+    if (s->conn && !s->lost)
+        pg_drain(s);
+    pg_unwatch(s);
     if (s->conn)
         PQfinish(s->conn);
     s->conn = NULL;

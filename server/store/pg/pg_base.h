@@ -113,6 +113,7 @@ typedef struct pg_req {
     char *buf; /* owned: every parameter's bytes */
     task *waiter;          /* resumed when done (NULL: nobody waits in a task) */
     bool done, sent;
+    bool send_failed;      /* never reached the server: no result to read */
     bool keep_result;      /* the waiter reads res (else it is cleared) */
     PGresult *res;         /* the last result; owned by the waiter when keep_result */
     ExecStatusType status; /* of res */
@@ -169,6 +170,9 @@ int pg_prepare(pg_store *s, const pg_area_stmts *a);
 /* Start watching the socket on loop: from now on waits happen in tasks.
  * STORE_OK or STORE_EIO. */
 int pg_watch(pg_store *s, uv_loop_t *loop);
+/* Stop watching the socket (the loop is stopping): later waits poll()
+ * as before the loop ran. */
+void pg_unwatch(pg_store *s);
 /* Stop watching, finish what is queued (blocking), close the connection. */
 void pg_disconnect(pg_store *s);
 

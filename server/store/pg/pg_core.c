@@ -143,8 +143,11 @@ static int pg_async_start(store *base, uv_loop_t *loop, int fsync_delay_ms)
 static void pg_async_stop(store *base)
 {
     pg_store *s = pg_of(base);
-    /* Every commit in flight reports before the loop stops. */
+    /* Every commit in flight reports before the loop stops; then the
+     * socket's watcher goes, or it would keep uv_run() from returning.
+     * From here calls wait with poll() again, as before the loop ran. */
     pg_drain(s);
+    pg_unwatch(s);
 }
 
 static uint64_t pg_fsyncs(store *base)
