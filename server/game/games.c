@@ -710,8 +710,13 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     g->draw_offer = -1; /* a move declines a standing offer */
     int rc;
     if (g->status != GAME_ACTIVE) {
-        /* The last move: status, result and reason change too. */
-        if ((rc = store_move_insert(s->store, g->id, ply, text, user_id, now)) == STORE_CONFLICT)
+        /* The last move: status, result and reason change too. The game
+         * row is claimed first, as the common path's one statement takes
+         * it first: two nodes racing for the ply lock in the same order
+         * (no deadlock) and the second finds the ply taken. */
+        if ((rc = store_game_claim(s->store, g->id, ply)) == STORE_CONFLICT ||
+            (rc == STORE_OK &&
+             (rc = store_move_insert(s->store, g->id, ply, text, user_id, now)) == STORE_CONFLICT))
             goto stale;
         if (rc != STORE_OK ||
             (clock_after >= 0 &&

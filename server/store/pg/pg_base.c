@@ -335,7 +335,7 @@ static pg_req *build(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
         return NULL;
     }
     /* Two passes: the sizes, then the bytes. */
-    char nums[PG_PARAMS_MAX][24];
+    char nums[PG_PARAMS_MAX][32];
     const char *src[PG_PARAMS_MAX];
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -361,6 +361,12 @@ static pg_req *build(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
                 break;
             src[i] = t;
             r->len[i] = (int)strlen(t);
+            break;
+        case 'd':
+            /* 17 significant digits read back as the same double. */
+            snprintf(nums[i], sizeof nums[i], "%.17g", va_arg(ap, double));
+            src[i] = nums[i];
+            r->len[i] = (int)strlen(nums[i]);
             break;
         case 'h':
             src[i] = (const char *)va_arg(ap, const uint8_t *);
@@ -666,6 +672,13 @@ int64_t pg_col_int(const PGresult *r, int row, int col)
     if (PQgetisnull(r, row, col))
         return 0;
     return strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+double pg_col_double(const PGresult *r, int row, int col)
+{
+    if (PQgetisnull(r, row, col))
+        return 0;
+    return strtod(PQgetvalue(r, row, col), NULL);
 }
 
 bool pg_col_null(const PGresult *r, int row, int col)

@@ -176,7 +176,8 @@ void pg_disconnect(pg_store *s);
  * sq_base.h): 'i' int64_t, 'o' int64_t bound as NULL when <= 0 (optional
  * ids), 'O' int64_t bound as NULL when < 0 (optional times), 't' const
  * char * (NULL binds NULL), 'T' const char * bound as NULL when "" or
- * NULL, 'h' const uint8_t[32] (bytea). */
+ * NULL, 'h' const uint8_t[32] (bytea), 'd' double (as "%.17g": read back
+ * exactly). */
 
 /* Run a statement that returns no row: STORE_OK; STORE_EIO on any
  * failure (logged; inside a transaction it also fails the transaction).
@@ -224,6 +225,7 @@ void pg_drain(pg_store *s);
 /* Columns of a result row (text format). NULL reads as 0 / "". */
 int64_t pg_col_int(const PGresult *r, int row, int col);
 bool pg_col_null(const PGresult *r, int row, int col);
+double pg_col_double(const PGresult *r, int row, int col);
 /* Copy text into buf (size n), truncating. */
 void pg_col_text(const PGresult *r, int row, int col, char *buf, size_t n);
 /* A bytea column of exactly n bytes into out: 0, or -1 (NULL or another

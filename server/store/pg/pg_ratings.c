@@ -1,77 +1,45 @@
 /*
- * pg_ratings: the PostgreSQL backend's rating rows (store_ratings.h;
- * schema-pg.sql migration 7): a player's Glicko-2 values per family, the
- * leaderboard, a rated game's ratings at its start and around its counted
- * end. The same queries as sqlite_ratings.c in PostgreSQL's dialect:
- *  - SQLite's INSERT OR REPLACE is an upsert on the primary key
- *    (`ON CONFLICT (...) DO UPDATE SET every column = EXCLUDED`): the
- *    tables have no other column, so the row ends the same;
- *  - `white_before IS NOT NULL` is selected as `(...)::int`, so it reads
- *    0/1 (a boolean would come back as 't'/'f');
- *  - orderings by text name their collation: family `COLLATE "C"` is
- *    SQLite's BINARY (byte order), the board's tie-break
- *    `lower(u.username) COLLATE "C"` is the column's NOCASE (usernames are
- *    ASCII), whatever locale the database was made with.
- * Ratings are DOUBLE PRECISION, which pg_base's bind formats have no
- * letter for: they are bound as text printed with %.17g (every double
- * round-trips through 17 significant digits) and read with strtod() from
- * PostgreSQL's output, which is the shortest exact form while
- * extra_float_digits > 0 (the default, 1, since PostgreSQL 12).
+ * pg_ratings: the PostgreSQL backend's rating rows (store_ratings.h, as
+ * sqlite_ratings.c): a player's Glicko-2 values per family, the
+ * leaderboard, a rated game's ratings at its start and around its end.
+ * Ratings are DOUBLE PRECISION (schema-pg.sql), bound as 17 significant
+ * digits ('d', pg_base.h) so they read back exactly; SQLite's INSERT OR
+ * REPLACE is an upsert on the primary key here; the board's tie-break on
+ * the name is lower(username), as SQLite's NOCASE column orders it.
  */
 #include "store/pg/pg_areas.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#define RATING_COLS "user_id, family, rating, rd, volatility, games, last_game"
 #define RATINGS_STATEMENTS(X)                                                                      \
-    X(RATING_GET, "SELECT user_id, family, rating, rd, volatility, games, last_game FROM ratings " \
-                  "WHERE user_id = $1 AND family = $2")                                            \
-    X(RATING_PUT,                                                                                  \
-      "INSERT INTO ratings (user_id, family, rating, rd, volatility, games, last_game) "           \
-      "VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (user_id, family) DO UPDATE SET "           \
-      "rating = EXCLUDED.rating, rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, "             \
-      "games = EXCLUDED.games, last_game = EXCLUDED.last_game")                                    \
-    X(RATINGS_OF, "SELECT user_id, family, rating, rd, volatility, games, last_game FROM ratings " \
-                  "WHERE user_id = $1 ORDER BY family COLLATE \"C\"")                              \
+    X(RATING_GET, "SELECT " RATING_COLS " FROM ratings WHERE user_id = $1 AND family = $2")        \
+    X(RATING_PUT, "INSERT INTO ratings (" RATING_COLS ") VALUES ($1, $2, $3, $4, $5, $6, $7) "     \
+                  "ON CONFLICT (user_id, family) DO UPDATE SET rating = EXCLUDED.rating, "         \
+                  "rd = EXCLUDED.rd, volatility = EXCLUDED.volatility, games = EXCLUDED.games, "   \
+                  "last_game = EXCLUDED.last_game")                                                \
+    X(RATINGS_OF, "SELECT " RATING_COLS " FROM ratings WHERE user_id = $1 ORDER BY family")        \
     X(RATINGS_BOARD,                                                                               \
       "SELECT r.user_id, r.family, r.rating, r.rd, r.volatility, r.games, r.last_game, "           \
       "u.username, u.bot FROM ratings r JOIN users u ON u.id = r.user_id "                         \
-      "WHERE r.family = $1 AND r.rd <= $2 "                                                        \
-      "ORDER BY r.rating DESC, r.rd, lower(u.username) COLLATE \"C\"")                             \
+      "WHERE r.family = $1 AND r.rd <= $2 ORDER BY r.rating DESC, r.rd, lower(u.username)")        \
     X(GAME_RATING_GET,                                                                             \
       "SELECT white_start, black_start, (white_before IS NOT NULL)::int, "                         \
       "coalesce(white_before, 0), coalesce(white_after, 0), coalesce(black_before, 0), "           \
       "coalesce(black_after, 0) FROM game_ratings WHERE game_id = $1")                             \
     X(GAME_RATING_PUT,                                                                             \
       "INSERT INTO game_ratings (game_id, white_start, black_start, white_before, white_after, "   \
-      "black_before, black_after) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (game_id) "      \
-      "DO UPDATE SET white_start = EXCLUDED.white_start, black_start = EXCLUDED.black_start, "     \
-      "white_before = EXCLUDED.white_before, white_after = EXCLUDED.white_after, "                 \
-      "black_before = EXCLUDED.black_before, black_after = EXCLUDED.black_after")
+      "black_before, black_after) VALUES ($1, $2, $3, $4::double precision, "                      \
+      "$5::double precision, $6::double precision, $7::double precision) "                         \
+      "ON CONFLICT (game_id) DO UPDATE SET white_start = EXCLUDED.white_start, "                   \
+      "black_start = EXCLUDED.black_start, white_before = EXCLUDED.white_before, "                 \
+      "white_after = EXCLUDED.white_after, black_before = EXCLUDED.black_before, "                 \
+      "black_after = EXCLUDED.black_after")
 
 enum { PG_AREA_FIRST(RATINGS), RATINGS_STATEMENTS(PG_STMT_ENUM) ST_RATINGS__END };
 static const pg_stmt_def ratings_defs[] = {RATINGS_STATEMENTS(PG_STMT_DEF)};
 PG_AREA_CHECK(RATINGS);
 const pg_area_stmts pg_ratings_stmts = {PG_AREA_RATINGS, ratings_defs, PG_AREA_COUNT(RATINGS)};
-
-/* A double as a text parameter (bound with 't'). */
-typedef struct dtext {
-    char s[32];
-} dtext;
-
-static dtext dbl(double v)
-{
-    dtext t;
-    snprintf(t.s, sizeof t.s, "%.17g", v);
-    return t;
-}
-
-/* A DOUBLE PRECISION column; NULL reads as 0, as pg_col_int(). */
-static double col_double(const PGresult *r, int row, int col)
-{
-    return PQgetisnull(r, row, col) ? 0 : strtod(PQgetvalue(r, row, col), NULL);
-}
 
 /* The first seven columns of a ratings select, row i, into *out. */
 static void read_rating(const PGresult *r, int i, store_rating *out)
@@ -79,9 +47,9 @@ static void read_rating(const PGresult *r, int i, store_rating *out)
     memset(out, 0, sizeof *out);
     out->user_id = pg_col_int(r, i, 0);
     pg_col_text(r, i, 1, out->family, sizeof out->family);
-    out->rating = col_double(r, i, 2);
-    out->rd = col_double(r, i, 3);
-    out->volatility = col_double(r, i, 4);
+    out->rating = pg_col_double(r, i, 2);
+    out->rd = pg_col_double(r, i, 3);
+    out->volatility = pg_col_double(r, i, 4);
     out->games = pg_col_int(r, i, 5);
     out->last_game = pg_col_int(r, i, 6);
 }
@@ -99,9 +67,8 @@ static int pg_rating_get(store *base, int64_t user_id, const char *family, store
 
 static int pg_rating_put(store *base, const store_rating *r)
 {
-    dtext rating = dbl(r->rating), rd = dbl(r->rd), vol = dbl(r->volatility);
-    return pg_run(pg_of(base), ST_RATING_PUT, "ittttii", r->user_id, r->family, rating.s, rd.s,
-                  vol.s, r->games, r->last_game);
+    return pg_run(pg_of(base), ST_RATING_PUT, "itdddii", r->user_id, r->family, r->rating, r->rd,
+                  r->volatility, r->games, r->last_game);
 }
 
 typedef struct rating_walk {
@@ -131,9 +98,8 @@ static int pg_ratings_of(store *base, int64_t user_id, store_rating_cb cb, void 
 static int pg_ratings_board(store *base, const char *family, double max_rd, store_rating_cb cb,
                             void *arg)
 {
-    dtext rd = dbl(max_rd);
-    return pg_each(pg_of(base), ST_RATINGS_BOARD, rating_row, &(rating_walk){cb, arg, true}, "tt",
-                   family, rd.s);
+    return pg_each(pg_of(base), ST_RATINGS_BOARD, rating_row, &(rating_walk){cb, arg, true}, "td",
+                   family, max_rd);
 }
 
 static int pg_game_rating_get(store *base, int64_t game_id, store_game_rating *out)
@@ -143,26 +109,28 @@ static int pg_game_rating_get(store *base, int64_t game_id, store_game_rating *o
     if (rc)
         return rc;
     out->game_id = game_id;
-    out->white_start = col_double(r, 0, 0);
-    out->black_start = col_double(r, 0, 1);
+    out->white_start = pg_col_double(r, 0, 0);
+    out->black_start = pg_col_double(r, 0, 1);
     out->ended = pg_col_int(r, 0, 2) != 0;
-    out->white_before = col_double(r, 0, 3);
-    out->white_after = col_double(r, 0, 4);
-    out->black_before = col_double(r, 0, 5);
-    out->black_after = col_double(r, 0, 6);
+    out->white_before = pg_col_double(r, 0, 3);
+    out->white_after = pg_col_double(r, 0, 4);
+    out->black_before = pg_col_double(r, 0, 5);
+    out->black_after = pg_col_double(r, 0, 6);
     PQclear(r);
     return STORE_OK;
 }
 
 static int pg_game_rating_put(store *base, const store_game_rating *gr)
 {
-    dtext ws = dbl(gr->white_start), bs = dbl(gr->black_start);
-    dtext wb = dbl(gr->white_before), wa = dbl(gr->white_after);
-    dtext bb = dbl(gr->black_before), ba = dbl(gr->black_after);
+    pg_store *s = pg_of(base);
     /* Before the end counted, before/after stay NULL. */
-    bool e = gr->ended;
-    return pg_run(pg_of(base), ST_GAME_RATING_PUT, "itttttt", gr->game_id, ws.s, bs.s,
-                  e ? wb.s : NULL, e ? wa.s : NULL, e ? bb.s : NULL, e ? ba.s : NULL);
+    if (!gr->ended)
+        return pg_run(s, ST_GAME_RATING_PUT, "iddtttt", gr->game_id, gr->white_start,
+                      gr->black_start, (const char *)NULL, (const char *)NULL, (const char *)NULL,
+                      (const char *)NULL);
+    return pg_run(s, ST_GAME_RATING_PUT, "idddddd", gr->game_id, gr->white_start,
+                  gr->black_start, gr->white_before, gr->white_after, gr->black_before,
+                  gr->black_after);
 }
 
 const store_ratings_ops pg_ratings_ops = {

@@ -1,10 +1,8 @@
 /*
- * pg_records: the PostgreSQL side of records (store_records.h;
- * schema-pg.sql migration 9): the clock of each move and the mark of an
- * imported game. The same statements as sqlite_records.c with $n
- * parameters; "no such move / game" is an UPDATE of no row
- * (pg_run_one(): STORE_NOTFOUND, as sqlite3_changes() != 1). The search
- * of export and `search` is the games listing (pg_games.c).
+ * pg_records: the PostgreSQL side of records (store_records.h, as
+ * sqlite_records.c): the clock of each move and the mark of an imported
+ * game. The search of export and `search` is the games listing
+ * (pg_games.c).
  */
 #include "store/pg/pg_areas.h"
 
