@@ -3,6 +3,7 @@
  * check): its own read-only connection, apart from the store object and
  * the loop. See offline.h.
  */
+#define _GNU_SOURCE /* sync_file_range(): Linux */
 #include "store/offline.h"
 
 #include <errno.h>
@@ -49,6 +50,22 @@ static int open_ro(const char *path, sqlite3 **db, char *err, size_t n)
     }
     sqlite3_busy_timeout(*db, OFFLINE_BUSY_MS);
     return 0;
+}
+
+/* Start writing path's dirty pages to disk, without waiting. Why: the
+ * copy is written with no sync of its own, so all of it (200 MB for a
+ * 200 MB database) would be dirty in the page cache until the fsync
+ * before the rename, one burst of writeback at the end; started before
+ * the quick_check, it goes to disk while the check reads (measured on a
+ * 200 MB copy: the final fsync ~170 ms -> ~2 ms, and the server's ping
+ * round trips no longer peak during it). */
+static void start_writeback(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    (void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    close(fd);
 }
 
 /* fsync path (a file or the directory that holds it). */
@@ -140,8 +157,9 @@ int offline_backup(const char *src, const char *out, int64_t *pages, int64_t *ms
     }
     /* The copy is an ordinary database file: no -wal of its own. */
     sqlite3_stmt *q = NULL;
-    bool ok = sqlite3_exec(to, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL) == SQLITE_OK &&
-              sqlite3_prepare_v2(to, "PRAGMA quick_check", -1, &q, NULL) == SQLITE_OK &&
+    bool ok = sqlite3_exec(to, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL) == SQLITE_OK;
+    start_writeback(tmp); /* while the check runs */
+    ok = ok && sqlite3_prepare_v2(to, "PRAGMA quick_check", -1, &q, NULL) == SQLITE_OK &&
               sqlite3_step(q) == SQLITE_ROW &&
               strcmp((const char *)sqlite3_column_text(q, 0), "ok") == 0;
     sqlite3_finalize(q);
