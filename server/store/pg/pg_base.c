@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "util/log.h"
+#include "util/metrics.h"
 
 static const char *stmt_name(const pg_store *s, const pg_req *r)
 {
@@ -421,6 +422,10 @@ static void complete(pg_store *s, pg_req *r)
     if (r->is_commit) {
         s->commits_inflight--;
         s->commits_done++;
+        /* The flush of the commit's WAL record happens in PostgreSQL; what
+         * a node sees of it is the COMMIT's round trip. */
+        if (s->commit_h && !bad)
+            metric_observe(s->commit_h, (double)(uv_hrtime() - r->sent_ns) / 1e9);
         bool ok = !bad && r->txn != s->failed_txn && r->res &&
                   strcmp(PQcmdStatus(r->res), "COMMIT") == 0;
         if (!ok && !bad)
@@ -627,8 +632,10 @@ int pg_send_text(pg_store *s, const char *sql, bool is_commit, uint64_t txn, sto
     r->is_commit = is_commit;
     r->on_done = on_done;
     r->on_done_arg = arg;
-    if (is_commit)
+    if (is_commit) {
         s->commits_inflight++;
+        r->sent_ns = uv_hrtime();
+    }
     uint64_t keep = s->txn;
     s->txn = txn;
     enqueue(s, r);

@@ -122,6 +122,7 @@ typedef struct pg_req {
     store_done_cb on_done; /* COMMIT: the durability callback */
     void *on_done_arg;
     bool is_commit;
+    uint64_t sent_ns; /* COMMIT: uv_hrtime() when queued */
 } pg_req;
 
 /* Delivered notifications (LISTEN): channel and payload are valid during
@@ -153,6 +154,7 @@ typedef struct pg_store {
     pg_notify_cb on_notify;
     void *notify_arg;
     uint64_t blocking_waits; /* waits that blocked a running loop (a bug: logged) */
+    struct metric *commit_h; /* qirkat_fsync_seconds: COMMIT to its answer (NULL = none) */
 } pg_store;
 
 static inline pg_store *pg_of(store *s)

@@ -222,6 +222,11 @@ int pg_core_notify(pg_store *s, const char *payload)
     return pg_send(s, ST_NOTIFY, "t", payload);
 }
 
+static void pg_time_fsyncs(store *base, struct metric *h)
+{
+    pg_of(base)->commit_h = h;
+}
+
 static void pg_close(store *base)
 {
     pg_store *s = pg_of(base);
@@ -251,4 +256,5 @@ const store_core_ops pg_core_ops = {
     .journal_limit = pg_journal_limit,
     .checkpoint = pg_checkpoint,
     .prune = pg_prune,
+    .time_fsyncs = pg_time_fsyncs,
 };
