@@ -466,6 +466,8 @@ void config_usage(FILE *f)
             "               [--pairing-program PATH] [--pairing-timeout MS] [--help]\n"
             "       qirkatd backup --db FILE OUT     consistent copy of a running server's database\n"
             "       qirkatd check --db FILE          integrity, foreign keys, every game replayed\n"
+            "       qirkatd migrate --from FILE.db --db postgresql://...\n"
+            "                                        copy a SQLite database into an empty PostgreSQL one\n"
             "Every setting is also a line KEY = VALUE of the --config file (KEY the flag without\n"
             "--) and an environment variable QK_KEY (upper case, - as _; the pairing timeout is\n"
             "QK_PAIRING_TIMEOUT_MS). The flag wins over the environment, which wins over the file.\n"
