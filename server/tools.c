@@ -13,6 +13,7 @@
 #include "qk_rules.h"
 #include "store/migrate.h"
 #include "store/offline.h"
+#include "store/pg.h"
 
 static int usage(void)
 {
@@ -45,6 +46,13 @@ static int cmd_backup(int argc, char **argv)
     const char *db, *out;
     if (args(argc, argv, &db, &out, 1) != 0)
         return usage();
+    if (store_pg_is_url(db)) {
+        /* PostgreSQL has its own online tools (docs/scale.md "Backups"). */
+        fprintf(stderr, "qirkatd backup: %s is PostgreSQL: use pg_dump -Fc (or pg_basebackup with "
+                        "WAL archiving for point-in-time recovery)\n",
+                db);
+        return 2;
+    }
     char err[512];
     int64_t pages = 0, ms = 0;
     if (offline_backup(db, out, &pages, &ms, err, sizeof err) != 0) {
@@ -134,7 +142,12 @@ static int cmd_check(int argc, char **argv)
     char err[512] = "";
     int64_t problems = 0;
     checker ck = {0};
-    if (offline_check(db, stdout, &problems, replay_game, &ck, err, sizeof err) != 0) {
+    /* On PostgreSQL the database checks itself (amcheck for its indexes);
+     * what only qirkatd can check is that every game replays. */
+    int rc = store_pg_is_url(db) ? migrate_pg_games(db, replay_game, &ck, err, sizeof err)
+                                 : offline_check(db, stdout, &problems, replay_game, &ck, err,
+                                                 sizeof err);
+    if (rc != 0) {
         fprintf(stderr, "qirkatd check: %s\n", err);
         return 1;
     }
@@ -215,7 +228,10 @@ static int cmd_admin(int argc, char **argv)
             return usage();
         bool grant = strcmp(sub, "grant") == 0, changed = false;
         char user[OFFLINE_NAME_MAX + 1];
-        if (offline_admin_set(db, name, grant, &changed, user, err, sizeof err) != 0) {
+        int rc = store_pg_is_url(db)
+                     ? pg_offline_admin_set(db, name, grant, &changed, user, err, sizeof err)
+                     : offline_admin_set(db, name, grant, &changed, user, err, sizeof err);
+        if (rc != 0) {
             fprintf(stderr, "qirkatd admin %s: %s\n", sub, err);
             return 1;
         }
@@ -247,7 +263,10 @@ static int cmd_admin(int argc, char **argv)
         const char *db;
         if (args(nrest, rest, &db, NULL, 0) != 0)
             return usage();
-        if (offline_admin_log(db, limit, print_entry, NULL, err, sizeof err) != 0) {
+        int rc = store_pg_is_url(db)
+                     ? pg_offline_admin_log(db, limit, print_entry, NULL, err, sizeof err)
+                     : offline_admin_log(db, limit, print_entry, NULL, err, sizeof err);
+        if (rc != 0) {
             fprintf(stderr, "qirkatd admin log: %s\n", err);
             return 1;
         }

@@ -89,4 +89,13 @@ int offline_admin_log(const char *path, int64_t limit,
                       void (*cb)(void *arg, const offline_admin_entry *e), void *arg, char *err,
                       size_t n);
 
+/* The same two on a PostgreSQL database (url a libpq URI; store/pg/
+ * pg_offline.c), for servers whose nodes share it (docs/scale.md): same
+ * arguments and results; the name is matched as lower(username). */
+int pg_offline_admin_set(const char *url, const char *name, bool grant, bool *changed,
+                         char *username, char *err, size_t n);
+int pg_offline_admin_log(const char *url, int64_t limit,
+                         void (*cb)(void *arg, const offline_admin_entry *e), void *arg, char *err,
+                         size_t n);
+
 #endif
