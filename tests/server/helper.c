@@ -642,8 +642,51 @@ static sqlite3 *db_open(const char *db)
     return h;
 }
 
+static bool is_pg(const char *db)
+{
+    return strncmp(db, "postgresql://", 13) == 0 || strncmp(db, "postgres://", 11) == 0;
+}
+
+/* The same dump of a PostgreSQL database: the rows of the same tables,
+ * each as its text form, in key order. */
+static char *pg_dump_rows(const char *db)
+{
+    static const char *const q[] = {
+        "SELECT concat_ws('|', id, username, bot, pwhash, created) FROM users ORDER BY id",
+        "SELECT concat_ws('|', encode(hash, 'hex'), user_id, created) FROM tokens ORDER BY hash",
+        "SELECT c::text FROM challenges c ORDER BY id",
+        "SELECT g::text FROM games g ORDER BY id",
+        "SELECT m::text FROM moves m ORDER BY game_id, ply",
+    };
+    PGconn *c = PQconnectdb(db);
+    cr_assert_eq(PQstatus(c), CONNECTION_OK, "connect %s: %s", db, PQerrorMessage(c));
+    size_t cap = 4096, len = 0;
+    char *out = malloc(cap);
+    cr_assert_not_null(out);
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
+        PGresult *r = PQexec(c, q[i]);
+        cr_assert_eq(PQresultStatus(r), PGRES_TUPLES_OK, "%s: %s", q[i], PQresultErrorMessage(r));
+        for (int k = 0; k < PQntuples(r); k++) {
+            const char *t = PQgetvalue(r, k, 0);
+            size_t n = strlen(t);
+            while (len + n + 4 > cap) {
+                cap *= 2;
+                out = realloc(out, cap);
+                cr_assert_not_null(out);
+            }
+            len += (size_t)sprintf(out + len, "%s\n", t);
+        }
+        PQclear(r);
+    }
+    PQfinish(c);
+    return out;
+}
+
 char *t_db_dump(const char *db)
 {
+    if (is_pg(db))
+        return pg_dump_rows(db);
     static const char *const q[] = {
         "SELECT id, username, bot, pwhash, created FROM users ORDER BY id",
         "SELECT hex(hash), user_id, created FROM tokens ORDER BY hash",
@@ -682,9 +725,11 @@ char *t_db_dump(const char *db)
 
 long long t_db_count(const char *db, const char *table)
 {
-    sqlite3 *h = db_open(db);
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
+    if (is_pg(db))
+        return t_pg_count(db, sql);
+    sqlite3 *h = db_open(db);
     sqlite3_stmt *st;
     cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
     cr_assert_eq(sqlite3_step(st), SQLITE_ROW);

@@ -82,7 +82,7 @@ int pg_offline_admin_set(const char *url, const char *name, bool grant, bool *ch
         goto fail;
     }
     if (PQntuples(r) == 0) {
-        say(err, n, "no user \"%s\"", name);
+        say(err, n, "no user \"%s\" in the PostgreSQL database", name);
         goto fail;
     }
     char id[24];
