@@ -597,7 +597,8 @@ static bool pgb_pipelined;
 static pgb_batch *pgb_gather;                                  /* read, not sent yet */
 static pgb_batch *pgb_flight, **pgb_flight_tail = &pgb_flight; /* sent, in order */
 static int pgb_in_flight;
-static bool pgb_got; /* the query at the head has given its result */
+static bool pgb_got;                  /* the query at the head has given its result */
+static long long pgb_txns, pgb_moves; /* committed, for the log at exit */
 
 static void pgb_exec(const char *sql)
 {
@@ -701,6 +702,8 @@ static void pgb_send(pgb_batch *b)
     }
     if (!PQsendQueryParams(pgb, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) || !PQpipelineSync(pgb))
         die("pg baseline COMMIT: %s", PQerrorMessage(pgb));
+    pgb_txns++;
+    pgb_moves += (long long)b->n;
     b->next = NULL;
     *pgb_flight_tail = b;
     pgb_flight_tail = &b->next;
@@ -823,6 +826,8 @@ static void pgbase_main(int ready_fd)
     uv_signal_start(&sig, on_sigterm, SIGTERM);
     uv_run(loop, UV_RUN_DEFAULT);
     PQfinish(pgb);
+    fprintf(stderr, "bench-ratios: pg baseline: %lld transactions, %lld moves (%.1f a commit)\n",
+            pgb_txns, pgb_moves, pgb_txns ? (double)pgb_moves / (double)pgb_txns : 0.0);
 }
 
 /* ---- the move load --------------------------------------------------- */
