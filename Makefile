@@ -185,9 +185,11 @@ test: all tests check-layers check-po
 .PHONY: test-pg
 # Then server suites whose servers run on PostgreSQL (QK_TEST_PG_URL:
 # tests/server/helper.c gives each server a fresh database of the
-# cluster), PG_SUITES below, and the nodes' tests (several qirkatd on one
-# database, tests/server/test_nodes.c).
-PG_SUITES ?= nodes flow live corr tourney inbox class_privacy records ratings admin errors
+# cluster), PG_SUITES below, the nodes' tests (several qirkatd on one
+# database, tests/server/test_nodes.c) and qirkatd migrate's
+# (tests/server/test_migrate.c: its source server on SQLite, the copy on
+# the cluster).
+PG_SUITES ?= nodes flow live corr tourney inbox class_privacy records ratings admin errors migrate
 test-pg: all $(BUILD)/test-pg $(BUILD)/test-server
 	@set -e; dir=$$(mktemp -d /tmp/qk-pg.XXXXXX); \
 	trap 'sh tests/pg/cluster.sh stop "$$dir"' EXIT; trap 'exit 1' INT TERM HUP; \

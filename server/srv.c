@@ -100,6 +100,7 @@ static const char *const transports[] = {"tcp", "websocket"};
 static const char *const results[] = {"ok", "refused"};
 static const char *const commit_results[] = {"durable", "lost"};
 static const char *const pools[] = {"hints", "pairing", "password_checks"};
+static const char *tc_kinds[TC_KINDS];
 static const char *codes[QK_ERR__COUNT];
 
 static int transport_index(const conn *c)
@@ -156,6 +157,12 @@ static double read_queue(void *arg, int i, int j)
     return s->svc.auth.jobs;
 }
 
+static double read_games_active(void *arg, int i, int j)
+{
+    (void)j;
+    return (double)games_active(((srv *)arg)->svc.games, (tc_kind)i);
+}
+
 static double read_conns_max(void *arg, int i, int j)
 {
     (void)i, (void)j;
@@ -206,6 +213,14 @@ static void metrics_setup(srv *s)
                                       results, 2, NULL, NULL, 0);
     s->svc.m_moves = metrics_counter(m, "qirkat_moves_total", "Moves played.", NULL, NULL, 0,
                                      NULL, NULL, 0);
+    /* Every kind the server knows, so a kind with no game reads 0 rather
+     * than being absent (an absent series breaks sums and alerts). */
+    for (int k = 0; k < TC_KINDS; k++)
+        tc_kinds[k] = tc_kind_name((tc_kind)k);
+    metrics_gauge(m, "qirkat_games_active",
+                  "Games being played now (status active, in memory or not), by time-control "
+                  "kind.",
+                  "kind", tc_kinds, TC_KINDS, read_games_active, s);
     s->m_commits = metrics_counter(m, "qirkat_commits_total",
                                    "Batches committed (one transaction per loop turn or more), "
                                    "by outcome.",
@@ -216,6 +231,16 @@ static void metrics_setup(srv *s)
                                       "From a batch's commit to its being on disk (the fsync "
                                       "included): how long its answers waited.",
                                       lat, (int)(sizeof lat / sizeof lat[0]));
+    /* Finer at the bottom than the commit's: an SSD's fsync takes tens of
+     * microseconds to a few ms, and the commit histogram above already
+     * shows the waits on top of it. */
+    static const double fs[] = {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005,
+                                0.01,    0.02,   0.05,    0.1,    0.25,  0.5,   1, 2.5};
+    s->m_fsync_s = metrics_histogram(m, "qirkat_fsync_seconds",
+                                     "Each durability flush's fsync of the write-ahead log, as the "
+                                     "store's writer thread times it (one may serve several "
+                                     "batches).",
+                                     fs, (int)(sizeof fs / sizeof fs[0]));
     s->api.m_held = metrics_counter(m, "qirkat_held_requests_total",
                                     "Request lines held while the write-ahead log restarted.",
                                     NULL, NULL, 0, NULL, NULL, 0);
@@ -314,6 +339,14 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     g->batch = &s->batch;
     if (games_new(g, &g->games) != 0) {
         log_error("out of memory");
+        goto fail_store;
+    }
+    /* The active-games gauge counts every game of the database, not only
+     * the ones loaded (game/games.h games_count_active()). */
+    if (games_count_active(g->games) != STORE_OK) {
+        log_error("cannot count the active games");
+        games_free(g->games);
+        g->games = NULL;
         goto fail_store;
     }
     net_hooks hooks = {session_open_cb, dispatch_line_cb, session_close_cb, session_free_cb};
@@ -539,6 +572,9 @@ int srv_start(srv *s)
      * port is reported: a client never sees a stale deadline. */
     if (corr_start(&s->svc) != 0 || heartbeat_start(&s->beat) != 0)
         return -1;
+    /* Timed from here, after start-up's own commits (corr_start): then
+     * every flush serves a batch that qirkat_commits_total counts. */
+    store_time_fsyncs(s->store, s->m_fsync_s);
     /* From here commits are made durable off the loop (store_core.h). */
     if (store_async_start(s->store, s->loop, s->cfg.fsync_delay_ms) != STORE_OK)
         log_warn("commits stay synchronous: every fsync runs on the loop");

@@ -164,7 +164,7 @@ typedef struct srv {
      * "Monitoring"), counted by the layers through the metric pointers
      * srv_init hands them. */
     metrics metrics;
-    metric *m_accepted, *m_commits, *m_commit_s;
+    metric *m_accepted, *m_commits, *m_commit_s, *m_fsync_s;
     const char **op_names; /* "(none)" and the op table's names: a label's values */
     int nops;
     double start_time; /* UTC seconds */

@@ -25,9 +25,17 @@
  *   qirkatd admin log [--limit N] --db FILE  the audit, newest first
  *                                  (default 50 rows): id, time (UTC),
  *                                  who, action, target, reason.
+ *   qirkatd migrate --from FILE.db --db postgresql://...  copy a SQLite
+ *                                  database into an empty PostgreSQL one
+ *                                  (store/migrate.h): one line per table
+ *                                  with both row counts, then every game
+ *                                  of the copy replayed as check does; a
+ *                                  target with any row is refused ("not
+ *                                  empty"), nothing written.
  *
- * Exit status: 0 done (check: nothing found), 1 a problem found or the
- * command failed, 2 bad arguments.
+ * Exit status: 0 done (check: nothing found; migrate: copied, the counts
+ * equal and every game replays), 1 a problem found or the command
+ * failed, 2 bad arguments.
  */
 #ifndef QK_TOOLS_H
 #define QK_TOOLS_H

@@ -24,6 +24,14 @@ struct games {
     size_t ntrim, captrim;
     bool full_trim;
     registry damaged; /* quarantined game ids (GAMES_EDAMAGED), logged once */
+    /* Active games by time-control kind (games_active()): every game of
+     * the database, cached or not, so counted from the store at start and
+     * kept by the changes of status below (each with its undo: a lost
+     * batch puts the count back with the games). recount: memory was
+     * dropped wholesale (games_forget_all(): an undo log that overflowed),
+     * so the next games_trim() counts from the store again. */
+    int64_t active[TC_KINDS];
+    bool recount;
     qk_move scratch[QK_MAX_MOVES];
 };
 
@@ -135,6 +143,74 @@ static void moves_json_push(game *g, int64_t index, const char *text)
         g->moves_json_n++;
 }
 
+/* ---- the count of active games ---------------------------------------- */
+
+/* A change of the count by delta (+1, -1) for kind k is undone by the
+ * opposite change: the key says which, as +(k + 1) for an increment and
+ * -(k + 1) for a decrement, so no allocation is needed. */
+static void count_undo(void *arg, int64_t key, void *ptr)
+{
+    (void)ptr;
+    games *gs = arg;
+    int k = (int)(key > 0 ? key : -key) - 1;
+    if (k >= 0 && k < TC_KINDS)
+        gs->active[k] -= key > 0 ? 1 : -1;
+}
+
+static void count_change(games *gs, tc_kind k, int delta)
+{
+    if ((int)k < 0 || (int)k >= TC_KINDS)
+        return;
+    gs->active[k] += delta;
+    batch_on_undo(gs->svc->batch, count_undo, NULL, gs, delta > 0 ? k + 1 : -(int64_t)(k + 1),
+                  NULL);
+}
+
+typedef struct tc_counts {
+    int64_t n[TC_KINDS];
+} tc_counts;
+
+static int count_cb(void *arg, const char *time_control, int64_t n)
+{
+    tc_counts *c = arg;
+    tc t;
+    /* A time control that does not parse makes its game unloadable: it is
+     * not counted, as load() does not count it when it quarantines it. */
+    if (tc_from_text(time_control, &t) == 0 && (int)t.kind >= 0 && (int)t.kind < TC_KINDS)
+        c->n[t.kind] += n;
+    return 0;
+}
+
+int games_count_active(games *gs)
+{
+    tc_counts c = {{0}};
+    int rc = store_games_active_count(gs->svc->store, count_cb, &c);
+    if (rc != STORE_OK) {
+        gs->recount = true; /* try again at the next games_trim() */
+        return rc;
+    }
+    memcpy(gs->active, c.n, sizeof gs->active);
+    gs->recount = false;
+    return STORE_OK;
+}
+
+int64_t games_active(const games *gs, tc_kind k)
+{
+    return (int)k >= 0 && (int)k < TC_KINDS ? gs->active[k] : 0;
+}
+
+/* A stored row load() quarantines (it will never be loaded again, so it is
+ * no longer active for the count): uncounted when games_count_active()
+ * counted it. Not undone with the batch: the quarantine in memory is not
+ * either. */
+static void uncount_row(games *gs, const store_game *row)
+{
+    tc t;
+    if (strcmp(row->status, "active") == 0 && tc_from_text(row->time_control, &t) == 0 &&
+        (int)t.kind >= 0 && (int)t.kind < TC_KINDS)
+        gs->active[t.kind]--;
+}
+
 static void touch_undo(void *arg, int64_t id, void *ptr)
 {
     (void)ptr;
@@ -153,6 +229,7 @@ void games_forget_all(games *gs)
             game_free(n->val);
     reg_free(&gs->cache);
     gs->ntrim = 0;
+    gs->recount = true;
 }
 
 void games_free(games *gs)
@@ -394,6 +471,7 @@ static int load(games *gs, int64_t id, game **out)
         qk_pos_parse(&g->v, row.start, &g->pos, &why) != QK_OK ||
         tc_from_text(row.time_control, &g->tc) != 0) {
         snprintf(buf, sizeof buf, "bad stored status, variant, start or time control %s", why);
+        uncount_row(gs, &row);
         rc = quarantine(gs, id, buf);
         goto fail;
     }
@@ -406,6 +484,7 @@ static int load(games *gs, int64_t id, game **out)
     replay rp = {g, false, ""};
     rc = store_moves_each(gs->svc->store, id, replay_cb, &rp);
     if (rp.bad) {
+        uncount_row(gs, &row);
         rc = quarantine(gs, id, rp.why);
         goto fail;
     }
@@ -417,6 +496,7 @@ static int load(games *gs, int64_t id, game **out)
     if (g->ply != row.ply) {
         snprintf(buf, sizeof buf, "%lld moves stored, row says ply %lld", (long long)g->ply,
                  (long long)row.ply);
+        uncount_row(gs, &row);
         rc = quarantine(gs, id, buf);
         goto fail;
     }
@@ -538,6 +618,10 @@ static void trim_one(games *gs, int64_t id)
 
 void games_trim(games *gs)
 {
+    /* Here because the batch has ended: the store holds what memory
+     * should, and the undo actions of a lost batch have run. */
+    if (gs->recount)
+        (void)games_count_active(gs);
     for (size_t i = 0; i < gs->ntrim; i++)
         trim_one(gs, gs->trim[i]);
     gs->ntrim = 0;
@@ -627,6 +711,7 @@ int games_start(games *gs, const game_spec *spec, game **out)
         goto fail;
     g->id = row.id;
     games_touch(gs, g->id);
+    count_change(gs, g->tc.kind, +1);
     g->challenge_id = spec->challenge_id;
     if (g->challenge_id &&
         store_game_challenge_put(gs->svc->store, g->id, g->challenge_id) != STORE_OK)
@@ -651,6 +736,8 @@ fail:
 static void end_game(games *gs, game *g, qk_result result, qk_reason reason)
 {
     trim_later(gs, g->id);
+    if (g->status == GAME_ACTIVE)
+        count_change(gs, g->tc.kind, -1);
     g->status = reason == QK_REASON_ABORTED ? GAME_ABORTED : GAME_FINISHED;
     g->result = result;
     g->reason = reason;
@@ -710,8 +797,13 @@ int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)
     g->draw_offer = -1; /* a move declines a standing offer */
     int rc;
     if (g->status != GAME_ACTIVE) {
-        /* The last move: status, result and reason change too. */
-        if ((rc = store_move_insert(s->store, g->id, ply, text, user_id, now)) == STORE_CONFLICT)
+        /* The last move: status, result and reason change too. The game
+         * row is claimed first, as the common path's one statement takes
+         * it first: two nodes racing for the ply lock in the same order
+         * (no deadlock) and the second finds the ply taken. */
+        if ((rc = store_game_claim(s->store, g->id, ply)) == STORE_CONFLICT ||
+            (rc == STORE_OK &&
+             (rc = store_move_insert(s->store, g->id, ply, text, user_id, now)) == STORE_CONFLICT))
             goto stale;
         if (rc != STORE_OK ||
             (clock_after >= 0 &&

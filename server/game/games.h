@@ -166,10 +166,29 @@ void games_forget(games *gs, int64_t id);
 /* Game id is about to change in memory along with the batch's writes:
  * if the batch is lost it is forgotten (and reloaded from the database). */
 void games_touch(games *gs, int64_t id);
-/* Drop every cached game (all are reloaded on next use). */
+/* Drop every cached game (all are reloaded on next use); the active games
+ * are counted from the store again at the next games_trim(). */
 void games_forget_all(games *gs);
 /* Drop every cached game that is not active. */
 void games_trim(games *gs);
+
+/* Active games, by time-control kind (the metric qirkat_games_active,
+ * docs/operations.md "Monitoring"): every active game of the database
+ * that is not quarantined, loaded in memory or not (games are loaded
+ * lazily, so the cache alone would miss those nobody has touched since a
+ * restart). games_count_active() counts them from the store (srv.c calls
+ * it once at start, after the store is open); from then on games_start()
+ * and every end of a game (games_play()'s last move, games_finish():
+ * resignation, timeout, abort, agreement, adjudication) change the count
+ * with the batch, an undo action putting it back if the batch is lost,
+ * and a game quarantined at load leaves it. When a lost batch could not
+ * record its undo actions (games_forget_all()), the next games_trim()
+ * counts from the store again. 0, or a STORE_E* code (the count is then
+ * unchanged and counted again at the next games_trim()). */
+int games_count_active(games *gs);
+/* The count of active games of kind k (0 for a value that is not a
+ * tc_kind), >= 0. */
+int64_t games_active(const games *gs, tc_kind k);
 
 /* Create a game from spec: ply 0, clocks, deadline and times are filled
  * in, the rows inserted and the game cached. 0 and *out, or STORE_EIO

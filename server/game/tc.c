@@ -118,3 +118,9 @@ cJSON *tc_to_json(const tc *t)
     }
     return o;
 }
+
+const char *tc_kind_name(tc_kind k)
+{
+    static const char *const names[TC_KINDS] = {"unlimited", "correspondence", "live"};
+    return (int)k >= 0 && (int)k < TC_KINDS ? names[k] : NULL;
+}

@@ -23,6 +23,7 @@
 #define TC_MAX_INCREMENT_S 180
 
 typedef enum { TC_UNLIMITED, TC_CORRESPONDENCE, TC_LIVE } tc_kind;
+#define TC_KINDS 3 /* how many tc_kind values: TC_UNLIMITED .. TC_LIVE, from 0 */
 
 typedef struct tc {
     tc_kind kind;
@@ -40,5 +41,8 @@ int tc_format(const tc *t, char *buf, size_t n);
 int tc_from_text(const char *text, tc *out);
 /* A new JSON object for t (caller owns), NULL on allocation failure. */
 cJSON *tc_to_json(const tc *t);
+/* The protocol's word for kind k ("unlimited", "correspondence", "live"),
+ * a static string; NULL for a value that is not a tc_kind. */
+const char *tc_kind_name(tc_kind k);
 
 #endif

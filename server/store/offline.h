@@ -30,11 +30,15 @@
 
 /* Copy the database at src into a new file out: a consistent snapshot
  * (every transaction committed before the copy's read began, none after),
- * written to out + ".partial", synced, checked (PRAGMA quick_check) and
- * renamed to out, so out is either absent or complete. out must not
- * exist. *pages and *ms (may be NULL) receive the pages copied and the
- * milliseconds the read transaction lasted. Returns 0, or -1 with a
- * reason in err (size n). */
+ * written to out + ".partial" (without a journal or a sync of its own
+ * while it is written: it is discarded on failure), synced, checked
+ * (PRAGMA quick_check) and renamed to out, so out is either absent or
+ * complete. out must not exist. First the calling process's CPU priority
+ * is lowered to nice 19 (never raised): it is the `qirkatd backup`
+ * process, a background job that must leave the cores to the server's
+ * loop (sqlite_offline.c, docs/operations.md section 4). *pages and *ms
+ * (may be NULL) receive the pages copied and the milliseconds the read
+ * transaction lasted. Returns 0, or -1 with a reason in err (size n). */
 int offline_backup(const char *src, const char *out, int64_t *pages, int64_t *ms, char *err,
                    size_t n);
 
@@ -84,5 +88,14 @@ typedef struct offline_admin_entry {
 int offline_admin_log(const char *path, int64_t limit,
                       void (*cb)(void *arg, const offline_admin_entry *e), void *arg, char *err,
                       size_t n);
+
+/* The same two on a PostgreSQL database (url a libpq URI; store/pg/
+ * pg_offline.c), for servers whose nodes share it (docs/scale.md): same
+ * arguments and results; the name is matched as lower(username). */
+int pg_offline_admin_set(const char *url, const char *name, bool grant, bool *changed,
+                         char *username, char *err, size_t n);
+int pg_offline_admin_log(const char *url, int64_t limit,
+                         void (*cb)(void *arg, const offline_admin_entry *e), void *arg, char *err,
+                         size_t n);
 
 #endif

@@ -81,6 +81,8 @@
 
 #include <uv.h>
 
+struct metric; /* util/metrics.h */
+
 enum {
     STORE_OK = 0,
     STORE_NOTFOUND = -1, /* no such row */
@@ -135,6 +137,7 @@ typedef struct store_core_ops {
     int (*async_start)(store *s, uv_loop_t *loop, int fsync_delay_ms);
     void (*async_stop)(store *s);
     uint64_t (*fsyncs)(store *s);
+    void (*time_fsyncs)(store *s, struct metric *h);
     bool (*durability_busy)(store *s);
     int (*wal_restart)(store *s);
     void (*wal_restart_at)(store *s, int64_t frames);
@@ -248,6 +251,22 @@ static inline void store_async_stop(store *s)
 static inline uint64_t store_fsyncs(store *s)
 {
     return s->core->fsyncs(s);
+}
+
+/* From now on, record in histogram h (util/metrics.h; borrowed, it must
+ * outlive the store or be replaced; NULL: record nothing) the duration in
+ * seconds of each durability flush, the operator's "fsync time" (metric
+ * qirkat_fsync_seconds). SQLite: under asynchronous durability, each fsync
+ * of the write-ahead log, timed around the fdatasync by the thread that
+ * makes it (the writer, or the loop while stopping; fsync_delay_ms's stall
+ * included, since it stands for a slow disk) and recorded on the loop
+ * thread with the job's completion, after its commits' dones: one flush
+ * serves every commit gathered behind it, so the count never passes the
+ * commits made durable. Synchronous (no writer): each COMMIT of an open
+ * transaction, which syncs the log itself. Loop thread. */
+static inline void store_time_fsyncs(store *s, struct metric *h)
+{
+    s->core->time_fsyncs(s, h);
 }
 
 /* Whether a commit's durability is being completed off the loop right now

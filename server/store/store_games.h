@@ -85,6 +85,7 @@ typedef struct store_played {
 /* Iteration callbacks: return 0 to go on, non-zero to stop. */
 typedef int (*store_game_cb)(void *arg, const store_game *g);
 typedef int (*store_move_cb)(void *arg, int64_t ply, const char *move, int64_t user_id);
+typedef int (*store_tc_count_cb)(void *arg, const char *time_control, int64_t n);
 
 /* The area's table (store_x -> x, contracts below). */
 typedef struct store_games_ops {
@@ -103,6 +104,7 @@ typedef struct store_games_ops {
     int (*game_damaged_get)(store *s, int64_t game_id, bool *damaged);
     int (*game_damaged_set)(store *s, int64_t game_id);
     int (*game_claim)(store *s, int64_t game_id, int64_t ply);
+    int (*games_active_count)(store *s, store_tc_count_cb cb, void *arg);
 } store_games_ops;
 
 /* Claim game_id for a change that ends it (resign, timeout, agreement,
@@ -222,6 +224,20 @@ static inline int store_game_damaged_get(store *s, int64_t game_id, bool *damage
 static inline int store_game_damaged_set(store *s, int64_t game_id)
 {
     return s->games->game_damaged_set(s, game_id);
+}
+
+/* ---- metrics (issue 23) ------------------------------------------------ */
+
+/* The active games not marked damaged, counted by stored time control:
+ * cb(arg, time_control, n) once for each distinct time_control text (as
+ * stored, tc_format()'s JSON; valid during the call only) with the n > 0
+ * games that have it, in no set order; stops on non-zero (returned).
+ * Reads the whole games table (SQLite: no index on status alone), so it
+ * is for start-up and rare recounts (game/games.h games_count_active()),
+ * not for every scrape. Sees the open transaction's writes, if any. */
+static inline int store_games_active_count(store *s, store_tc_count_cb cb, void *arg)
+{
+    return s->games->games_active_count(s, cb, arg);
 }
 
 #endif

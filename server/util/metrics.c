@@ -176,17 +176,28 @@ static void put_labels(tbuf *b, const metric *x, int i, int j)
     put(b, "}");
 }
 
-/* A float as Prometheus reads it (Go's ParseFloat: +Inf, NaN, %.17g). */
+/* A float as Prometheus reads it (Go's ParseFloat: +Inf, NaN), in the
+ * shortest digits that read back as the same double, as Go's client
+ * writes them: a bucket's le="0.0005", not "0.00050000000000000001"
+ * (the label value is the series' identity, so it should read as the
+ * bound was written). */
 static void put_float(tbuf *b, double v)
 {
-    if (isnan(v))
+    if (isnan(v)) {
         put(b, "NaN");
-    else if (isinf(v))
+    } else if (isinf(v)) {
         put(b, v > 0 ? "+Inf" : "-Inf");
-    else if (v == floor(v) && fabs(v) < 1e15)
+    } else if (v == floor(v) && fabs(v) < 1e15) {
         put(b, "%.0f", v);
-    else
-        put(b, "%.17g", v);
+    } else {
+        char s[32];
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(s, sizeof s, "%.*g", digits, v);
+            if (strtod(s, NULL) == v)
+                break;
+        }
+        put(b, "%s", s);
+    }
 }
 
 char *metrics_render(const metrics *m, size_t *len)

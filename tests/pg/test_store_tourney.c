@@ -264,7 +264,7 @@ static void classes_sequence(side *b, trace *t)
     int64_t bob = add_user(s, "bob", false);
     int64_t alice = add_user(s, "Alice", false);
     int64_t carl = add_user(s, "Carl", true);
-    int64_t under = add_user(s, "b_z", false); /* '_' sorts before letters in NOCASE and C */
+    int64_t under = add_user(s, "b_z", false); /* lower-cased, '_' (0x5f) sorts before letters */
     cr_assert_eq(tea, 1);
     cr_assert_eq(under, 5);
 

@@ -5,7 +5,9 @@
  * the systemd protocol (READY, RELOADING, STOPPING, WATCHDOG on
  * NOTIFY_SOCKET, srv.h), the unit file verified by systemd-analyze, and
  * `qirkatd backup` / `qirkatd check` (server/tools.h) under a load of
- * moves.
+ * moves, and GET /metrics read by a real parser: values moving with load,
+ * the active games by time-control kind exact through every way a game
+ * starts and ends, a lost batch and a restart, and the fsync histogram.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -528,4 +530,135 @@ Test(ops, healthz_is_503_while_stopping, .fini = cleanup, .timeout = 60)
     int st;
     cr_assert_eq(waitpid(S.pid, &st, 0), S.pid);
     S.pid = 0;
+}
+
+/* ---- games active by time-control kind; the fsync time ---------------- */
+
+#define T_UNLIMITED "{\"kind\":\"unlimited\"}"
+#define T_CORR "{\"kind\":\"correspondence\",\"days_per_move\":3}"
+#define T_LIVE "{\"kind\":\"live\",\"initial_s\":60,\"increment_s\":1}"
+
+/* qirkat_games_active{kind} for the three kinds, asserted exactly. */
+static void assert_active(int unlimited, int corr, int live, const char *when)
+{
+    cr_assert_eq(scrape(S.http_port, "qirkat_games_active", "kind=unlimited"), unlimited,
+                 "unlimited games %s", when);
+    cr_assert_eq(scrape(S.http_port, "qirkat_games_active", "kind=correspondence"), corr,
+                 "correspondence games %s", when);
+    cr_assert_eq(scrape(S.http_port, "qirkat_games_active", "kind=live"), live,
+                 "live games %s", when);
+}
+
+static void rpc_ok(const char *what, cJSON *r)
+{
+    t_ok(r, what);
+    cJSON_Delete(r);
+}
+
+Test(ops, metrics_count_active_games_by_kind_and_fsyncs, .fini = cleanup, .timeout = 120)
+{
+    make_dir();
+    /* The test clock, so a live game can run out of time on demand. */
+    const char *env = "QK_TEST_CLOCK=1700000000000 QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off";
+    tsrv_start_http(&S, env);
+    assert_active(0, 0, 0, "at first: every kind is there, at 0");
+    double fsyncs0 = scrape(S.http_port, "qirkat_fsync_seconds_count", "");
+    cr_assert_geq(fsyncs0, 0, "the fsync histogram is exported");
+    tconn *a = tc_open(S.port), *b = tc_open(S.port);
+    t_register(a, "alice");
+    t_register(b, "bob");
+    long long un[3], co[2], li[3];
+    for (int i = 0; i < 3; i++)
+        un[i] = t_new_game_tc(a, b, "bob", "alquerque", T_UNLIMITED, NULL);
+    for (int i = 0; i < 2; i++)
+        co[i] = t_new_game_tc(a, b, "bob", "alquerque", T_CORR, NULL);
+    for (int i = 0; i < 3; i++)
+        li[i] = t_new_game_tc(a, b, "bob", "alquerque", T_LIVE, NULL);
+    /* A load of moves: four in every game but the last live one. */
+    long long all[] = {un[0], un[1], un[2], co[0], co[1], li[0], li[1]};
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+            t_play_first(a, all[i]);
+            t_play_first(b, all[i]);
+        }
+    cr_assert_eq(scrape(S.http_port, "qirkat_moves_total", ""), 28);
+    assert_active(3, 2, 3, "after the load");
+    /* Flushes were timed, never more than the batches they made durable
+     * (the fsync count is read first: commits only grow meanwhile). */
+    double fsyncs = scrape(S.http_port, "qirkat_fsync_seconds_count", "");
+    double commits = scrape(S.http_port, "qirkat_commits_total", "result=durable");
+    cr_assert_gt(fsyncs, fsyncs0, "the load's flushes were timed");
+    cr_assert_leq(fsyncs, commits, "%g fsyncs for %g commits", fsyncs, commits);
+    cr_assert_geq(scrape(S.http_port, "qirkat_fsync_seconds_bucket", "le=+Inf"), fsyncs);
+    cr_assert_gt(scrape(S.http_port, "qirkat_fsync_seconds_sum", ""), 0);
+
+    /* Every way a game ends takes it off its kind. */
+    rpc_ok("resign", tc_rpc(a, "{\"type\":\"resign\",\"game\":%lld}", un[0]));
+    assert_active(2, 2, 3, "after a resignation");
+    rpc_ok("abort", tc_rpc(a, "{\"type\":\"abort\",\"game\":%lld}", li[2]));
+    assert_active(2, 2, 2, "after an abort");
+    rpc_ok("draw offer",
+           tc_rpc(a, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"offer\"}", co[1]));
+    rpc_ok("draw accept",
+           tc_rpc(b, "{\"type\":\"draw\",\"game\":%lld,\"action\":\"accept\"}", co[1]));
+    assert_active(2, 1, 2, "after a draw by agreement");
+    /* After four moves it is white's turn in both live games left, with
+     * 60 s and two increments on the clock: 210 s later the sweep ends
+     * both on time. */
+    t_advance(a, 210000, true);
+    assert_active(2, 1, 0, "after the live games' timeouts");
+    char out[512], cmd[600];
+    snprintf(cmd, sizeof cmd, "%s admin grant alice --db %s", bin("qirkatd"), S.db);
+    cr_assert_eq(run(cmd, out, sizeof out), 0, "%s", out);
+    rpc_ok("adjudicate",
+           tc_rpc(a, "{\"type\":\"adjudicate\",\"game\":%lld,\"result\":\"white\","
+                     "\"reason\":\"metrics test\"}",
+                  un[1]));
+    assert_active(1, 1, 0, "after an adjudication");
+    /* A game that ends by its last move: white's one capture takes black's
+     * last piece. */
+    long long last = t_new_game_tc(a, b, "bob", "alquerque", T_CORR,
+                                   ",\"position\":\"...../...../...../..b../..w.. w 0 -\"");
+    assert_active(1, 2, 0, "a new game from a position");
+    rpc_ok("the capture",
+           tc_rpc(a, "{\"type\":\"move\",\"game\":%lld,\"ply\":0,\"move\":\"c1xc3\"}", last));
+    cJSON *g = t_game(a, last);
+    cr_assert_str_eq(t_str(g, "status"), "finished", "%s", t_text(g));
+    cJSON_Delete(g);
+    assert_active(1, 1, 0, "after a game's last move");
+    tc_close(a);
+    tc_close(b);
+
+    /* A restart counts what the database holds, before any game is
+     * touched (games are loaded only when used). */
+    tsrv_stop(&S);
+    S.pid = 0;
+    tsrv_restart(&S, env);
+    assert_active(1, 1, 0, "after a restart");
+}
+
+/* A game whose start is lost with its batch (the 4th commit fails: 1-2
+ * the registrations, 3 the challenge, 4 the accept) is not counted: the
+ * batch's undo puts the count back with the game. */
+Test(ops, a_lost_game_start_is_not_counted_active, .fini = cleanup, .timeout = 60)
+{
+    make_dir();
+    tsrv_start_http(&S, "QK_FAULT_COMMIT=4 QK_UPKEEP_MS=600000");
+    tconn *a = tc_open(S.port), *b = tc_open(S.port);
+    t_register(a, "alice");
+    t_register(b, "bob");
+    cJSON *r = tc_rpc(a, "{\"type\":\"challenge\",\"to\":\"bob\",\"variant\":\"alquerque\","
+                         "\"color\":\"white\"}");
+    t_ok(r, "challenge");
+    long long cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    r = tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    t_err(r, "internal", "the accept's commit is lost");
+    cJSON_Delete(r);
+    assert_active(0, 0, 0, "after the lost start");
+    cr_assert_eq(scrape(S.http_port, "qirkat_commits_total", "result=lost"), 1);
+    rpc_ok("the accept again", tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", cid));
+    assert_active(1, 0, 0, "after the start that held");
+    tc_close(a);
+    tc_close(b);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "util/log.h"
+#include "util/metrics.h"
 
 static const char *stmt_name(const pg_store *s, const pg_req *r)
 {
@@ -156,6 +157,7 @@ static void send_head(pg_store *s)
         /* Could not even be sent: answered as a failure by the next
          * processing pass (a broken connection is noticed there). */
         r->status = PGRES_FATAL_ERROR;
+        r->send_failed = true;
         snprintf(r->sqlstate, sizeof r->sqlstate, "08006");
         log_error("postgresql: send %s: %s", stmt_name(s, r), PQerrorMessage(s->conn));
     }
@@ -171,7 +173,7 @@ static void process(pg_store *s)
 {
     while (s->head && s->head->sent) {
         pg_req *r = s->head;
-        if (r->status != PGRES_FATAL_ERROR || !r->sqlstate[0]) {
+        if (!r->send_failed) {
             bool finished = false;
             while (!finished) {
                 if (PQisBusy(s->conn))
@@ -335,7 +337,7 @@ static pg_req *build(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
         return NULL;
     }
     /* Two passes: the sizes, then the bytes. */
-    char nums[PG_PARAMS_MAX][24];
+    char nums[PG_PARAMS_MAX][32];
     const char *src[PG_PARAMS_MAX];
     size_t total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -361,6 +363,12 @@ static pg_req *build(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
                 break;
             src[i] = t;
             r->len[i] = (int)strlen(t);
+            break;
+        case 'd':
+            /* 17 significant digits read back as the same double. */
+            snprintf(nums[i], sizeof nums[i], "%.17g", va_arg(ap, double));
+            src[i] = nums[i];
+            r->len[i] = (int)strlen(nums[i]);
             break;
         case 'h':
             src[i] = (const char *)va_arg(ap, const uint8_t *);
@@ -414,6 +422,10 @@ static void complete(pg_store *s, pg_req *r)
     if (r->is_commit) {
         s->commits_inflight--;
         s->commits_done++;
+        /* The flush of the commit's WAL record happens in PostgreSQL; what
+         * a node sees of it is the COMMIT's round trip. */
+        if (s->commit_h && !bad)
+            metric_observe(s->commit_h, (double)(uv_hrtime() - r->sent_ns) / 1e9);
         bool ok = !bad && r->txn != s->failed_txn && r->res &&
                   strcmp(PQcmdStatus(r->res), "COMMIT") == 0;
         if (!ok && !bad)
@@ -620,8 +632,10 @@ int pg_send_text(pg_store *s, const char *sql, bool is_commit, uint64_t txn, sto
     r->is_commit = is_commit;
     r->on_done = on_done;
     r->on_done_arg = arg;
-    if (is_commit)
+    if (is_commit) {
         s->commits_inflight++;
+        r->sent_ns = uv_hrtime();
+    }
     uint64_t keep = s->txn;
     s->txn = txn;
     enqueue(s, r);
@@ -645,15 +659,21 @@ void pg_drain(pg_store *s)
     req_free(m);
 }
 
-void pg_disconnect(pg_store *s)
+void pg_unwatch(pg_store *s)
 {
-    if (s->conn && !s->lost)
-        pg_drain(s);
     if (s->poll_on) {
         uv_poll_stop(&s->poll);
         uv_close((uv_handle_t *)&s->poll, NULL);
         s->poll_on = false;
     }
+    s->loop = NULL;
+}
+
+void pg_disconnect(pg_store *s)
+{
+    if (s->conn && !s->lost)
+        pg_drain(s);
+    pg_unwatch(s);
     if (s->conn)
         PQfinish(s->conn);
     s->conn = NULL;
@@ -666,6 +686,13 @@ int64_t pg_col_int(const PGresult *r, int row, int col)
     if (PQgetisnull(r, row, col))
         return 0;
     return strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
+double pg_col_double(const PGresult *r, int row, int col)
+{
+    if (PQgetisnull(r, row, col))
+        return 0;
+    return strtod(PQgetvalue(r, row, col), NULL);
 }
 
 bool pg_col_null(const PGresult *r, int row, int col)

@@ -113,6 +113,7 @@ typedef struct pg_req {
     char *buf; /* owned: every parameter's bytes */
     task *waiter;          /* resumed when done (NULL: nobody waits in a task) */
     bool done, sent;
+    bool send_failed;      /* never reached the server: no result to read */
     bool keep_result;      /* the waiter reads res (else it is cleared) */
     PGresult *res;         /* the last result; owned by the waiter when keep_result */
     ExecStatusType status; /* of res */
@@ -121,6 +122,7 @@ typedef struct pg_req {
     store_done_cb on_done; /* COMMIT: the durability callback */
     void *on_done_arg;
     bool is_commit;
+    uint64_t sent_ns; /* COMMIT: uv_hrtime() when queued */
 } pg_req;
 
 /* Delivered notifications (LISTEN): channel and payload are valid during
@@ -152,6 +154,7 @@ typedef struct pg_store {
     pg_notify_cb on_notify;
     void *notify_arg;
     uint64_t blocking_waits; /* waits that blocked a running loop (a bug: logged) */
+    struct metric *commit_h; /* qirkat_fsync_seconds: COMMIT to its answer (NULL = none) */
 } pg_store;
 
 static inline pg_store *pg_of(store *s)
@@ -169,6 +172,9 @@ int pg_prepare(pg_store *s, const pg_area_stmts *a);
 /* Start watching the socket on loop: from now on waits happen in tasks.
  * STORE_OK or STORE_EIO. */
 int pg_watch(pg_store *s, uv_loop_t *loop);
+/* Stop watching the socket (the loop is stopping): later waits poll()
+ * as before the loop ran. */
+void pg_unwatch(pg_store *s);
 /* Stop watching, finish what is queued (blocking), close the connection. */
 void pg_disconnect(pg_store *s);
 
@@ -176,7 +182,8 @@ void pg_disconnect(pg_store *s);
  * sq_base.h): 'i' int64_t, 'o' int64_t bound as NULL when <= 0 (optional
  * ids), 'O' int64_t bound as NULL when < 0 (optional times), 't' const
  * char * (NULL binds NULL), 'T' const char * bound as NULL when "" or
- * NULL, 'h' const uint8_t[32] (bytea). */
+ * NULL, 'h' const uint8_t[32] (bytea), 'd' double (as "%.17g": read back
+ * exactly). */
 
 /* Run a statement that returns no row: STORE_OK; STORE_EIO on any
  * failure (logged; inside a transaction it also fails the transaction).
@@ -224,6 +231,7 @@ void pg_drain(pg_store *s);
 /* Columns of a result row (text format). NULL reads as 0 / "". */
 int64_t pg_col_int(const PGresult *r, int row, int col);
 bool pg_col_null(const PGresult *r, int row, int col);
+double pg_col_double(const PGresult *r, int row, int col);
 /* Copy text into buf (size n), truncating. */
 void pg_col_text(const PGresult *r, int row, int col, char *buf, size_t n);
 /* A bytea column of exactly n bytes into out: 0, or -1 (NULL or another

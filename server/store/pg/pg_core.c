@@ -143,8 +143,11 @@ static int pg_async_start(store *base, uv_loop_t *loop, int fsync_delay_ms)
 static void pg_async_stop(store *base)
 {
     pg_store *s = pg_of(base);
-    /* Every commit in flight reports before the loop stops. */
+    /* Every commit in flight reports before the loop stops; then the
+     * socket's watcher goes, or it would keep uv_run() from returning.
+     * From here calls wait with poll() again, as before the loop ran. */
     pg_drain(s);
+    pg_unwatch(s);
 }
 
 static uint64_t pg_fsyncs(store *base)
@@ -219,6 +222,11 @@ int pg_core_notify(pg_store *s, const char *payload)
     return pg_send(s, ST_NOTIFY, "t", payload);
 }
 
+static void pg_time_fsyncs(store *base, struct metric *h)
+{
+    pg_of(base)->commit_h = h;
+}
+
 static void pg_close(store *base)
 {
     pg_store *s = pg_of(base);
@@ -248,4 +256,5 @@ const store_core_ops pg_core_ops = {
     .journal_limit = pg_journal_limit,
     .checkpoint = pg_checkpoint,
     .prune = pg_prune,
+    .time_fsyncs = pg_time_fsyncs,
 };

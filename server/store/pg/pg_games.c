@@ -95,6 +95,8 @@
     X(GAME_EXISTS, "SELECT 1 FROM games WHERE id = $1")                                            \
     X(GAME_CLAIM, "SELECT 1 FROM games WHERE id = $1 AND status = 'active' AND ply = $2 "          \
                   "FOR UPDATE")                                                                    \
+    X(ACTIVE_COUNT, "SELECT time_control, count(*) FROM games WHERE status = 'active' "             \
+                    "AND damaged = 0 GROUP BY time_control")                                       \
     X(MOVES_OF, "SELECT ply, move, user_id FROM moves WHERE game_id = $1 ORDER BY ply")            \
     X(GAMES_QUERY, GAME_SELECT                                                                     \
       "WHERE ($1::bigint IS NULL OR g.white_id = $1 OR g.black_id = $1) "                          \
@@ -368,6 +370,22 @@ static int pg_game_claim(store *base, int64_t game_id, int64_t ply)
     return STORE_OK;
 }
 
+typedef struct tc_walk {
+    store_tc_count_cb cb;
+    void *arg;
+} tc_walk;
+
+static int tc_count_row(const PGresult *r, int i, void *ctx)
+{
+    tc_walk *w = ctx;
+    return w->cb(w->arg, pg_col_null(r, i, 0) ? "" : PQgetvalue(r, i, 0), pg_col_int(r, i, 1));
+}
+
+static int pg_games_active_count(store *base, store_tc_count_cb cb, void *arg)
+{
+    return pg_each(pg_of(base), ST_ACTIVE_COUNT, tc_count_row, &(tc_walk){cb, arg}, "");
+}
+
 const store_games_ops pg_games_ops = {
     .game_insert = pg_game_insert,
     .game_get = pg_game_get,
@@ -383,4 +401,5 @@ const store_games_ops pg_games_ops = {
     .game_damaged_get = pg_game_damaged_get,
     .game_damaged_set = pg_game_damaged_set,
     .game_claim = pg_game_claim,
+    .games_active_count = pg_games_active_count,
 };

@@ -88,6 +88,11 @@ typedef struct sq_sync_job {
     size_t n, cap;
     int rc;       /* STORE_OK or STORE_EIO; SQ_SYNC_NOT_RUN until the writer ran it */
     int error;    /* errno of a failed fsync */
+    /* The fsync's duration (seconds; < 0: not timed), written by the thread
+     * that made it and read on the loop in sync_finish(): the writer's
+     * write happens before its completion runs on the loop (libuv's work
+     * queue hands the job over under its mutex), so no atomic is needed. */
+    double fsync_s;
     uint64_t seq; /* 1, 2, ...: the order jobs go to the writer (set before) */
 } sq_sync_job;
 
@@ -116,6 +121,7 @@ typedef struct sq_store {
     sq_sync_job jobs[2];
     int cur;                      /* jobs[cur] is gathering */
     atomic_uint_least64_t fsyncs; /* store_fsyncs() */
+    struct metric *fsync_hist;    /* store_time_fsyncs(); loop thread; NULL = none */
     bool inflight;                /* jobs[!cur] is with the writer */
     /* WAL restart under sustained load (sqlite_core.c "Restarting the WAL"),
      * loop thread only: the WAL's length in frames after the last commit,

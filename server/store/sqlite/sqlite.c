@@ -124,6 +124,7 @@ int store_sqlite_open(const char *path, store **out)
     s->restart_frames = s->restart_above = STORE_WAL_RESTART_FRAMES;
     atomic_store(&s->ckpt_frames, STORE_WAL_RESTART_FRAMES);
     s->jobs[0].s = s->jobs[1].s = s;
+    s->jobs[0].fsync_s = s->jobs[1].fsync_s = -1; /* not timed yet */
     s->path = strdup(path);
     if (!s->path) {
         free(s);

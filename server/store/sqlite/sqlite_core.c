@@ -24,6 +24,15 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/metrics.h"
+
+/* Monotonic seconds, for timing a flush on whichever thread makes it. */
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 #define CORE_STATEMENTS(X)                                                                         \
     X(BEGIN, "BEGIN IMMEDIATE")                                                                    \
@@ -116,7 +125,12 @@ static int commit_now(sq_store *s)
         sq_rollback(&s->base);
         return STORE_EIO;
     }
+    /* Synchronous mode: synchronous=FULL makes this COMMIT the flush. */
+    bool timed = !s->async && s->fsync_hist;
+    double t0 = timed ? mono_s() : 0;
     int rc = step_done(s, ST_COMMIT);
+    if (timed && rc == STORE_OK)
+        metric_observe(s->fsync_hist, mono_s() - t0);
     if (rc != STORE_OK) {
         sq_rollback(&s->base);
         return rc;
@@ -202,6 +216,7 @@ static void sync_work(workers_job *w)
 {
     sq_sync_job *j = (sq_sync_job *)w;
     sq_store *s = j->s;
+    double t0 = mono_s();
     if (s->fsync_delay_ms > 0) {
         struct timespec ts = {s->fsync_delay_ms / 1000,
                               (long)(s->fsync_delay_ms % 1000) * 1000000L};
@@ -210,6 +225,8 @@ static void sync_work(workers_job *w)
     }
     j->rc = fdatasync(s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
     j->error = errno;
+    /* The fsync alone: the checkpoint below is not part of the flush. */
+    j->fsync_s = mono_s() - t0;
     atomic_fetch_add(&s->fsyncs, 1);
     int seen = atomic_load(&s->wal_frames);
     uint64_t force = atomic_load(&s->ckpt_job);
@@ -238,13 +255,20 @@ static void sync_finish(sq_sync_job *j)
     for (size_t i = 0; i < n; i++)
         for (uint64_t k = 0; k < j->w[i].count; k++)
             j->w[i].done(j->w[i].arg, j->rc);
+    /* After the dones, so a scrape never sees more flushes than commits
+     * made durable (store_time_fsyncs()). */
+    if (j->fsync_s >= 0)
+        metric_observe(j->s->fsync_hist, j->fsync_s);
+    j->fsync_s = -1;
 }
 
 /* The fsync on the loop thread: no writer (stopping, or refused). */
 static void sync_here(sq_sync_job *j)
 {
+    double t0 = mono_s();
     j->rc = fdatasync(j->s->wal_fd) == 0 ? STORE_OK : STORE_EIO;
     j->error = errno;
+    j->fsync_s = mono_s() - t0;
     atomic_fetch_add(&j->s->fsyncs, 1);
     sync_finish(j);
 }
@@ -260,6 +284,7 @@ static void sync_submit(sq_store *s)
     if (s->inflight || j->n == 0)
         return;
     j->rc = SQ_SYNC_NOT_RUN;
+    j->fsync_s = -1;
     j->job.work = sync_work;
     j->job.done = sync_done;
     j->seq = ++s->submitted;
@@ -440,6 +465,11 @@ static uint64_t sq_fsyncs(store *base)
     return atomic_load(&sq_of(base)->fsyncs);
 }
 
+static void sq_time_fsyncs(store *base, struct metric *h)
+{
+    sq_of(base)->fsync_hist = h;
+}
+
 static bool sq_durability_busy(store *base)
 {
     return sq_of(base)->inflight;
@@ -566,6 +596,7 @@ const store_core_ops sq_core_ops = {
     .async_start = sq_async_start,
     .async_stop = sq_async_stop,
     .fsyncs = sq_fsyncs,
+    .time_fsyncs = sq_time_fsyncs,
     .durability_busy = sq_durability_busy,
     .wal_restart = sq_wal_restart,
     .wal_restart_at = sq_wal_restart_at,

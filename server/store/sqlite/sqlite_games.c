@@ -105,7 +105,9 @@
     X(DRAW_PLY_PUT, "INSERT INTO draw_offers (game_id, side, ply) VALUES (?1, ?2, ?3) "            \
                     "ON CONFLICT (game_id, side) DO UPDATE SET ply = ?3")                          \
     X(DAMAGED_GET, "SELECT damaged FROM games WHERE id = ?")                                       \
-    X(DAMAGED_SET, "UPDATE games SET damaged = 1 WHERE id = ?")
+    X(DAMAGED_SET, "UPDATE games SET damaged = 1 WHERE id = ?")                                    \
+    X(ACTIVE_COUNT, "SELECT time_control, count(*) FROM games WHERE status = 'active' "             \
+                    "AND damaged = 0 GROUP BY time_control")
 
 enum { SQ_AREA_FIRST(GAMES), GAMES_STATEMENTS(SQ_STMT_ENUM) ST_GAMES__END };
 static const sq_stmt_def games_defs[] = {GAMES_STATEMENTS(SQ_STMT_DEF)};
@@ -368,6 +370,25 @@ static int sq_game_claim(store *base, int64_t game_id, int64_t ply)
     return STORE_OK;
 }
 
+typedef struct tc_walk {
+    store_tc_count_cb cb;
+    void *arg;
+} tc_walk;
+
+static int tc_count_row(sqlite3_stmt *st, void *ctx)
+{
+    tc_walk *w = ctx;
+    const unsigned char *t = sqlite3_column_text(st, 0);
+    return w->cb(w->arg, t ? (const char *)t : "", sqlite3_column_int64(st, 1));
+}
+
+static int sq_games_active_count(store *base, store_tc_count_cb cb, void *arg)
+{
+    sq_store *s = sq_of(base);
+    /* No parameters; sq_each() leaves every statement reset. */
+    return sq_each(s, ST_ACTIVE_COUNT, tc_count_row, &(tc_walk){cb, arg});
+}
+
 const store_games_ops sq_games_ops = {
     .game_insert = sq_game_insert,
     .game_get = sq_game_get,
@@ -383,4 +404,5 @@ const store_games_ops sq_games_ops = {
     .game_damaged_get = sq_game_damaged_get,
     .game_damaged_set = sq_game_damaged_set,
     .game_claim = sq_game_claim,
+    .games_active_count = sq_games_active_count,
 };
