@@ -170,11 +170,28 @@ static int connect_to(int port)
 
 static char tmpdir[64];
 
+static pid_t tmpdir_owner;
+
+/* At exit, also after die(): the directory goes, in the process that made
+ * it only (forked servers that die() run the atexit handlers too). */
+static void remove_tmpdir(void)
+{
+    if (!tmpdir[0] || getpid() != tmpdir_owner)
+        return;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "bench-ratios: cannot remove %s\n", tmpdir);
+    tmpdir[0] = '\0';
+}
+
 static void make_tmpdir(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/qk-ratios-XXXXXX");
     if (!mkdtemp(tmpdir))
         die("mkdtemp: %s", strerror(errno));
+    tmpdir_owner = getpid();
+    atexit(remove_tmpdir);
 }
 
 /* Fork; the child runs fn(listen port 0, ready pipe) and exits. The parent
@@ -1873,11 +1890,8 @@ pg:
         pg_cluster_stop();
     }
 
-done:;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "bench-ratios: cannot remove %s\n", tmpdir);
+done:
+    remove_tmpdir();
     free(rtt);
     if (errors) {
         fprintf(stderr, "bench-ratios: %lld errors\n", errors);
