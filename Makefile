@@ -12,7 +12,9 @@
 #   make check-layers  the server's include rule (docs/design.md "Server layers")
 #   make asan       the same tests built with ASan + UBSan in build-asan/
 #   make bench      benchmarks (perft, move throughput, ...); timings only
-#   make bench-ratios  qirkatd / minimal servers in one run (bench/ratios.c)
+#   make bench-ratios  qirkatd / minimal servers in one run (bench/ratios.c);
+#                   with PostgreSQL installed, also the PostgreSQL figures
+#   make bench-pg   only the PostgreSQL figures of bench-ratios
 #   make test-web   the web client: replay applier (node) + browser tests
 #                   (Debian chromium driven by playwright-core, tests/web/)
 #   make fuzz       libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS each
@@ -233,9 +235,17 @@ bench: all $(BENCHES)
 	@set -e; for b in $(BENCHES); do QK_SHARED=$(SHARED) QK_BIN=$(BUILD) $$b; done
 
 # Only the ratios of issue 16 (bench/ratios.c): qirkatd against a minimal
-# group-commit server, a raw echo and 10,000 idle connections, same run.
+# group-commit server, a raw echo and 10,000 idle connections, same run;
+# then, where PostgreSQL is installed (tests/pg/cluster.sh bindir), those
+# of issue 22: qirkatd on PostgreSQL against a minimal libpq group-commit
+# server, and 1, 2 and 3 nodes on one database (the scale curve), on a
+# throwaway cluster the bench starts and stops (tests/pg/cluster.sh).
+# bench-pg runs only the PostgreSQL part (BENCH_ONLY=pg), about a minute.
+.PHONY: bench-pg
 bench-ratios: all $(BUILD)/bench-ratios
 	@QK_BIN=$(BUILD) $(BUILD)/bench-ratios
+bench-pg: all $(BUILD)/bench-ratios
+	@QK_BIN=$(BUILD) BENCH_ONLY=pg $(BUILD)/bench-ratios
 
 # Fuzzing (tests/fuzz/, not a Criterion area): one libFuzzer binary per
 # tests/fuzz/fuzz_NAME.c, built with Debian's clang under ASan + UBSan in

@@ -10,6 +10,18 @@
  *   ratio ping_p99 X            qirkatd `ping` p99 / raw libuv echo p99
  *   ratio idle_conn_bytes N     qirkatd VmRSS delta / connections, 10,000 after `hello`
  *
+ * and, where PostgreSQL is installed (issue 22; "PostgreSQL: the cluster,
+ * fresh databases, the figures" below says how):
+ *
+ *   ratio durable_moves_pg_50 X (A-B, N rounds)
+ *                               qirkatd on PostgreSQL moves/s / a minimal
+ *                               libpq group-commit server's, 50 games: the
+ *                               median of the rounds' ratios, their range
+ *   pg_nodes_N X moves/s (A-B, R runs)
+ *                               total moves/s of N = 1, 2, 3 qirkatd nodes
+ *                               on one database; median and range of R runs
+ *   ratio pg_nodes_2_1 X, ratio pg_nodes_3_1 X   the scale curve's ratios
+ *
  * Each load also prints its absolute figures on stderr (moves/s, round
  * trip median and p99). This generator replaced bench-server's, which
  * drove the same games of qirkatd alone: one load generator, so qirkatd
@@ -25,6 +37,10 @@
  * positions with the rules module, so they still play random legal moves,
  * and both sides restart from the start position when a game ends.
  *
+ * The PostgreSQL baseline (forked child, "the PostgreSQL baseline" below):
+ * the same subset and pairing on libuv + libpq, one pipelined transaction
+ * per loop turn, answers when its COMMIT's result arrives.
+ *
  * The echo server (forked child): libuv, writes back what it reads.
  * The ping load: BENCH_PING_CONNS connections (default 8), one `ping` in
  * flight on each, in four rounds alternating echo and qirkatd.
@@ -39,12 +55,17 @@
  *
  * Environment: QK_BIN (binaries, default build/), BENCH_SECONDS (per
  * measurement, default 4: the move loads split it into BENCH_ROUNDS
- * rounds, default 3, alternating baseline and qirkatd), BENCH_IDLE (idle connections, default 10000;
- * fewer if the hard RLIMIT_NOFILE is lower), BENCH_FULL_ANSWER=1 (moves
- * without "compact": the whole game object in every answer). Exit status 0, or 1 if anything
- * went wrong (a failed figure prints nothing).
+ * rounds, default 3, alternating baseline and qirkatd), BENCH_IDLE (idle connections, default
+ * 10000; fewer if the hard RLIMIT_NOFILE is lower), BENCH_FULL_ANSWER=1 (moves without "compact":
+ * the whole game object in every answer). BENCH_ONLY runs one part: moves, ping, idle, qkN / baseN
+ * (one server alone at N games), pg (the PostgreSQL figures: make bench-pg), pgratio, pgnodes,
+ * pgqkN / pgbaseN (qirkatd on PostgreSQL, or the libpq baseline, alone).
+ * BENCH_PG_* below. Exit status 0, or 1 if anything went wrong (a failed
+ * figure prints nothing).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -60,6 +81,7 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <uv.h>
 
@@ -148,11 +170,28 @@ static int connect_to(int port)
 
 static char tmpdir[64];
 
+static pid_t tmpdir_owner;
+
+/* At exit, also after die(): the directory goes, in the process that made
+ * it only (forked servers that die() run the atexit handlers too). */
+static void remove_tmpdir(void)
+{
+    if (!tmpdir[0] || getpid() != tmpdir_owner)
+        return;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "bench-ratios: cannot remove %s\n", tmpdir);
+    tmpdir[0] = '\0';
+}
+
 static void make_tmpdir(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/qk-ratios-XXXXXX");
     if (!mkdtemp(tmpdir))
         die("mkdtemp: %s", strerror(errno));
+    tmpdir_owner = getpid();
+    atexit(remove_tmpdir);
 }
 
 /* Fork; the child runs fn(listen port 0, ready pipe) and exits. The parent
@@ -180,21 +219,39 @@ static int spawn(void (*fn)(int ready_fd), pid_t *pid)
     return atoi(buf);
 }
 
+/* SIGTERM, and SIGKILL (an error) if it has not exited BENCH_STOP_SECONDS
+ * (default 30) later. */
 static void stop(pid_t pid, const char *what)
 {
     int st = 0;
+    const char *e = getenv("BENCH_STOP_SECONDS");
+    double wait_s = e && atof(e) > 0 ? atof(e) : 30;
     kill(pid, SIGTERM);
-    waitpid(pid, &st, 0);
+    double until = now_ms() + wait_s * 1000;
+    pid_t w;
+    while ((w = waitpid(pid, &st, WNOHANG)) == 0 && now_ms() < until)
+        usleep(20000);
+    if (w == 0) {
+        fprintf(stderr, "bench-ratios: %s did not stop in %.0f s: killed\n", what, wait_s);
+        kill(pid, SIGKILL);
+        waitpid(pid, &st, 0);
+        errors++;
+        return;
+    }
     if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0) && !(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM))
         fprintf(stderr, "bench-ratios: %s exited with status %#x\n", what, st), errors++;
 }
 
-static pid_t start_qirkatd(int *port)
+/* qirkatd on dbarg (a libpq URL), or on a fresh SQLite file when NULL. */
+static pid_t start_qirkatd_on(const char *dbarg, int *port)
 {
     const char *bin = getenv("QK_BIN");
-    char path[256], db[128], fdarg[16];
+    char path[256], db[1024], fdarg[16];
     snprintf(path, sizeof path, "%s/qirkatd", bin && *bin ? bin : "build");
-    snprintf(db, sizeof db, "%s/qk-%ld.db", tmpdir, (long)now_ms());
+    if (dbarg)
+        snprintf(db, sizeof db, "%s", dbarg);
+    else
+        snprintf(db, sizeof db, "%s/qk-%ld.db", tmpdir, (long)now_ms());
     int p[2];
     if (pipe(p) != 0)
         die("pipe");
@@ -225,6 +282,11 @@ static pid_t start_qirkatd(int *port)
     return pid;
 }
 
+static pid_t start_qirkatd(int *port)
+{
+    return start_qirkatd_on(NULL, port);
+}
+
 /* A connection of the minimal servers: what is read, split into lines. */
 typedef struct mconn {
     uv_tcp_t tcp;
@@ -237,6 +299,8 @@ typedef struct mconn {
     size_t held_len;
     char *held_opp;
     size_t held_opp_len;
+    long long user;     /* PostgreSQL baseline: the moves' user_id */
+    long long last_ply; /* PostgreSQL baseline: the pair's last stored ply */
 } mconn;
 
 static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
@@ -387,6 +451,12 @@ static void base_line(mconn *c, const char *line, size_t n)
     cJSON_Delete(m);
 }
 
+/* The two baselines share the pairing and the reading; what a line does
+ * and what a closing connection leaves behind is theirs: SQLite's
+ * (base_line, its held list) or PostgreSQL's (pgb_line, pgb_forget). */
+static void (*base_on_line)(mconn *c, const char *line, size_t n) = base_line;
+static void (*base_on_close)(mconn *c);
+
 static void base_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
     mconn *c = s->data;
@@ -401,6 +471,8 @@ static void base_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
                 *p = c->next_held;
                 break;
             }
+        if (base_on_close)
+            base_on_close(c);
         uv_close((uv_handle_t *)s, on_closed);
         return;
     }
@@ -408,7 +480,7 @@ static void base_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
     size_t start = 0;
     char *nl;
     while ((nl = memchr(c->in + start, '\n', c->len - start))) {
-        base_line(c, c->in + start, (size_t)(nl - (c->in + start)));
+        base_on_line(c, c->in + start, (size_t)(nl - (c->in + start)));
         start = (size_t)(nl - c->in) + 1;
     }
     memmove(c->in, c->in + start, c->len - start);
@@ -451,6 +523,9 @@ static void on_conn(uv_stream_t *srv, int status)
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, server_read);
     if (server_read != base_read)
         return;
+    static long long next_user = 1;
+    c->user = next_user++;
+    c->last_ply = -1;
     if (!waiting) {
         waiting = c;
         return;
@@ -499,6 +574,293 @@ static void baseline_main(int ready_fd)
     sqlite3_close(bdb);
 }
 
+/* ---- the PostgreSQL baseline (forked child) ---------------------------
+ *
+ * The SQLite baseline's protocol subset and pairing, on PostgreSQL: libuv
+ * + libpq, one non-blocking connection in pipeline mode, its socket
+ * watched with uv_poll on the loop. The moves read in a loop turn are one
+ * transaction, sent in the turn's uv_check as one pipeline: BEGIN, one
+ * prepared INSERT per move, COMMIT, PQpipelineSync. Answers and the
+ * opponents' events are written when that COMMIT's result arrives, which
+ * PostgreSQL sends after flushing the commit's WAL record
+ * (synchronous_commit = on, set on the connection): nothing is answered
+ * before it is durable.
+ *
+ * By default the next transaction waits for the one in flight (its sync
+ * result): the moves read meanwhile gather and go as one transaction the
+ * turn it is done, one WAL flush for all of them. Pipelining the turns
+ * (BENCH_PG_PIPELINE=1: each turn's transaction sent at once, behind the
+ * ones in flight) saves the round trip between a commit's answer and the
+ * next BEGIN, but a connection's statements run one after the other in
+ * its backend, so each queued turn then costs a WAL flush of its own and
+ * the turns behind a flush stay small: measured slower (docs/perf.md
+ * "PostgreSQL (issue 22)"), hence the default. qirkatd does the same as
+ * the default (docs/scale.md: the next turns' writes gather while a
+ * COMMIT is in flight).
+ *
+ * Its table is the real moves table's shape (game_id, ply, move, user_id,
+ * created; primary key (game_id, ply)) without the foreign keys, as there
+ * are no games or users rows. The clients restart a finished game from
+ * ply 0 on the same pairing; the server then gives the pair a new game id,
+ * so the key never conflicts (a conflict would abort the transaction: the
+ * baseline dies on any failed statement). */
+
+#define PGB_MOVE_MAX 64
+
+typedef struct pgb_move {
+    mconn *c, *opp; /* NULL once that connection closed */
+    long long game;
+    char move[PGB_MOVE_MAX];
+    char v_game[24], v_ply[24], v_user[24], v_created[24];
+} pgb_move;
+
+typedef struct pgb_batch {
+    pgb_move *m;
+    size_t n, cap;
+    struct pgb_batch *next;
+} pgb_batch;
+
+static const char *pgb_url; /* set by the parent before the fork */
+static PGconn *pgb;
+static uv_poll_t pgb_poll;
+static int pgb_events;
+static bool pgb_pipelined;
+static pgb_batch *pgb_gather;                                  /* read, not sent yet */
+static pgb_batch *pgb_flight, **pgb_flight_tail = &pgb_flight; /* sent, in order */
+static int pgb_in_flight;
+static bool pgb_got;                  /* the query at the head has given its result */
+static long long pgb_txns, pgb_moves; /* committed, for the log at exit */
+
+static void pgb_exec(const char *sql)
+{
+    PGresult *r = PQexec(pgb, sql);
+    if (!r || (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK))
+        die("pg baseline %s: %s", sql, PQerrorMessage(pgb));
+    PQclear(r);
+}
+
+static void pgb_poll_cb(uv_poll_t *h, int status, int events);
+
+/* Hand libpq's buffered output to the socket; watch for writability while
+ * some is left. */
+static void pgb_flush(void)
+{
+    int f = PQflush(pgb);
+    if (f < 0)
+        die("pg baseline flush: %s", PQerrorMessage(pgb));
+    int want = UV_READABLE | (f == 1 ? UV_WRITABLE : 0);
+    if (want != pgb_events) {
+        pgb_events = want;
+        uv_poll_start(&pgb_poll, want, pgb_poll_cb);
+    }
+}
+
+static long long wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void pgb_line(mconn *c, const char *line, size_t n)
+{
+    cJSON *m = cJSON_ParseWithLength(line, n);
+    if (!m)
+        return;
+    const cJSON *mv = cJSON_GetObjectItemCaseSensitive(m, "move");
+    const cJSON *ply = cJSON_GetObjectItemCaseSensitive(m, "ply");
+    if (cJSON_IsString(mv) && strlen(mv->valuestring) < PGB_MOVE_MAX && cJSON_IsNumber(ply) &&
+        c->game) {
+        long long p = (long long)ply->valuedouble;
+        if (p <= c->last_ply) { /* the pair started over: a new game */
+            c->game = next_game++;
+            if (c->opp)
+                c->opp->game = c->game;
+        }
+        c->last_ply = p;
+        if (c->opp)
+            c->opp->last_ply = p;
+        if (!pgb_gather)
+            pgb_gather = calloc(1, sizeof *pgb_gather);
+        pgb_batch *b = pgb_gather;
+        if (b->n == b->cap) {
+            b->cap = b->cap ? b->cap * 2 : 64;
+            b->m = realloc(b->m, b->cap * sizeof *b->m);
+            if (!b->m)
+                die("out of memory");
+        }
+        pgb_move *e = &b->m[b->n++];
+        e->c = c;
+        e->opp = c->opp;
+        e->game = c->game;
+        snprintf(e->move, sizeof e->move, "%s", mv->valuestring);
+        snprintf(e->v_game, sizeof e->v_game, "%lld", c->game);
+        snprintf(e->v_ply, sizeof e->v_ply, "%lld", p);
+        snprintf(e->v_user, sizeof e->v_user, "%lld", c->user);
+        snprintf(e->v_created, sizeof e->v_created, "%lld", wall_ms());
+    }
+    cJSON_Delete(m);
+}
+
+/* A closing connection: the moves still waiting for a commit keep their
+ * rows but answer nobody on its side. */
+static void pgb_forget_in(pgb_batch *b, const mconn *c)
+{
+    for (size_t i = 0; b && i < b->n; i++) {
+        if (b->m[i].c == c)
+            b->m[i].c = NULL;
+        if (b->m[i].opp == c)
+            b->m[i].opp = NULL;
+    }
+}
+
+static void pgb_forget(mconn *c)
+{
+    pgb_forget_in(pgb_gather, c);
+    for (pgb_batch *b = pgb_flight; b; b = b->next)
+        pgb_forget_in(b, c);
+}
+
+static void pgb_send(pgb_batch *b)
+{
+    if (!PQsendQueryParams(pgb, "BEGIN", 0, NULL, NULL, NULL, NULL, 0))
+        die("pg baseline BEGIN: %s", PQerrorMessage(pgb));
+    for (size_t i = 0; i < b->n; i++) {
+        const pgb_move *e = &b->m[i];
+        const char *v[5] = {e->v_game, e->v_ply, e->move, e->v_user, e->v_created};
+        if (!PQsendQueryPrepared(pgb, "ins", 5, v, NULL, NULL, 0))
+            die("pg baseline INSERT: %s", PQerrorMessage(pgb));
+    }
+    if (!PQsendQueryParams(pgb, "COMMIT", 0, NULL, NULL, NULL, NULL, 0) || !PQpipelineSync(pgb))
+        die("pg baseline COMMIT: %s", PQerrorMessage(pgb));
+    pgb_txns++;
+    pgb_moves += (long long)b->n;
+    b->next = NULL;
+    *pgb_flight_tail = b;
+    pgb_flight_tail = &b->next;
+    pgb_in_flight++;
+    pgb_flush();
+}
+
+/* End of the loop turn: the moves gathered go as one transaction, unless
+ * one is in flight and the turns are not pipelined. */
+static void pgb_check(uv_check_t *h)
+{
+    (void)h;
+    if (!pgb_gather || pgb_gather->n == 0 || (pgb_in_flight > 0 && !pgb_pipelined))
+        return;
+    pgb_batch *b = pgb_gather;
+    pgb_gather = NULL;
+    pgb_send(b);
+}
+
+/* The head batch's COMMIT is durable: its answers and events go out. */
+static void pgb_release(pgb_batch *b)
+{
+    char out[256];
+    for (size_t i = 0; i < b->n; i++) {
+        const pgb_move *e = &b->m[i];
+        if (e->c)
+            write_copy(e->c, "{\"type\":\"ok\",\"id\":\"m\"}\n", 23);
+        if (e->opp) {
+            int k =
+                snprintf(out, sizeof out,
+                         "{\"type\":\"event\",\"event\":\"move\",\"game\":%lld,\"move\":\"%s\"}\n",
+                         e->game, e->move);
+            write_copy(e->opp, out, (size_t)k);
+        }
+    }
+}
+
+/* Results, in the order sent: per batch one result (then NULL) for BEGIN,
+ * each INSERT and COMMIT, then the sync's PGRES_PIPELINE_SYNC. */
+static void pgb_results(void)
+{
+    while (pgb_flight && !PQisBusy(pgb)) {
+        PGresult *r = PQgetResult(pgb);
+        if (!r) {
+            if (!pgb_got)
+                break;       /* nothing more for now */
+            pgb_got = false; /* the head query is done */
+            continue;
+        }
+        ExecStatusType st = PQresultStatus(r);
+        if (st == PGRES_PIPELINE_SYNC) {
+            pgb_batch *b = pgb_flight;
+            pgb_flight = b->next;
+            if (!pgb_flight)
+                pgb_flight_tail = &pgb_flight;
+            pgb_in_flight--;
+            free(b->m);
+            free(b);
+        } else if (st != PGRES_COMMAND_OK) {
+            die("pg baseline: %s", PQresultErrorMessage(r));
+        } else {
+            pgb_got = true;
+            /* A failed transaction's COMMIT answers ROLLBACK. */
+            if (!strcmp(PQcmdStatus(r), "COMMIT"))
+                pgb_release(pgb_flight);
+        }
+        PQclear(r);
+    }
+}
+
+static void pgb_poll_cb(uv_poll_t *h, int status, int events)
+{
+    (void)h;
+    if (status < 0)
+        die("pg baseline poll: %s", uv_strerror(status));
+    if (events & UV_WRITABLE)
+        pgb_flush();
+    if (events & UV_READABLE) {
+        if (!PQconsumeInput(pgb))
+            die("pg baseline: %s", PQerrorMessage(pgb));
+        pgb_results();
+    }
+}
+
+static void pgbase_main(int ready_fd)
+{
+    pgb_pipelined = getenv("BENCH_PG_PIPELINE") && !strcmp(getenv("BENCH_PG_PIPELINE"), "1");
+    pgb = PQconnectdb(pgb_url);
+    if (PQstatus(pgb) != CONNECTION_OK)
+        die("pg baseline: cannot connect: %s", PQerrorMessage(pgb));
+    /* Set up blocking, before the loop runs. */
+    pgb_exec("SET synchronous_commit = on");
+    pgb_exec("SET client_min_messages = warning");
+    pgb_exec("CREATE TABLE moves (game_id BIGINT NOT NULL, ply BIGINT NOT NULL CHECK (ply >= 0), "
+             "move TEXT NOT NULL, user_id BIGINT NOT NULL, created BIGINT NOT NULL, "
+             "PRIMARY KEY (game_id, ply))");
+    PGresult *r = PQprepare(pgb, "ins",
+                            "INSERT INTO moves (game_id, ply, move, user_id, created) "
+                            "VALUES ($1, $2, $3, $4, $5)",
+                            0, NULL);
+    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK)
+        die("pg baseline prepare: %s", PQerrorMessage(pgb));
+    PQclear(r);
+    if (PQsetnonblocking(pgb, 1) != 0 || !PQenterPipelineMode(pgb))
+        die("pg baseline: pipeline mode: %s", PQerrorMessage(pgb));
+    uv_loop_t *loop = uv_default_loop();
+    static uv_tcp_t srv;
+    static uv_check_t check;
+    static uv_signal_t sig;
+    server_read = base_read;
+    base_on_line = pgb_line;
+    base_on_close = pgb_forget;
+    uv_poll_init(loop, &pgb_poll, PQsocket(pgb));
+    pgb_events = UV_READABLE;
+    uv_poll_start(&pgb_poll, pgb_events, pgb_poll_cb);
+    listen_and_report(loop, &srv, ready_fd);
+    uv_check_init(loop, &check);
+    uv_check_start(&check, pgb_check);
+    uv_signal_init(loop, &sig);
+    uv_signal_start(&sig, on_sigterm, SIGTERM);
+    uv_run(loop, UV_RUN_DEFAULT);
+    PQfinish(pgb);
+    fprintf(stderr, "bench-ratios: pg baseline: %lld transactions, %lld moves (%.1f a commit)\n",
+            pgb_txns, pgb_moves, pgb_txns ? (double)pgb_moves / (double)pgb_txns : 0.0);
+}
+
 /* ---- the move load --------------------------------------------------- */
 
 typedef struct client {
@@ -524,6 +886,7 @@ static bool baseline_mode, playing;
 static double *rtt;
 static size_t nrtt, caprtt;
 static long long moves_done;
+static long long reg_internal; /* registrations answered internal (on_message) */
 
 static void challenge(client *c)
 {
@@ -643,6 +1006,17 @@ static void on_message(client *c, const cJSON *m)
         return;
     }
     const char *code = jstr(m, "code");
+    /* A registration answered `internal` is sent again like a busy one:
+     * qirkatd on PostgreSQL checks the cap on password hashes when a
+     * request is dispatched, but its task may wait for the database
+     * before it queues the hash, so a burst of registrations passes the
+     * check and the 17th finds the pool full (auth.c "password hash
+     * refused"). Counted and logged; registration is not timed. */
+    if (id && !strcmp(id, "r") && code && !strcmp(code, "internal")) {
+        reg_internal++;
+        c->register_at = now_ms() + 250.0;
+        return;
+    }
     if (id && !strcmp(id, "r") && code && !strcmp(code, "server_busy")) {
         const cJSON *ra = cJSON_GetObjectItemCaseSensitive(m, "retry_after_ms");
         c->register_at = now_ms() + (cJSON_IsNumber(ra) ? ra->valuedouble : 250.0);
@@ -784,17 +1158,28 @@ static double cpu_ms(pid_t pid)
     return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
 }
 
-/* What the rounds of one server at one size add up to (moves_rounds). */
+/* What the rounds of one server at one size add up to (moves_rounds).
+ * pg_cpu_ms: the PostgreSQL cluster's CPU (pg_cluster_cpu), when the
+ * bench started the cluster; rate[]: each round's moves/s. */
+#define MAX_ROUNDS 20
 typedef struct moves_acc {
-    double moves, seconds, cpu_ms;
+    double moves, seconds, cpu_ms, pg_cpu_ms;
     double *rtt;
     size_t n, cap;
+    double rate[MAX_ROUNDS];
+    int rounds;
 } moves_acc;
 
+static double pg_cluster_cpu_begin(void);
+static double pg_cluster_cpu_end(void);
+
 /* One round: games games on the server at port (pid, for its CPU time)
- * for seconds; its moves, time, CPU and round trips are added to *acc. */
-static void move_load(pid_t pid, int port, int games, bool baseline, double seconds,
-                      moves_acc *acc)
+ * for seconds; its moves, time, CPU and round trips are added to *acc.
+ * On several nodes (qirkatd on one PostgreSQL), client i connects to
+ * node i % nodes, so the two players of a game (clients 2k, 2k+1) are on
+ * different nodes; the CPU is that of all nodes. */
+static void move_load_nodes(const pid_t *pids, const int *ports, int nodes, int games,
+                            bool baseline, double seconds, moves_acc *acc)
 {
     static int round;
     memset(C, 0, sizeof C);
@@ -808,25 +1193,36 @@ static void move_load(pid_t pid, int port, int games, bool baseline, double seco
         c->idx = i;
         c->color = -1;
         snprintf(c->name, sizeof c->name, "r%dc%04d", round, i);
-        c->fd = connect_to(port);
+        c->fd = connect_to(ports[i % nodes]);
         /* The baseline pairs connections as they arrive and tells each
          * its game and colour. */
         if (!baseline)
             send_register(c);
     }
     if (!baseline) {
+        reg_internal = 0;
         loop_until(now_ms() + 60000, all_registered);
         if (!all_registered())
             die("registration did not finish");
+        if (reg_internal)
+            fprintf(stderr, "bench-ratios: %lld registrations answered internal, sent again\n",
+                    reg_internal);
     }
     playing = true;
-    double t0 = now_ms(), cpu0 = cpu_ms(pid);
+    double t0 = now_ms(), cpu0 = 0, pg0 = pg_cluster_cpu_begin();
+    for (int k = 0; k < nodes; k++) {
+        double t = cpu_ms(pids[k]);
+        cpu0 = cpu0 < 0 || t < 0 ? -1 : cpu0 + t;
+    }
     if (!baseline)
         for (int i = 0; i < NC; i += 2)
             challenge(&C[i]);
     loop_until(t0 + seconds * 1000, NULL);
     playing = false;
-    double elapsed = (now_ms() - t0) / 1000, cpu = cpu_ms(pid) - cpu0;
+    double elapsed = (now_ms() - t0) / 1000, cpu = -cpu0;
+    for (int k = 0; k < nodes; k++)
+        cpu += cpu_ms(pids[k]);
+    double pg = pg0 >= 0 ? pg_cluster_cpu_end() : -1;
     loop_until(now_ms() + 5000, none_in_flight);
     for (int i = 0; i < NC; i++) {
         close(C[i].fd);
@@ -835,6 +1231,9 @@ static void move_load(pid_t pid, int port, int games, bool baseline, double seco
     acc->moves += (double)moves_done;
     acc->seconds += elapsed;
     acc->cpu_ms = cpu0 >= 0 && acc->cpu_ms >= 0 ? acc->cpu_ms + cpu : -1;
+    acc->pg_cpu_ms = pg >= 0 && acc->pg_cpu_ms >= 0 ? acc->pg_cpu_ms + pg : -1;
+    if (acc->rounds < MAX_ROUNDS)
+        acc->rate[acc->rounds++] = (double)moves_done / elapsed;
     if (acc->n + nrtt > acc->cap) {
         acc->cap = (acc->n + nrtt) * 2;
         acc->rtt = realloc(acc->rtt, acc->cap * sizeof *acc->rtt);
@@ -843,6 +1242,11 @@ static void move_load(pid_t pid, int port, int games, bool baseline, double seco
     }
     memcpy(acc->rtt + acc->n, rtt, nrtt * sizeof *rtt);
     acc->n += nrtt;
+}
+
+static void move_load(pid_t pid, int port, int games, bool baseline, double seconds, moves_acc *acc)
+{
+    move_load_nodes(&pid, &port, 1, games, baseline, seconds, acc);
 }
 
 /* The figures of all rounds of one server at one size, printed on stderr
@@ -856,11 +1260,15 @@ static moves_result moves_of(moves_acc *acc, const char *what, int games)
     qsort(acc->rtt, acc->n, sizeof *acc->rtt, cmp_double);
     moves_result r = {acc->moves / acc->seconds, acc->rtt[acc->n / 2],
                       acc->rtt[(size_t)((double)acc->n * 0.99)]};
+    char pg[64] = "";
+    if (acc->pg_cpu_ms > 0)
+        snprintf(pg, sizeof pg, ", PostgreSQL CPU %.1f us/move",
+                 acc->pg_cpu_ms * 1000.0 / acc->moves);
     fprintf(stderr,
             "bench-ratios: %s %d games: %.0f moves/s, round trip median %.3f ms p99 %.3f ms, "
-            "server CPU %.1f us/move\n",
+            "server CPU %.1f us/move%s\n",
             what, games, r.per_s, r.rtt_median, r.rtt_p99,
-            acc->cpu_ms >= 0 ? acc->cpu_ms * 1000.0 / acc->moves : -1.0);
+            acc->cpu_ms >= 0 ? acc->cpu_ms * 1000.0 / acc->moves : -1.0, pg);
     free(acc->rtt);
     *acc = (moves_acc){0};
     return r;
@@ -1032,6 +1440,332 @@ static long idle_conns(pid_t pid, int port, int count)
     return (after - before) / count;
 }
 
+/* ---- PostgreSQL: the cluster, fresh databases, the figures -------------
+ *
+ * With PostgreSQL installed (tests/pg/cluster.sh bindir), the bench starts
+ * a throwaway cluster of its own (tests/pg/cluster.sh start DIR: initdb,
+ * a free loopback port, fsync and synchronous_commit on) and stops it at
+ * exit, also after a failure or a signal. BENCH_PG_URL names an existing
+ * cluster instead (a role that may CREATE DATABASE; nothing is dropped):
+ * for a profile with settings of one's own (pg_stat_statements, logging).
+ * Every server gets a database of its own, made here (CREATE DATABASE
+ * qkb_PID_N), so each run starts from an empty one.
+ *
+ *   ratio durable_moves_pg_50 X (A-B, N rounds)
+ *       qirkatd on PostgreSQL moves/s / the libpq baseline's, 50 games,
+ *       BENCH_PG_ROUNDS rounds (default 5) alternating the two, sharing
+ *       BENCH_PG_SECONDS (default 10) per server; X the median of the
+ *       rounds' ratios, A-B their range
+ *   pg_nodes_N X moves/s (A-B, R runs)   N = 1, 2, 3 qirkatd nodes on one
+ *       database, BENCH_PG_NODE_GAMES games (default 50) spread over them,
+ *       BENCH_PG_NODE_SECONDS (default 3) per run; R runs (BENCH_PG_RUNS,
+ *       default 3), each of 1, 2 and 3 nodes in turn, each on a fresh
+ *       database with fresh nodes; X the median, A-B the range
+ *   ratio pg_nodes_2_1 X / ratio pg_nodes_3_1 X   the medians' ratios
+ *
+ * The cluster's CPU (the postmaster and every child: backends, WAL
+ * writer, checkpointer, autovacuum) is read from /proc around each round
+ * and printed per move beside the server's. */
+
+static char pg_dir[64];     /* the cluster's directory; "" if none started */
+static char pg_url[1024];   /* the cluster (its database "qirkat") */
+static pid_t pg_owner;      /* the process that started it */
+static pid_t pg_postmaster; /* 0: unknown (BENCH_PG_URL) */
+static char pg_script[] = "tests/pg/cluster.sh";
+
+/* Stop and remove the cluster: fork and exec only, so it may run in a
+ * signal handler; only in the process that started it (forked servers
+ * that die() run the atexit handlers too). */
+static void pg_cluster_stop(void)
+{
+    if (!pg_dir[0] || getpid() != pg_owner)
+        return;
+    pid_t p = fork();
+    if (p == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, 1);
+        execlp("sh", "sh", pg_script, "stop", pg_dir, (char *)NULL);
+        _exit(127);
+    }
+    if (p > 0)
+        while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
+            ;
+    pg_dir[0] = '\0';
+}
+
+static void pg_on_signal(int sig)
+{
+    pg_cluster_stop();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static bool pg_installed(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "sh %s bindir >/dev/null 2>&1", pg_script);
+    return access(pg_script, R_OK) == 0 && system(cmd) == 0;
+}
+
+/* Start the cluster (or take BENCH_PG_URL); false when there is none. */
+static bool pg_cluster_start(void)
+{
+    const char *given = getenv("BENCH_PG_URL");
+    if (given && *given) {
+        snprintf(pg_url, sizeof pg_url, "%s", given);
+        return true;
+    }
+    if (!pg_installed()) {
+        fprintf(stderr, "bench-ratios: PostgreSQL figures skipped: no PostgreSQL "
+                        "(tests/pg/cluster.sh bindir; make deps installs it)\n");
+        return false;
+    }
+    /* Its own directory under /tmp, not inside tmpdir: as root the server
+     * runs as postgres, who must reach it. */
+    snprintf(pg_dir, sizeof pg_dir, "/tmp/qk-ratios-pg-XXXXXX");
+    if (!mkdtemp(pg_dir))
+        die("mkdtemp: %s", strerror(errno));
+    pg_owner = getpid();
+    atexit(pg_cluster_stop);
+    signal(SIGINT, pg_on_signal);
+    signal(SIGTERM, pg_on_signal);
+    signal(SIGHUP, pg_on_signal);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "sh %s start %s", pg_script, pg_dir);
+    fflush(NULL);
+    FILE *f = popen(cmd, "r");
+    if (!f || !fgets(pg_url, sizeof pg_url, f)) {
+        if (f)
+            pclose(f);
+        die("cannot start a PostgreSQL cluster (%s)", cmd);
+    }
+    if (pclose(f) != 0)
+        die("%s failed", cmd);
+    pg_url[strcspn(pg_url, "\n")] = '\0';
+    char pidfile[128];
+    snprintf(pidfile, sizeof pidfile, "%s/data/postmaster.pid", pg_dir);
+    FILE *pf = fopen(pidfile, "r");
+    long pm = 0;
+    if (pf) {
+        if (fscanf(pf, "%ld", &pm) != 1)
+            pm = 0;
+        fclose(pf);
+    }
+    pg_postmaster = (pid_t)pm;
+    fprintf(stderr, "bench-ratios: PostgreSQL cluster %s (%s)\n", pg_url, pg_dir);
+    return true;
+}
+
+/* The cluster's URL with its database replaced by name (a libpq URI:
+ * scheme://[userinfo@]host[:port][/dbname][?params]). */
+static void pg_url_for(const char *name, char *out, size_t n)
+{
+    const char *p = strstr(pg_url, "://");
+    p = p ? p + 3 : pg_url;
+    size_t host_end = strcspn(p, "/?");
+    const char *params = strchr(p + host_end, '?');
+    snprintf(out, n, "%.*s/%s%s", (int)(p + host_end - pg_url), pg_url, name, params ? params : "");
+}
+
+/* A fresh database of the cluster; its URL in out. */
+static void pg_fresh_db(char *out, size_t n)
+{
+    static int count;
+    char name[64], sql[128];
+    snprintf(name, sizeof name, "qkb_%ld_%d", (long)getpid(), ++count);
+    PGconn *a = PQconnectdb(pg_url);
+    if (PQstatus(a) != CONNECTION_OK)
+        die("PostgreSQL %s: %s", pg_url, PQerrorMessage(a));
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", name);
+    PGresult *r = PQexec(a, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        die("%s: %s", sql, PQerrorMessage(a));
+    PQclear(r);
+    PQfinish(a);
+    pg_url_for(name, out, n);
+}
+
+/* The cluster's CPU (ms) over a round: the postmaster and its children as
+ * listed in /proc; a process that started during the round counts whole,
+ * one that ended during it is lost. -1 without a known postmaster. */
+#define PG_PROCS 256
+static struct {
+    pid_t pid;
+    double ms;
+} pg_procs[PG_PROCS];
+static int pg_nprocs;
+
+static int pg_children(pid_t *out, int max)
+{
+    int n = 0;
+    out[n++] = pg_postmaster;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < max) {
+        char path[300], buf[512];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t k = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[k] = '\0';
+        const char *p = strrchr(buf, ')');
+        int ppid;
+        if (p && sscanf(p + 2, "%*c %d", &ppid) == 1 && ppid == pg_postmaster)
+            out[n++] = (pid_t)atoi(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static double pg_cluster_cpu_begin(void)
+{
+    if (!pg_postmaster)
+        return -1;
+    pid_t pids[PG_PROCS];
+    pg_nprocs = pg_children(pids, PG_PROCS);
+    for (int i = 0; i < pg_nprocs; i++) {
+        pg_procs[i].pid = pids[i];
+        pg_procs[i].ms = cpu_ms(pids[i]);
+    }
+    return 0;
+}
+
+static double pg_cluster_cpu_end(void)
+{
+    pid_t pids[PG_PROCS];
+    int n = pg_children(pids, PG_PROCS);
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        double now = cpu_ms(pids[i]), before = 0;
+        if (now < 0)
+            continue;
+        for (int j = 0; j < pg_nprocs; j++)
+            if (pg_procs[j].pid == pids[i] && pg_procs[j].ms >= 0)
+                before = pg_procs[j].ms;
+        sum += now - before;
+    }
+    return sum;
+}
+
+static pid_t spawn_pgbase(int *port)
+{
+    static char url[1024];
+    pid_t pid;
+    pg_fresh_db(url, sizeof url);
+    pgb_url = url;
+    *port = spawn(pgbase_main, &pid);
+    return pid;
+}
+
+static pid_t start_qirkatd_pg(int *port)
+{
+    char url[1024];
+    pg_fresh_db(url, sizeof url);
+    return start_qirkatd_on(url, port);
+}
+
+static int env_int(const char *name, int def, int lo, int hi)
+{
+    const char *e = getenv(name);
+    return e && atoi(e) >= lo && atoi(e) <= hi ? atoi(e) : def;
+}
+
+static double env_seconds(const char *name, double def)
+{
+    const char *e = getenv(name);
+    return e && atof(e) > 0 ? atof(e) : def;
+}
+
+static double median_of(double *v, int n, double *lo, double *hi)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    *lo = v[0];
+    *hi = v[n - 1];
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ratio durable_moves_pg_50: the baseline and qirkatd on fresh databases
+ * of the cluster, rounds alternating as moves_rounds does. */
+static void pg_ratio(int games)
+{
+    int rounds = env_int("BENCH_PG_ROUNDS", 5, 1, MAX_ROUNDS);
+    double seconds = env_seconds("BENCH_PG_SECONDS", 10);
+    int bport, qport;
+    pid_t bpid = spawn_pgbase(&bport);
+    pid_t qpid = start_qirkatd_pg(&qport);
+    moves_acc ba = {0}, qa = {0};
+    for (int k = 0; k < rounds; k++) {
+        move_load(bpid, bport, games, true, seconds / rounds, &ba);
+        move_load(qpid, qport, games, false, seconds / rounds, &qa);
+    }
+    double r[MAX_ROUNDS], lo, hi;
+    char each[MAX_ROUNDS * 8] = "";
+    for (int k = 0; k < rounds; k++) {
+        r[k] = qa.rate[k] / ba.rate[k];
+        snprintf(each + strlen(each), sizeof each - strlen(each), "%s%.3f", k ? " " : "", r[k]);
+    }
+    moves_of(&ba, "pg baseline", games);
+    moves_of(&qa, "qirkatd on PostgreSQL", games);
+    stop(bpid, "pg baseline");
+    stop(qpid, "qirkatd on PostgreSQL");
+    fprintf(stderr, "bench-ratios: durable_moves_pg_%d rounds: %s\n", games, each);
+    double med = median_of(r, rounds, &lo, &hi);
+    printf("ratio durable_moves_pg_%d %.3f (%.3f-%.3f, %d rounds)\n", games, med, lo, hi, rounds);
+    fflush(stdout);
+}
+
+/* One run of the scale curve: n nodes on a fresh database; moves/s. */
+static double pg_nodes_run(int n, int games, double seconds)
+{
+    char url[1024];
+    pid_t pids[3];
+    int ports[3];
+    pg_fresh_db(url, sizeof url);
+    for (int k = 0; k < n; k++)
+        pids[k] = start_qirkatd_on(url, &ports[k]);
+    moves_acc acc = {0};
+    move_load_nodes(pids, ports, n, games, false, seconds, &acc);
+    double rate = acc.rate[0];
+    char what[64];
+    snprintf(what, sizeof what, "qirkatd, %d node%s on one PostgreSQL,", n, n > 1 ? "s" : "");
+    moves_of(&acc, what, games);
+    for (int k = 0; k < n; k++)
+        stop(pids[k], "qirkatd node");
+    return rate;
+}
+
+static void pg_nodes(void)
+{
+    int runs = env_int("BENCH_PG_RUNS", 3, 1, MAX_ROUNDS);
+    int games = env_int("BENCH_PG_NODE_GAMES", 50, 1, MAX_CLIENTS / 2);
+    double seconds = env_seconds("BENCH_PG_NODE_SECONDS", 3);
+    double rate[3][MAX_ROUNDS], med[3], lo, hi;
+    for (int r = 0; r < runs; r++)
+        for (int n = 1; n <= 3; n++)
+            rate[n - 1][r] = pg_nodes_run(n, games, seconds);
+    double q21[MAX_ROUNDS], q31[MAX_ROUNDS];
+    for (int r = 0; r < runs; r++) {
+        q21[r] = rate[1][r] / rate[0][r];
+        q31[r] = rate[2][r] / rate[0][r];
+    }
+    for (int n = 1; n <= 3; n++) {
+        med[n - 1] = median_of(rate[n - 1], runs, &lo, &hi);
+        printf("pg_nodes_%d %.0f moves/s (%.0f-%.0f, %d runs, %d games)\n", n, med[n - 1], lo, hi,
+               runs, games);
+    }
+    median_of(q21, runs, &lo, &hi);
+    printf("ratio pg_nodes_2_1 %.3f (runs %.3f-%.3f)\n", med[1] / med[0], lo, hi);
+    median_of(q31, runs, &lo, &hi);
+    printf("ratio pg_nodes_3_1 %.3f (runs %.3f-%.3f)\n", med[2] / med[0], lo, hi);
+    fflush(stdout);
+}
+
 int main(void)
 {
     double seconds = 4;
@@ -1085,6 +1819,27 @@ int main(void)
         stop(pid, base ? "baseline" : "qirkatd");
         goto done;
     }
+    /* pgqkN, pgbaseN: the same on PostgreSQL (a cluster of the bench's,
+     * or BENCH_PG_URL's). */
+    if (only && (sscanf(only, "pgqk%d", &alone) == 1 || sscanf(only, "pgbase%d", &alone) == 1) &&
+        alone > 0 && alone <= MAX_CLIENTS / 2) {
+        bool base = only[2] == 'b';
+        if (!pg_cluster_start())
+            die("BENCH_ONLY=%s needs PostgreSQL", only);
+        pid_t pid;
+        int port;
+        pid = base ? spawn_pgbase(&port) : start_qirkatd_pg(&port);
+        moves_acc acc = {0};
+        move_load(pid, port, alone, base, seconds, &acc);
+        moves_of(&acc, base ? "pg baseline" : "qirkatd on PostgreSQL", alone);
+        stop(pid, base ? "pg baseline" : "qirkatd on PostgreSQL");
+        pg_cluster_stop();
+        goto done;
+    }
+    bool pg_part =
+        !only || !strcmp(only, "pg") || !strcmp(only, "pgratio") || !strcmp(only, "pgnodes");
+    if (pg_part && only)
+        goto pg;
     if (only && strcmp(only, "moves"))
         goto ping;
     bport = spawn(baseline_main, &bpid);
@@ -1119,17 +1874,24 @@ ping:
 
 idle:
     if (only && strcmp(only, "idle"))
-        goto done;
+        goto pg;
     qpid = start_qirkatd(&qport);
     long per = idle_conns(qpid, qport, idle);
     stop(qpid, "qirkatd");
     printf("ratio idle_conn_bytes %ld\n", per);
+    fflush(stdout);
 
-done:;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "bench-ratios: cannot remove %s\n", tmpdir);
+pg:
+    if (pg_part && pg_cluster_start()) {
+        if (!only || strcmp(only, "pgnodes"))
+            pg_ratio(50);
+        if (!only || strcmp(only, "pgratio"))
+            pg_nodes();
+        pg_cluster_stop();
+    }
+
+done:
+    remove_tmpdir();
     free(rtt);
     if (errors) {
         fprintf(stderr, "bench-ratios: %lld errors\n", errors);
