@@ -189,7 +189,7 @@ test: all tests check-layers check-po
 # database, tests/server/test_nodes.c) and qirkatd migrate's
 # (tests/server/test_migrate.c: its source server on SQLite, the copy on
 # the cluster).
-PG_SUITES ?= nodes flow live corr tourney inbox class_privacy records ratings admin errors migrate
+PG_SUITES ?= nodes flow live corr tourney inbox class_privacy records ratings admin errors bot migrate hostile adversarial
 test-pg: all $(BUILD)/test-pg $(BUILD)/test-server
 	@set -e; dir=$$(mktemp -d /tmp/qk-pg.XXXXXX); \
 	trap 'sh tests/pg/cluster.sh stop "$$dir"' EXIT; trap 'exit 1' INT TERM HUP; \
