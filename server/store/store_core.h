@@ -49,27 +49,12 @@
  * the same iterating function again (a backend may hold one cursor per
  * query).
  *
- * Asynchronous reads (a contract for future backends; the SQLite backend
- * completes every call before returning and never returns STORE_PENDING).
- * A backend that must fetch from elsewhere may answer a row operation
- * (every area but this core; never store_begin(), store_commit*(),
- * store_user_version() or the void and bool functions) with STORE_PENDING:
- *  - it does so before writing any out-parameter, calling any cb or
- *    changing any row: the call had no effect;
- *  - the caller stops the request there and defers it (api: req_defer);
- *    since handlers validate (read) before they write, a request is
- *    deferred before its first write, and nothing of it needs undoing;
- *  - the backend starts the fetch and, on the loop thread, tells the
- *    server when the answer is ready (a wake-up the server hands the
- *    backend when opening it; to be added with the first such backend);
- *    the server re-runs the deferred request from the start, and the
- *    repeated call is answered from what was fetched;
- *  - a write that returns STORE_PENDING changed nothing, like a read;
- *    writes that are accepted but not yet durable report their failure
- *    through the commit's done callback, never later than that.
- * Callers do not handle STORE_PENDING yet (today it would be answered as
- * `internal`, like any unexpected code): the first backend that returns
- * it brings the caller side (req_defer where a handler can see it).
+ * Reads that wait. The SQLite backend completes every call before it
+ * returns. The PostgreSQL backend (pg.h) must wait for its server: once
+ * the loop runs it suspends the running task (util/task.h) and resumes
+ * it with the answer, so every call still returns its result to its
+ * caller and the game service has one code path for both backends; no
+ * backend returns STORE_PENDING from a row operation.
  */
 #ifndef QK_STORE_CORE_H
 #define QK_STORE_CORE_H
@@ -88,10 +73,8 @@ enum {
     STORE_NOTFOUND = -1, /* no such row */
     STORE_CONFLICT = -2, /* a UNIQUE constraint, or a row not in the expected state */
     STORE_EIO = -3,      /* any other failure of the backend (logged) */
-    /* The backend will complete later; the caller defers the request
-     * (api: req_defer) and re-runs it when told. See "Asynchronous reads"
-     * above; the SQLite backend never returns it, and store_commit_async()
-     * returns it only to say that done will be called later. */
+    /* Reserved: no backend returns it from a row operation (see "Reads
+     * that wait" above: PostgreSQL waits in a task instead). */
     STORE_PENDING = -4,
     /* The database is locked by another writer (SQLite: another process
      * holds the write lock). Nothing changed; the caller answers
