@@ -63,17 +63,6 @@ static void answer_shutdown(api *s, conn *c, const char *line, size_t len)
     cJSON_Delete(msg);
 }
 
-/* Answer server_busy: the cap on password hashes is reached. */
-static void answer_busy(req *r)
-{
-    cJSON *err = req_error_new(r, QK_ERR_SERVER_BUSY, "too many password checks at once");
-    if (err && !cJSON_AddNumberToObject(err, "retry_after_ms", API_BUSY_RETRY_MS)) {
-        cJSON_Delete(err);
-        err = NULL;
-    }
-    req_reply_error(r, err);
-}
-
 /* ---- held requests (dispatch.h) --------------------------------------- */
 
 typedef struct held_line {
@@ -279,7 +268,7 @@ static void dispatch(conn *c, char *line, size_t len, bool again)
     if (!req_check_fields(&r))
         goto done;
     if (r.op->pwhash_field && req_str(&r, r.op->pwhash_field) && auth_busy(s->svc)) {
-        answer_busy(&r);
+        req_error_hash_busy(&r);
         goto done;
     }
     log_debug("conn %llu: %s", (unsigned long long)c->serial, r.op->name);

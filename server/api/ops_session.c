@@ -248,6 +248,10 @@ void op_register(req *r)
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
+    if (auth_busy(r->api->svc)) {
+        req_error_hash_busy(r);
+        return;
+    }
     reg_job *j = calloc(1, sizeof *j);
     if (!j) {
         req_error(r, QK_ERR_INTERNAL, NULL);
@@ -355,6 +359,11 @@ void op_login(req *r)
         return;
     }
     j->found = rc == STORE_OK;
+    if (auth_busy(r->api->svc)) {
+        free(j);
+        req_error_hash_busy(r);
+        return;
+    }
     if (req_defer(r, &j->d) != 0) {
         free(j);
         return;

@@ -159,6 +159,16 @@ void req_error(req *r, qk_err e, const char *message)
     req_reply(r, qk_proto_error(r->id, e, message));
 }
 
+void req_error_hash_busy(req *r)
+{
+    cJSON *err = req_error_new(r, QK_ERR_SERVER_BUSY, "too many password checks at once");
+    if (err && !cJSON_AddNumberToObject(err, "retry_after_ms", API_BUSY_RETRY_MS)) {
+        cJSON_Delete(err);
+        err = NULL;
+    }
+    req_reply_error(r, err);
+}
+
 const cJSON *req_field(req *r, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->msg, name);

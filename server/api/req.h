@@ -86,6 +86,11 @@ void req_reply(req *r, cJSON *res);
  * (REQ_BUSY_RETRY_MS) instead: a lock held by another process is not the
  * server's failure, and nothing was changed. */
 void req_error(req *r, qk_err e, const char *message);
+/* Answer r server_busy with retry_after_ms: the cap on password checks
+ * (game/auth.h auth_busy) is reached. The dispatcher checks it before a
+ * handler runs; a handler that waited for the database before queueing
+ * its hash checks again (on PostgreSQL other requests ran meanwhile). */
+void req_error_hash_busy(req *r);
 /* Answer r with a prepared error object (owned; NULL -> internal). */
 void req_reply_error(req *r, cJSON *err);
 /* A new error object for r, to add fields to before req_reply_error(). */
