@@ -486,61 +486,10 @@ static long affected(const pg_req *r)
     return *t ? strtol(t, NULL, 10) : 0;
 }
 
-int pg_run(pg_store *s, pg_stmt which, const char *fmt, ...)
+/* Build and queue without waiting (pg_send, and pg_run inside a batch). */
+static int send_v(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    if (s->txn && s->loop) {
-        /* Inside the batch on a running server its only possible answers
-         * are OK or a failure that fails the whole batch (the commit
-         * reports it): nothing to wait for (pg_base.h "Waiting"). */
-        pg_req *q = build(s, which, fmt, ap);
-        va_end(ap);
-        if (!q) {
-            s->failed_txn = s->txn;
-            return STORE_EIO;
-        }
-        enqueue(s, q);
-        return STORE_OK;
-    }
-    pg_req *r = run_v(s, which, fmt, ap);
-    va_end(ap);
-    int rc = !r || failed(r) ? STORE_EIO : STORE_OK;
-    if (r)
-        req_free(r);
-    return rc;
-}
-
-int pg_run_one(pg_store *s, pg_stmt which, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    pg_req *r = run_v(s, which, fmt, ap);
-    va_end(ap);
-    int rc = !r || failed(r) ? STORE_EIO : affected(r) == 0 ? STORE_NOTFOUND : STORE_OK;
-    if (r)
-        req_free(r);
-    return rc;
-}
-
-int pg_run_conflict(pg_store *s, pg_stmt which, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    pg_req *r = run_v(s, which, fmt, ap);
-    va_end(ap);
-    int rc = !r || failed(r) ? STORE_EIO : affected(r) == 0 ? STORE_CONFLICT : STORE_OK;
-    if (r)
-        req_free(r);
-    return rc;
-}
-
-int pg_send(pg_store *s, pg_stmt which, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
     pg_req *r = build(s, which, fmt, ap);
-    va_end(ap);
     if (!r) {
         if (s->txn)
             s->failed_txn = s->txn;
@@ -548,6 +497,57 @@ int pg_send(pg_store *s, pg_stmt which, const char *fmt, ...)
     }
     enqueue(s, r);
     return STORE_OK;
+}
+
+/* Run and wait; none is the answer when no row changed (STORE_OK: the
+ * count does not matter). */
+static int run_counted(pg_store *s, pg_stmt which, int none, const char *fmt, va_list ap)
+{
+    pg_req *r = run_v(s, which, fmt, ap);
+    int rc = !r || failed(r) ? STORE_EIO : affected(r) == 0 ? none : STORE_OK;
+    if (r)
+        req_free(r);
+    return rc;
+}
+
+int pg_run(pg_store *s, pg_stmt which, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    /* Inside the batch on a running server its only possible answers are
+     * OK or a failure that fails the whole batch (the commit reports
+     * it): nothing to wait for (pg_base.h "Waiting"). */
+    int rc = s->txn && s->loop ? send_v(s, which, fmt, ap)
+                               : run_counted(s, which, STORE_OK, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int pg_run_one(pg_store *s, pg_stmt which, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = run_counted(s, which, STORE_NOTFOUND, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int pg_run_conflict(pg_store *s, pg_stmt which, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = run_counted(s, which, STORE_CONFLICT, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int pg_send(pg_store *s, pg_stmt which, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = send_v(s, which, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static int query_v(pg_store *s, pg_stmt which, PGresult **res, bool one, const char *fmt,
