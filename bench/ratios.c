@@ -88,7 +88,6 @@
 #include "qk_rules.h"
 
 #define MAX_CLIENTS 1000
-#define GAME_PLY_CAP 200 /* baseline games restart after this many plies */
 
 static qk_variant V;
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -242,7 +241,23 @@ static void stop(pid_t pid, const char *what)
         fprintf(stderr, "bench-ratios: %s exited with status %#x\n", what, st), errors++;
 }
 
-/* qirkatd on dbarg (a libpq URL), or on a fresh SQLite file when NULL. */
+/* The counting wrapper of cost_count (valgrind or strace, set there;
+ * none otherwise): its words go in front of a server's command line. */
+static const char *wrap[16];
+
+/* argv[0..] = the wrapper's words (at most max); returns how many. */
+static int wrap_argv(const char **argv, int max)
+{
+    int k = 0;
+    while (k < max && k < 16 && wrap[k]) {
+        argv[k] = wrap[k];
+        k++;
+    }
+    return k;
+}
+
+/* qirkatd on dbarg (a libpq URL or a SQLite file), or on a fresh SQLite
+ * file when NULL; under the wrapper when one is set. */
 static pid_t start_qirkatd_on(const char *dbarg, int *port)
 {
     const char *bin = getenv("QK_BIN");
@@ -266,9 +281,13 @@ static pid_t start_qirkatd_on(const char *dbarg, int *port)
         setenv("QK_CHALLENGE_RATE", "off", 1); /* games restart through challenges */
         setenv("QK_MAX_CONNS", "20000", 1);
         setenv("QK_MAX_CONNS_PER_ADDRESS", "20000", 1);
-        execl(path, "qirkatd", "--listen", "127.0.0.1:0", "--db", db, "--ready-fd", fdarg,
-              "--pwhash", "min", "--log-level", getenv("BENCH_LOG") ? getenv("BENCH_LOG") : "error",
-              (char *)NULL);
+        const char *argv[32 + 16];
+        int k = wrap_argv(argv, 32);
+        const char *tail[] = {path, "--listen", "127.0.0.1:0", "--db", db, "--ready-fd", fdarg,
+                              "--pwhash", "min", "--log-level",
+                              getenv("BENCH_LOG") ? getenv("BENCH_LOG") : "error", NULL};
+        memcpy(argv + k, tail, sizeof tail);
+        execvp(argv[0], (char *const *)argv);
         fprintf(stderr, "bench-ratios: cannot run %s: %s\n", path, strerror(errno));
         _exit(127);
     }
@@ -300,7 +319,6 @@ typedef struct mconn {
     char *held_opp;
     size_t held_opp_len;
     long long user;     /* PostgreSQL baseline: the moves' user_id */
-    long long last_ply; /* PostgreSQL baseline: the pair's last stored ply */
 } mconn;
 
 static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
@@ -395,9 +413,81 @@ static void echo_main(int ready_fd)
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
+/* The minimal server of the idle figure: what a libuv server must hold
+ * for an idle connection and no more: the handle in a block of its own,
+ * one read buffer shared by every connection (a line is answered in the
+ * read callback that brings it, so nothing is kept between reads), each
+ * answer written with uv_try_write (a line of a few bytes to a socket
+ * with room: no write request kept). */
+static char idle_buf[65536];
+
+static void idle_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
+{
+    (void)h;
+    (void)want;
+    *b = uv_buf_init(idle_buf, sizeof idle_buf);
+}
+
+static void idle_closed(uv_handle_t *h)
+{
+    free(h);
+}
+
+static void idle_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+    (void)b;
+    if (n < 0) {
+        uv_close((uv_handle_t *)s, idle_closed);
+        return;
+    }
+    static const char answer[] = "{\"type\":\"ok\",\"id\":\"h\"}\n";
+    for (ssize_t i = 0; i < n; i++)
+        if (idle_buf[i] == '\n') {
+            uv_buf_t a = uv_buf_init((char *)answer, sizeof answer - 1);
+            if (uv_try_write(s, &a, 1) != (int)sizeof answer - 1)
+                die("minimal idle server: an answer did not fit the socket");
+        }
+}
+
+static void idle_conn(uv_stream_t *srv, int status)
+{
+    if (status != 0)
+        return;
+    uv_tcp_t *t = malloc(sizeof *t);
+    uv_tcp_init(srv->loop, t);
+    if (uv_accept(srv, (uv_stream_t *)t) != 0) {
+        uv_close((uv_handle_t *)t, idle_closed);
+        return;
+    }
+    uv_read_start((uv_stream_t *)t, idle_alloc, idle_read);
+}
+
+static void idle_main(int ready_fd)
+{
+    uv_loop_t *loop = uv_default_loop();
+    static uv_tcp_t srv;
+    static uv_signal_t sig;
+    struct sockaddr_in a;
+    uv_ip4_addr("127.0.0.1", 0, &a);
+    uv_tcp_init(loop, &srv);
+    if (uv_tcp_bind(&srv, (struct sockaddr *)&a, 0) ||
+        uv_listen((uv_stream_t *)&srv, 4096, idle_conn))
+        die("listen");
+    int len = sizeof a;
+    uv_tcp_getsockname(&srv, (struct sockaddr *)&a, &len);
+    char buf[16];
+    int n = snprintf(buf, sizeof buf, "%d\n", ntohs(a.sin_port));
+    if (write(ready_fd, buf, (size_t)n) != n)
+        die("ready pipe");
+    close(ready_fd);
+    uv_signal_init(loop, &sig);
+    uv_signal_start(&sig, on_sigterm, SIGTERM);
+    uv_run(loop, UV_RUN_DEFAULT);
+}
+
 /* baseline */
 static sqlite3 *bdb;
-static sqlite3_stmt *binsert;
+static sqlite3_stmt *binsert, *bchallenge, *baccept;
 static bool in_txn;
 static mconn *held_head;
 static mconn *waiting; /* a connection waiting for an opponent */
@@ -417,36 +507,95 @@ static void append(char **buf, size_t *len, const char *p, size_t n)
     *len += n;
 }
 
+/* The answer to c and the event to its opponent, written after the
+ * turn's commit (base_check). */
+static void hold(mconn *c, const char *to_c, int n_c, const char *to_opp, int n_opp)
+{
+    if (!c->held && !c->held_opp) {
+        c->next_held = held_head;
+        held_head = c;
+    }
+    if (n_c > 0)
+        append(&c->held, &c->held_len, to_c, (size_t)n_c);
+    if (n_opp > 0)
+        append(&c->held_opp, &c->held_opp_len, to_opp, (size_t)n_opp);
+}
+
+static void begin_turn(void)
+{
+    if (!in_txn) {
+        bexec("BEGIN");
+        in_txn = true;
+    }
+}
+
+static void bstep(sqlite3_stmt *st)
+{
+    if (sqlite3_step(st) != SQLITE_DONE)
+        die("baseline write: %s", sqlite3_errmsg(bdb));
+    sqlite3_reset(st);
+}
+
+/* A game restarts through the server as on qirkatd (the load's restart
+ * below, "the move load"): the challenger's `challenge` stores a games
+ * row and tells the opponent, the opponent's `accept` marks it active and
+ * both get `start`; each is written in the turn's transaction and answered
+ * after its commit, like a move. */
+static void base_restart(mconn *c, bool accept)
+{
+    char a[128], b[160];
+    int ka, kb;
+    if (!c->opp)
+        return;
+    begin_turn();
+    if (!accept) {
+        c->game = c->opp->game = next_game++;
+        sqlite3_bind_int64(bchallenge, 1, c->game);
+        bstep(bchallenge);
+        ka = snprintf(a, sizeof a, "{\"type\":\"ok\",\"id\":\"c\"}\n");
+        kb = snprintf(b, sizeof b,
+                      "{\"type\":\"event\",\"event\":\"challenge\",\"challenge\":{\"id\":%lld}}\n",
+                      c->game);
+        hold(c, a, ka, b, kb);
+        return;
+    }
+    sqlite3_bind_int64(baccept, 1, c->game);
+    bstep(baccept);
+    ka = snprintf(a, sizeof a,
+                  "{\"type\":\"ok\",\"id\":\"a\"}\n"
+                  "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"black\"}\n",
+                  c->game);
+    kb = snprintf(b, sizeof b,
+                  "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"white\"}\n",
+                  c->game);
+    hold(c, a, ka, b, kb);
+}
+
 static void base_line(mconn *c, const char *line, size_t n)
 {
     cJSON *m = cJSON_ParseWithLength(line, n);
     if (!m)
         return;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(m, "type");
     const cJSON *mv = cJSON_GetObjectItemCaseSensitive(m, "move");
     const cJSON *ply = cJSON_GetObjectItemCaseSensitive(m, "ply");
-    if (cJSON_IsString(mv) && cJSON_IsNumber(ply) && c->game) {
-        if (!in_txn) {
-            bexec("BEGIN");
-            in_txn = true;
-        }
+    if (cJSON_IsString(type) && !strcmp(type->valuestring, "challenge")) {
+        base_restart(c, false);
+    } else if (cJSON_IsString(type) && !strcmp(type->valuestring, "accept")) {
+        base_restart(c, true);
+    } else if (cJSON_IsString(mv) && cJSON_IsNumber(ply) && c->game) {
+        begin_turn();
         sqlite3_bind_int64(binsert, 1, c->game);
         sqlite3_bind_int64(binsert, 2, (sqlite3_int64)ply->valuedouble);
         sqlite3_bind_text(binsert, 3, mv->valuestring, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(binsert, 4, (sqlite3_int64)uv_now(c->tcp.loop));
-        if (sqlite3_step(binsert) != SQLITE_DONE)
-            die("baseline insert: %s", sqlite3_errmsg(bdb));
-        sqlite3_reset(binsert);
-        char out[256];
-        int k = snprintf(out, sizeof out, "{\"type\":\"ok\",\"id\":\"m\"}\n");
-        if (!c->held && !c->held_opp) {
-            c->next_held = held_head;
-            held_head = c;
-        }
-        append(&c->held, &c->held_len, out, (size_t)k);
-        k = snprintf(out, sizeof out,
-                     "{\"type\":\"event\",\"event\":\"move\",\"game\":%lld,\"move\":\"%s\"}\n",
-                     c->game, mv->valuestring);
-        append(&c->held_opp, &c->held_opp_len, out, (size_t)k);
+        bstep(binsert);
+        char a[32], b[256];
+        int ka = snprintf(a, sizeof a, "{\"type\":\"ok\",\"id\":\"m\"}\n");
+        int kb = snprintf(b, sizeof b,
+                          "{\"type\":\"event\",\"event\":\"move\",\"game\":%lld,\"move\":\"%s\"}\n",
+                          c->game, mv->valuestring);
+        hold(c, a, ka, b, kb);
     }
     cJSON_Delete(m);
 }
@@ -525,7 +674,6 @@ static void on_conn(uv_stream_t *srv, int status)
         return;
     static long long next_user = 1;
     c->user = next_user++;
-    c->last_ply = -1;
     if (!waiting) {
         waiting = c;
         return;
@@ -535,6 +683,12 @@ static void on_conn(uv_stream_t *srv, int status)
     w->opp = c;
     c->opp = w;
     w->game = c->game = next_game++;
+    if (bdb) { /* set-up, before the load's clock starts: autocommit */
+        sqlite3_bind_int64(bchallenge, 1, w->game);
+        bstep(bchallenge);
+        sqlite3_bind_int64(baccept, 1, w->game);
+        bstep(baccept);
+    }
     char out[128];
     int k = snprintf(out, sizeof out,
                      "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"white\"}\n",
@@ -546,18 +700,28 @@ static void on_conn(uv_stream_t *srv, int status)
     write_copy(c, out, (size_t)k);
 }
 
+static char base_db[256]; /* the next baseline's database file; "": a fresh name */
+
 static void baseline_main(int ready_fd)
 {
-    char db[128];
-    snprintf(db, sizeof db, "%s/baseline-%ld.db", tmpdir, (long)now_ms());
+    char db[256];
+    if (base_db[0])
+        snprintf(db, sizeof db, "%s", base_db);
+    else
+        snprintf(db, sizeof db, "%s/baseline-%ld.db", tmpdir, (long)now_ms());
     if (sqlite3_open(db, &bdb) != SQLITE_OK)
         die("baseline db");
     bexec("PRAGMA journal_mode=WAL");
     bexec("PRAGMA synchronous=FULL");
     bexec("CREATE TABLE moves(game INTEGER NOT NULL, ply INTEGER NOT NULL, move TEXT NOT NULL, "
           "at INTEGER NOT NULL)");
+    bexec("CREATE TABLE games(id INTEGER PRIMARY KEY, status TEXT NOT NULL)");
     if (sqlite3_prepare_v2(bdb, "INSERT INTO moves(game, ply, move, at) VALUES (?, ?, ?, ?)", -1,
-                           &binsert, NULL) != SQLITE_OK)
+                           &binsert, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(bdb, "INSERT INTO games(id, status) VALUES (?, 'open')", -1, &bchallenge,
+                           NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(bdb, "UPDATE games SET status = 'active' WHERE id = ?", -1, &baccept,
+                           NULL) != SQLITE_OK)
         die("baseline prepare");
     uv_loop_t *loop = uv_default_loop();
     static uv_tcp_t srv;
@@ -571,6 +735,8 @@ static void baseline_main(int ready_fd)
     uv_signal_start(&sig, on_sigterm, SIGTERM);
     uv_run(loop, UV_RUN_DEFAULT);
     sqlite3_finalize(binsert);
+    sqlite3_finalize(bchallenge);
+    sqlite3_finalize(baccept);
     sqlite3_close(bdb);
 }
 
@@ -600,10 +766,10 @@ static void baseline_main(int ready_fd)
  *
  * Its table is the real moves table's shape (game_id, ply, move, user_id,
  * created; primary key (game_id, ply)) without the foreign keys, as there
- * are no games or users rows. The clients restart a finished game from
- * ply 0 on the same pairing; the server then gives the pair a new game id,
- * so the key never conflicts (a conflict would abort the transaction: the
- * baseline dies on any failed statement). */
+ * are no games or users rows. A finished game restarts through the server
+ * (the load's challenge and accept, pgb_restart): a new game id for the
+ * pair, so the key never conflicts (a conflict would abort the
+ * transaction: the baseline dies on any failed statement). */
 
 #define PGB_MOVE_MAX 64
 
@@ -662,24 +828,48 @@ static long long wall_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A restart (the load's challenge and accept, as the SQLite baseline's
+ * base_restart): answered at once, without a row, since the PostgreSQL
+ * figure is about moves (docs/perf.md "PostgreSQL (issue 22)"); the new
+ * game id keeps the moves' key unique. */
+static void pgb_restart(mconn *c, bool accept)
+{
+    char out[256];
+    int k;
+    if (!accept) {
+        c->game = c->opp->game = next_game++;
+        write_copy(c, "{\"type\":\"ok\",\"id\":\"c\"}\n", 23);
+        k = snprintf(out, sizeof out,
+                     "{\"type\":\"event\",\"event\":\"challenge\",\"challenge\":{\"id\":%lld}}\n",
+                     c->game);
+        write_copy(c->opp, out, (size_t)k);
+        return;
+    }
+    k = snprintf(out, sizeof out,
+                 "{\"type\":\"ok\",\"id\":\"a\"}\n"
+                 "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"black\"}\n",
+                 c->game);
+    write_copy(c, out, (size_t)k);
+    k = snprintf(out, sizeof out,
+                 "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"white\"}\n",
+                 c->game);
+    write_copy(c->opp, out, (size_t)k);
+}
+
 static void pgb_line(mconn *c, const char *line, size_t n)
 {
     cJSON *m = cJSON_ParseWithLength(line, n);
     if (!m)
         return;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(m, "type");
     const cJSON *mv = cJSON_GetObjectItemCaseSensitive(m, "move");
     const cJSON *ply = cJSON_GetObjectItemCaseSensitive(m, "ply");
-    if (cJSON_IsString(mv) && strlen(mv->valuestring) < PGB_MOVE_MAX && cJSON_IsNumber(ply) &&
-        c->game) {
+    if (cJSON_IsString(type) && c->opp &&
+        (!strcmp(type->valuestring, "challenge") || !strcmp(type->valuestring, "accept"))) {
+        pgb_restart(c, !strcmp(type->valuestring, "accept"));
+    } else if (cJSON_IsString(mv) && strlen(mv->valuestring) < PGB_MOVE_MAX &&
+               cJSON_IsNumber(ply) && c->game) {
         long long p = (long long)ply->valuedouble;
-        if (p <= c->last_ply) { /* the pair started over: a new game */
-            c->game = next_game++;
-            if (c->opp)
-                c->opp->game = c->game;
-        }
-        c->last_ply = p;
-        if (c->opp)
-            c->opp->last_ply = p;
         if (!pgb_gather)
             pgb_gather = calloc(1, sizeof *pgb_gather);
         pgb_batch *b = pgb_gather;
@@ -875,6 +1065,7 @@ typedef struct client {
     long long ply;
     bool waiting_move;
     char sent[QK_MOVE_STRLEN]; /* baseline: applied when answered */
+    long long sent_game, sent_ply; /* the move in flight's key, for the kill -9 check */
     double sent_at;
     bool registered;
     double register_at;
@@ -882,11 +1073,40 @@ typedef struct client {
 
 static client C[MAX_CLIENTS];
 static int NC;
-static bool baseline_mode, playing;
+/* playing: the timed window (moves are sent, restarts made, round trips
+ * counted); accepting: the set-up before it and the window (challenges
+ * are accepted). */
+static bool baseline_mode, playing, accepting;
 static double *rtt;
 static size_t nrtt, caprtt;
 static long long moves_done;
+static long long move_cap; /* > 0: the window ends after this many moves (cost_count) */
+static bool cap_reached(void)
+{
+    return move_cap > 0 && moves_done >= move_cap;
+}
 static long long reg_internal; /* registrations answered internal (on_message) */
+
+/* The kill -9 check (durability_check): every move acknowledged while
+ * acks.on, by its key (game, ply). */
+static struct {
+    bool on;
+    long long (*key)[2];
+    size_t n, cap;
+} acks;
+
+static void ack_add(long long game, long long ply)
+{
+    if (acks.n == acks.cap) {
+        acks.cap = acks.cap ? acks.cap * 2 : 4096;
+        acks.key = realloc(acks.key, acks.cap * sizeof *acks.key);
+        if (!acks.key)
+            die("out of memory");
+    }
+    acks.key[acks.n][0] = game;
+    acks.key[acks.n][1] = ply;
+    acks.n++;
+}
 
 static void challenge(client *c)
 {
@@ -900,7 +1120,7 @@ static bool full_answer;
 
 static void maybe_move(client *c)
 {
-    if (!playing || c->game == 0 || c->waiting_move || c->pos.side != c->color)
+    if (!playing || c->game == 0 || c->waiting_move || c->pos.side != c->color || cap_reached())
         return;
     qk_move moves[QK_MAX_MOVES];
     int n = qk_movegen(&V, &c->pos, moves, QK_MAX_MOVES);
@@ -908,14 +1128,18 @@ static void maybe_move(client *c)
         return;
     qk_move_format(&V, &moves[rnd((uint32_t)n)], c->sent, sizeof c->sent);
     c->waiting_move = true;
+    c->sent_game = c->game;
+    c->sent_ply = c->ply;
     c->sent_at = now_ms();
     sendf(c->fd, "{\"type\":\"move\",\"id\":\"m\",\"game\":%lld,\"ply\":%lld,\"move\":\"%s\"%s}\n",
           c->game, c->ply, c->sent, full_answer ? "" : ",\"compact\":true");
 }
 
-/* Baseline: both sides apply each move to their own position and restart
- * from the start position when the game is over (the same decision on
- * both sides, since they saw the same moves). */
+/* Baseline: both sides apply each move to their own position with the
+ * rules module qirkatd uses (qk_pos_status: the same end, at the same
+ * ply, as qirkatd's games) and restart a finished game through the server
+ * as qirkatd's clients do: the even client challenges, the odd one
+ * accepts, and both get `start` (base_restart). */
 static void base_apply(client *c, const char *text)
 {
     qk_move m;
@@ -926,9 +1150,10 @@ static void base_apply(client *c, const char *text)
     c->ply++;
     qk_result r;
     qk_reason why;
-    if (qk_pos_status(&V, &c->pos, &r, &why) || c->ply >= GAME_PLY_CAP) {
-        qk_variant_start(&V, &c->pos);
-        c->ply = 0;
+    if (qk_pos_status(&V, &c->pos, &r, &why)) {
+        c->game = 0;
+        if (c->idx % 2 == 0 && playing)
+            challenge(c);
     }
 }
 
@@ -964,6 +1189,9 @@ static void on_event(client *c, const cJSON *m)
             c->ply = 0;
         } else if (!strcmp(ev, "move")) {
             base_apply(c, jstr(m, "move"));
+        } else if (!strcmp(ev, "challenge") && accepting) {
+            sendf(c->fd, "{\"type\":\"accept\",\"id\":\"a\",\"challenge\":%lld}\n",
+                  (long long)jnum(cJSON_GetObjectItemCaseSensitive(m, "challenge"), "id"));
         }
         maybe_move(c);
         return;
@@ -973,7 +1201,7 @@ static void on_event(client *c, const cJSON *m)
         const char *to = jstr(ch, "to");
         const char *st = jstr(ch, "status");
         /* the challenge event comes again when it is accepted */
-        if (to && !strcmp(to, c->name) && playing && (!st || !strcmp(st, "open")))
+        if (to && !strcmp(to, c->name) && accepting && (!st || !strcmp(st, "open")))
             sendf(c->fd, "{\"type\":\"accept\",\"id\":\"a\",\"challenge\":%lld}\n",
                   (long long)jnum(ch, "id"));
     } else if (!strcmp(ev, "game_start")) {
@@ -1046,6 +1274,8 @@ static void on_message(client *c, const cJSON *m)
         if (playing) {
             rtt[nrtt++] = now_ms() - c->sent_at;
             moves_done++;
+            if (acks.on)
+                ack_add(c->sent_game, c->sent_ply);
         }
         if (baseline_mode) {
             base_apply(c, c->sent);
@@ -1127,6 +1357,14 @@ static bool all_registered(void)
     return true;
 }
 
+static bool all_in_game(void)
+{
+    for (int i = 0; i < NC; i++)
+        if (C[i].game == 0 || C[i].color < 0)
+            return false;
+    return true;
+}
+
 static bool none_in_flight(void)
 {
     for (int i = 0; i < NC; i++)
@@ -1166,12 +1404,14 @@ typedef struct moves_acc {
     double moves, seconds, cpu_ms, pg_cpu_ms;
     double *rtt;
     size_t n, cap;
-    double rate[MAX_ROUNDS];
+    double rate[MAX_ROUNDS];    /* each round's moves/s */
+    double rtt_med[MAX_ROUNDS]; /* each round's median move round trip, ms */
     int rounds;
 } moves_acc;
 
 static double pg_cluster_cpu_begin(void);
 static double pg_cluster_cpu_end(void);
+static bool kill_at_end; /* durability_check's load: SIGKILL, not a drain */
 
 /* One round: games games on the server at port (pid, for its CPU time)
  * for seconds; its moves, time, CPU and round trips are added to *acc.
@@ -1208,17 +1448,39 @@ static void move_load_nodes(const pid_t *pids, const int *ports, int nodes, int 
             fprintf(stderr, "bench-ratios: %lld registrations answered internal, sent again\n",
                     reg_internal);
     }
+    /* Set-up, not timed: every game is started before the clock starts
+     * (qirkatd: challenge and accept; the baselines pair connections as
+     * they arrive), so both servers are timed over moves and the
+     * restarts of games that end in the window, made the same way. */
+    accepting = true;
+    if (!baseline)
+        for (int i = 0; i < NC; i += 2)
+            challenge(&C[i]);
+    loop_until(now_ms() + 60000, all_in_game);
+    if (!all_in_game())
+        die("the games did not start");
     playing = true;
     double t0 = now_ms(), cpu0 = 0, pg0 = pg_cluster_cpu_begin();
     for (int k = 0; k < nodes; k++) {
         double t = cpu_ms(pids[k]);
         cpu0 = cpu0 < 0 || t < 0 ? -1 : cpu0 + t;
     }
-    if (!baseline)
-        for (int i = 0; i < NC; i += 2)
-            challenge(&C[i]);
-    loop_until(t0 + seconds * 1000, NULL);
-    playing = false;
+    for (int i = 0; i < NC; i++)
+        maybe_move(&C[i]);
+    loop_until(t0 + seconds * 1000, cap_reached);
+    if (kill_at_end) { /* the kill -9 check: in the middle of the load */
+        for (int k = 0; k < nodes; k++) {
+            kill(pids[k], SIGKILL);
+            waitpid(pids[k], NULL, 0);
+        }
+        playing = accepting = false;
+        for (int i = 0; i < NC; i++) {
+            close(C[i].fd);
+            free(C[i].buf);
+        }
+        return;
+    }
+    playing = accepting = false;
     double elapsed = (now_ms() - t0) / 1000, cpu = -cpu0;
     for (int k = 0; k < nodes; k++)
         cpu += cpu_ms(pids[k]);
@@ -1232,8 +1494,11 @@ static void move_load_nodes(const pid_t *pids, const int *ports, int nodes, int 
     acc->seconds += elapsed;
     acc->cpu_ms = cpu0 >= 0 && acc->cpu_ms >= 0 ? acc->cpu_ms + cpu : -1;
     acc->pg_cpu_ms = pg >= 0 && acc->pg_cpu_ms >= 0 ? acc->pg_cpu_ms + pg : -1;
-    if (acc->rounds < MAX_ROUNDS)
+    if (acc->rounds < MAX_ROUNDS) {
+        qsort(rtt, nrtt, sizeof *rtt, cmp_double);
+        acc->rtt_med[acc->rounds] = nrtt ? rtt[nrtt / 2] : 0;
         acc->rate[acc->rounds++] = (double)moves_done / elapsed;
+    }
     if (acc->n + nrtt > acc->cap) {
         acc->cap = (acc->n + nrtt) * 2;
         acc->rtt = realloc(acc->rtt, acc->cap * sizeof *acc->rtt);
@@ -1274,21 +1539,335 @@ static moves_result moves_of(moves_acc *acc, const char *what, int games)
     return r;
 }
 
-/* The baseline and qirkatd at games games, in rounds rounds that
- * alternate between them (seconds in all for each), as the ping load
- * does: the machine is shared, and its speed drifts over seconds (runs of
- * 4 s each, one server after the other, put a neighbour's burst on one
- * side only and moved the ratios by a third). */
-static void moves_rounds(pid_t bpid, int bport, pid_t qpid, int qport, int games, int rounds,
-                         double seconds, moves_result *b, moves_result *q)
+static double median_of(double *v, int n, double *lo, double *hi);
+
+/* The baseline and qirkatd at games games, in rounds rounds of seconds
+ * each per server, alternating which goes first (ABBA: a drift of the
+ * machine's speed within a pair of rounds lands on both sides), as the
+ * ping load does: the machine is shared, and its speed drifts over
+ * seconds. Prints `ratio durable_moves_N` and, with with_rtt, `ratio
+ * move_rtt_N`: the median of the rounds' ratios (round k of qirkatd over
+ * round k of the baseline) and their range. */
+static void moves_ratios(pid_t bpid, int bport, pid_t qpid, int qport, int games, int rounds,
+                         double seconds, bool with_rtt)
 {
     moves_acc ba = {0}, qa = {0};
     for (int k = 0; k < rounds; k++) {
-        move_load(bpid, bport, games, true, seconds / rounds, &ba);
-        move_load(qpid, qport, games, false, seconds / rounds, &qa);
+        if (k % 2 == 0)
+            move_load(bpid, bport, games, true, seconds, &ba);
+        move_load(qpid, qport, games, false, seconds, &qa);
+        if (k % 2 == 1)
+            move_load(bpid, bport, games, true, seconds, &ba);
     }
-    *b = moves_of(&ba, "baseline", games);
-    *q = moves_of(&qa, "qirkatd", games);
+    double r[MAX_ROUNDS], t[MAX_ROUNDS], lo, hi, med;
+    char each[MAX_ROUNDS * 8] = "";
+    for (int k = 0; k < rounds; k++) {
+        r[k] = qa.rate[k] / ba.rate[k];
+        t[k] = ba.rtt_med[k] > 0 ? qa.rtt_med[k] / ba.rtt_med[k] : 0;
+        snprintf(each + strlen(each), sizeof each - strlen(each), "%s%.3f", k ? " " : "", r[k]);
+    }
+    moves_of(&ba, "baseline", games);
+    moves_of(&qa, "qirkatd", games);
+    fprintf(stderr, "bench-ratios: durable_moves_%d rounds: %s\n", games, each);
+    med = median_of(r, rounds, &lo, &hi);
+    printf("ratio durable_moves_%d %.3f (%.3f-%.3f, %d rounds of %.0f s)\n", games, med, lo, hi,
+           rounds, seconds);
+    if (with_rtt) {
+        med = median_of(t, rounds, &lo, &hi);
+        printf("ratio move_rtt_%d %.3f (%.3f-%.3f, %d rounds)\n", games, med, lo, hi, rounds);
+    }
+    fflush(stdout);
+}
+
+/* The durability of both servers, checked the same way: a load of 50
+ * games for seconds, then SIGKILL in the middle of it; every move
+ * acknowledged before the kill must be in the database file, read back
+ * with SQLite after the process is gone (its write-ahead log recovered
+ * by the open). This is what "durable" means in both servers' figures:
+ * an acknowledgement only after the move's commit is in the file (the
+ * baseline: synchronous=FULL, its COMMIT in the loop before the answers;
+ * qirkatd: its batch's commit, then the writer thread's fdatasync, then
+ * the answers). A kill -9 does not lose the page cache, so this checks
+ * the order of acknowledgement and commit, not the fsync; both fsync
+ * their log before answering (docs/perf.md "The harness"). Prints
+ * `durability_kill9 SERVER N acknowledged, N stored`; a missing move is
+ * an error. */
+static void durability_check(bool baseline, double seconds)
+{
+    char db[256];
+    int port;
+    pid_t pid;
+    snprintf(db, sizeof db, "%s/kill9-%s.db", tmpdir, baseline ? "baseline" : "qirkatd");
+    if (baseline) {
+        snprintf(base_db, sizeof base_db, "%s", db);
+        port = spawn(baseline_main, &pid);
+        base_db[0] = '\0';
+    } else {
+        pid = start_qirkatd_on(db, &port);
+    }
+    moves_acc acc = {0};
+    acks.n = 0;
+    acks.on = kill_at_end = true;
+    move_load(pid, port, 50, baseline, seconds, &acc);
+    acks.on = kill_at_end = false;
+    free(acc.rtt);
+    sqlite3 *d;
+    sqlite3_stmt *q;
+    const char *sql = baseline ? "SELECT count(*) FROM moves WHERE game = ? AND ply = ?"
+                               : "SELECT count(*) FROM moves WHERE game_id = ? AND ply = ?";
+    if (sqlite3_open(db, &d) != SQLITE_OK || sqlite3_prepare_v2(d, sql, -1, &q, NULL) != SQLITE_OK)
+        die("kill -9 check: cannot read %s", db);
+    size_t stored = 0;
+    for (size_t i = 0; i < acks.n; i++) {
+        sqlite3_bind_int64(q, 1, acks.key[i][0]);
+        sqlite3_bind_int64(q, 2, acks.key[i][1]);
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 0) == 1)
+            stored++;
+        else if (acks.n - stored < 5)
+            fprintf(stderr, "bench-ratios: %s lost game %lld ply %lld\n",
+                    baseline ? "baseline" : "qirkatd", acks.key[i][0], acks.key[i][1]);
+        sqlite3_reset(q);
+    }
+    sqlite3_finalize(q);
+    sqlite3_close(d);
+    printf("durability_kill9 %s %zu acknowledged, %zu stored\n", baseline ? "baseline" : "qirkatd",
+           acks.n, stored);
+    fflush(stdout);
+    if (acks.n == 0 || stored != acks.n)
+        errors++;
+}
+
+/* ---- counts per move: the regression guard ----------------------------
+ *
+ * Timings drift with the machine; counts do not. cost_count runs each
+ * server under a counting wrapper on a fixed load: one game at a time
+ * (two clients, the bench's fixed random seed, so the same moves and the
+ * same restarts every run), each move answered before the next is sent,
+ * stopped after n moves. It runs the load twice, n1 and n2 moves, on a
+ * fresh server and database each, and takes the difference: start-up,
+ * registration and shutdown cancel out, what is left is per move.
+ *   instructions: valgrind --tool=cachegrind --cache-sim=no, its
+ *                 "summary:" line (every thread of the process);
+ *   syscalls:     strace -f -c, its "total" line.
+ * Prints `cost instructions_per_move SERVER X` and `cost syscalls_per_move
+ * SERVER X` for the baseline and qirkatd, and their ratios. With
+ * BENCH_COST_FILE (bench/cost.txt: a line `instructions_per_move N`) only
+ * qirkatd's instructions are counted, and over N x 1.15 they are an error
+ * (exit 1): the CI-safe guard of `make cost-guard`, which `make test` runs.
+ * Two runs of the same build differ by under 0.5%; the count is the
+ * machine's compiler and libraries' (Debian 12 here and in CI). */
+
+static int env_int(const char *name, int def, int lo, int hi);
+
+static char self_exe[512]; /* this program, for a baseline under a wrapper */
+
+/* A minimal server as a process of its own (this program with
+ * --serve-baseline or --serve-idle), so a wrapper can count it alone and
+ * its memory starts from a fresh heap (a forked child shares the bench's
+ * resident pages: its first blocks cost no RSS). */
+static pid_t start_self_exec(const char *mode, int *port)
+{
+    if (!self_exe[0] && readlink("/proc/self/exe", self_exe, sizeof self_exe - 1) <= 0)
+        die("readlink /proc/self/exe");
+    int p[2];
+    char fdarg[16];
+    if (pipe(p) != 0)
+        die("pipe");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    if (pid == 0) {
+        close(p[0]);
+        snprintf(fdarg, sizeof fdarg, "%d", p[1]);
+        const char *argv[32];
+        int k = wrap_argv(argv, 24);
+        const char *tail[] = {self_exe, mode, fdarg, base_db, NULL};
+        memcpy(argv + k, tail, sizeof tail);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(p[1]);
+    char buf[32] = {0};
+    ssize_t n = read(p[0], buf, sizeof buf - 1);
+    close(p[0]);
+    if (n <= 0)
+        die("the baseline did not report a port");
+    *port = atoi(buf);
+    return pid;
+}
+
+/* The number a wrapper's output file gives: cachegrind's "summary: N",
+ * or the calls column of strace -c's "total" line; -1 if none. */
+static double wrapped_count(const char *file, bool strace)
+{
+    FILE *f = fopen(file, "r");
+    char line[512];
+    double v = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        double x, y, z;
+        long long calls;
+        if (!strace && sscanf(line, "summary: %lf", &x) == 1)
+            v = x;
+        /* "100.00    0.012345         3      4321       12 total" */
+        if (strace && strstr(line, " total") &&
+            (sscanf(line, "%lf %lf %lf %lld", &x, &y, &z, &calls) == 4 ||
+             sscanf(line, "%lf %lf %lld", &x, &y, &calls) == 3))
+            v = (double)calls;
+    }
+    fclose(f);
+    return v;
+}
+
+/* Whether every thread of pid is traced (TracerPid in each task's status). */
+static bool all_traced(pid_t pid)
+{
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return false;
+    struct dirent *e;
+    bool all = true;
+    while (all && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char st[600];
+        snprintf(st, sizeof st, "%s/%s/status", path, e->d_name);
+        FILE *f = fopen(st, "r");
+        int tracer = 0;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+                break;
+        if (f)
+            fclose(f);
+        all = tracer != 0;
+    }
+    closedir(d);
+    return all;
+}
+
+/* strace -f -c attached to the running server pid (every thread), its
+ * table to out; returns once every thread is traced. Attached rather than
+ * in front of the command line: a server started by strace is strace's
+ * child, and a SIGTERM to strace does not stop it. */
+static pid_t attach_strace(pid_t pid, const char *out)
+{
+    char pidarg[16];
+    snprintf(pidarg, sizeof pidarg, "%d", (int)pid);
+    fflush(NULL);
+    pid_t t = fork();
+    if (t < 0)
+        die("fork");
+    if (t == 0) {
+        execlp("strace", "strace", "-q", "-f", "-c", "-o", out, "-p", pidarg, (char *)NULL);
+        _exit(127);
+    }
+    double until = now_ms() + 10000;
+    while (!all_traced(pid))
+        if (now_ms() > until)
+            die("strace did not attach to %d", (int)pid);
+        else
+            usleep(10000);
+    return t;
+}
+
+/* One counted run: server (baseline or qirkatd) on a fresh database under
+ * the wrapper, n moves; the count of its output file. */
+static double count_run(bool baseline, bool strace, long long n, int run)
+{
+    char out[320], arg[400], db[256];
+    char log[340];
+    snprintf(out, sizeof out, "%s/count-%s-%d.out", tmpdir, baseline ? "base" : "qk", run);
+    snprintf(log, sizeof log, "--log-file=%s.log", out);
+    if (!strace) {
+        /* BENCH_COUNT_TOOL=callgrind: the same count, with a profile to
+         * read (BENCH_COUNT_KEEP; callgrind_annotate) */
+        bool cg = getenv("BENCH_COUNT_TOOL") && !strcmp(getenv("BENCH_COUNT_TOOL"), "callgrind");
+        snprintf(arg, sizeof arg, "--%s-out-file=%s", cg ? "callgrind" : "cachegrind", out);
+        wrap[0] = "valgrind", wrap[1] = cg ? "--tool=callgrind" : "--tool=cachegrind";
+        wrap[2] = cg ? "--dump-instr=no" : "--cache-sim=no";
+        wrap[3] = log, wrap[4] = arg, wrap[5] = NULL;
+    }
+    snprintf(db, sizeof db, "%s/count-%s-%d.db", tmpdir, baseline ? "base" : "qk", run);
+    int port;
+    pid_t pid;
+    if (baseline) {
+        snprintf(base_db, sizeof base_db, "%s", db);
+        pid = start_self_exec("--serve-baseline", &port);
+        base_db[0] = '\0';
+    } else {
+        pid = start_qirkatd_on(db, &port);
+    }
+    wrap[0] = NULL;
+    pid_t tracer = strace ? attach_strace(pid, out) : 0;
+    moves_acc acc = {0};
+    rng = 0x9E3779B97F4A7C15ull; /* the same moves every run */
+    move_cap = n;
+    move_load(pid, port, 1, baseline, 600, &acc);
+    move_cap = 0;
+    stop(pid, baseline ? "baseline" : "qirkatd");
+    if (tracer > 0)
+        waitpid(tracer, NULL, 0); /* it writes its table when the server is gone */
+    free(acc.rtt);
+    if ((long long)acc.moves != n)
+        die("count: %.0f moves of %lld", acc.moves, n);
+    double v = wrapped_count(out, strace);
+    if (v < 0)
+        die("count: no figure in %s", out);
+    const char *keep = getenv("BENCH_COUNT_KEEP"); /* a directory: the outputs kept there */
+    if (keep && *keep) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "cp '%s' '%s'/", out, keep);
+        if (system(cmd) != 0)
+            fprintf(stderr, "bench-ratios: cannot copy %s to %s\n", out, keep);
+    }
+    return v;
+}
+
+static void cost_count(void)
+{
+    long long n1 = env_int("BENCH_COUNT_N1", 200, 10, 100000);
+    long long n2 = env_int("BENCH_COUNT_N2", 600, 20, 100000);
+    double per[2][2] = {{0}}; /* [strace][baseline] */
+    int run = 0;
+    const char *file = getenv("BENCH_COST_FILE");
+    for (int st = 0; st < (file ? 1 : 2); st++) /* the guard: qirkatd's instructions only */
+        for (int b = 0; b < (file ? 1 : 2); b++) {
+            double c1 = count_run(b, st, n1, run++), c2 = count_run(b, st, n2, run++);
+            per[st][b] = (c2 - c1) / (double)(n2 - n1);
+            fprintf(stderr, "bench-ratios: %s %s: %.0f at %lld moves, %.0f at %lld\n",
+                    b ? "baseline" : "qirkatd", st ? "syscalls" : "instructions", c1, n1, c2, n2);
+        }
+    if (!file) {
+        printf("cost instructions_per_move qirkatd %.0f baseline %.0f ratio %.2f\n", per[0][0],
+               per[0][1], per[0][0] / per[0][1]);
+        printf("cost syscalls_per_move qirkatd %.2f baseline %.2f ratio %.2f\n", per[1][0],
+               per[1][1], per[1][0] / per[1][1]);
+        fflush(stdout);
+        return;
+    }
+    FILE *f = fopen(file, "r");
+    char line[256];
+    double committed = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "instructions_per_move %lf", &committed) == 1)
+            break;
+    if (f)
+        fclose(f);
+    if (committed <= 0)
+        die("%s: no line `instructions_per_move N`", file);
+    if (per[0][0] > committed * 1.15) {
+        printf("cost guard: qirkatd %.0f instructions per move, over %s's %.0f by %.1f%% (limit "
+               "15%%)\n",
+               per[0][0], file, committed, (per[0][0] / committed - 1) * 100);
+        errors++;
+    } else {
+        printf("cost guard: qirkatd %.0f instructions per move, %s %.0f (%+.1f%%, limit +15%%)\n",
+               per[0][0], file, committed, (per[0][0] / committed - 1) * 100);
+    }
 }
 
 /* ---- ping ------------------------------------------------------------- */
@@ -1383,7 +1962,7 @@ static long rss_bytes(pid_t pid)
 
 /* Open count connections in batches, each says hello and waits for its
  * answer; returns the RSS growth per connection (bytes). */
-static long idle_conns(pid_t pid, int port, int count)
+static long idle_conns(pid_t pid, int port, int count, const char *what)
 {
     int *fds = malloc((size_t)count * sizeof *fds);
     static const char hello[] = "{\"type\":\"hello\",\"id\":\"h\",\"version\":1}\n";
@@ -1433,10 +2012,10 @@ static long idle_conns(pid_t pid, int port, int count)
     for (int i = 0; i < warm; i++)
         close(warm_fds[i]);
     free(fds);
-    fprintf(stderr, "bench-ratios: qirkatd %d idle connections (%d held): RSS %ld -> %ld kB\n",
+    fprintf(stderr, "bench-ratios: %s %d idle connections (%d held): RSS %ld -> %ld kB\n", what,
             count, open_, before / 1024, after / 1024);
     if (open_ != count)
-        die("qirkatd did not hold %d connections", count);
+        die("%s did not hold %d connections", what, count);
     return (after - before) / count;
 }
 
@@ -1766,14 +2345,23 @@ static void pg_nodes(void)
     fflush(stdout);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    double seconds = 4;
+    if (argc == 4 && !strcmp(argv[1], "--serve-baseline")) { /* start_self_exec */
+        snprintf(base_db, sizeof base_db, "%s", argv[3]);
+        baseline_main(atoi(argv[2]));
+        return 0;
+    }
+    if (argc == 4 && !strcmp(argv[1], "--serve-idle")) {
+        idle_main(atoi(argv[2]));
+        return 0;
+    }
+    double seconds = 5;
     full_answer = getenv("BENCH_FULL_ANSWER") && strcmp(getenv("BENCH_FULL_ANSWER"), "1") == 0;
     const char *e = getenv("BENCH_SECONDS");
     if (e && atof(e) > 0)
         seconds = atof(e);
-    int rounds = 3;
+    int rounds = 5;
     e = getenv("BENCH_ROUNDS");
     if (e && atoi(e) > 0 && atoi(e) <= 20)
         rounds = atoi(e);
@@ -1840,34 +2428,46 @@ int main(void)
         !only || !strcmp(only, "pg") || !strcmp(only, "pgratio") || !strcmp(only, "pgnodes");
     if (pg_part && only)
         goto pg;
+    if (only && !strcmp(only, "count")) {
+        cost_count();
+        goto done;
+    }
+    if (!only || !strcmp(only, "durability")) {
+        durability_check(true, 2);
+        durability_check(false, 2);
+    }
     if (only && strcmp(only, "moves"))
         goto ping;
     bport = spawn(baseline_main, &bpid);
     qpid = start_qirkatd(&qport);
-    moves_result b50, q50, b500, q500;
-    moves_rounds(bpid, bport, qpid, qport, 50, rounds, seconds, &b50, &q50);
-    moves_rounds(bpid, bport, qpid, qport, 500, rounds, seconds, &b500, &q500);
+    moves_ratios(bpid, bport, qpid, qport, 50, rounds, seconds, true);
+    moves_ratios(bpid, bport, qpid, qport, 500, rounds, seconds, false);
     stop(bpid, "baseline");
     stop(qpid, "qirkatd");
-    printf("ratio durable_moves_50 %.3f\n", q50.per_s / b50.per_s);
-    printf("ratio durable_moves_500 %.3f\n", q500.per_s / b500.per_s);
-    printf("ratio move_rtt_50 %.3f\n", q50.rtt_median / b50.rtt_median);
-    fflush(stdout);
 
 ping:
     if (only && strcmp(only, "ping"))
         goto idle;
     int eport = spawn(echo_main, &epid);
     qpid = start_qirkatd(&qport);
-    /* Interleaved rounds, so a neighbour's burst of load lands on both. */
-    double *te = NULL, *tq = NULL;
-    size_t ne = 0, ce = 0, nq = 0, cq = 0;
-    for (int round = 0; round < 4; round++) {
-        ping_round(eport, false, seconds / 5, "echo", &te, &ne, &ce);
-        ping_round(qport, true, seconds / 5, "qirkatd", &tq, &nq, &cq);
+    /* Interleaved rounds (ABBA), so a neighbour's burst of load lands on
+     * both; the ratio of each round's p99s, their median and range. */
+    double pr[MAX_ROUNDS], plo, phi, ping_s = env_seconds("BENCH_PING_SECONDS", 2);
+    for (int round = 0; round < rounds; round++) {
+        double *te = NULL, *tq = NULL, pe, pq;
+        size_t ne = 0, ce = 0, nq = 0, cq = 0;
+        if (round % 2 == 0)
+            ping_round(eport, false, ping_s, "echo", &te, &ne, &ce);
+        ping_round(qport, true, ping_s, "qirkatd", &tq, &nq, &cq);
+        if (round % 2 == 1)
+            ping_round(eport, false, ping_s, "echo", &te, &ne, &ce);
+        pe = p99_of(te, ne, "echo");
+        pq = p99_of(tq, nq, "qirkatd");
+        pr[round] = pq / pe;
     }
-    double pe = p99_of(te, ne, "echo"), pq = p99_of(tq, nq, "qirkatd");
-    printf("ratio ping_p99 %.3f\n", pq / pe);
+    double pmed = median_of(pr, rounds, &plo, &phi);
+    printf("ratio ping_p99 %.3f (%.3f-%.3f, %d rounds of %.0f s)\n", pmed, plo, phi, rounds,
+           ping_s);
     fflush(stdout);
     stop(epid, "echo");
     stop(qpid, "qirkatd");
@@ -1876,9 +2476,14 @@ idle:
     if (only && strcmp(only, "idle"))
         goto pg;
     qpid = start_qirkatd(&qport);
-    long per = idle_conns(qpid, qport, idle);
+    long per = idle_conns(qpid, qport, idle, "qirkatd");
     stop(qpid, "qirkatd");
-    printf("ratio idle_conn_bytes %ld\n", per);
+    int iport;
+    epid = start_self_exec("--serve-idle", &iport);
+    long mper = idle_conns(epid, iport, idle, "minimal server");
+    stop(epid, "minimal idle server");
+    printf("ratio idle_conn_bytes %ld (minimal libuv server %ld: ratio %.2f)\n", per, mper,
+           mper > 0 ? (double)per / (double)mper : 0.0);
     fflush(stdout);
 
 pg:

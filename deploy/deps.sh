@@ -21,10 +21,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # asynchronous API) and make test-pg, which starts a throwaway cluster with
 # Debian's initdb and pg_ctl; haproxy: the one address in front of several
 # nodes (deploy/haproxy.cfg, checked with haproxy -c in make test-pg).
+# valgrind, strace: make cost-guard (in make test) counts qirkatd's
+# instructions per move with cachegrind; bench-count adds syscalls.
 pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium
       libmimalloc-dev libsystemd-dev systemd python3-prometheus-client gettext
       clang libclang-rt-14-dev libhttp-parser-dev libwslay-dev nettle-dev
-      postgresql libpq-dev haproxy)
+      postgresql libpq-dev haproxy valgrind strace)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
