@@ -4,11 +4,27 @@
  * of two measurements taken one after the other, never an absolute time.
  * Prints one line per figure:
  *
- *   ratio durable_moves_50 X    qirkatd moves/s / baseline moves/s, 50 games
- *   ratio durable_moves_500 X   the same with 500 games in flight
- *   ratio move_rtt_50 X         qirkatd move round trip median / baseline's, 50 games
- *   ratio ping_p99 X            qirkatd `ping` p99 / raw libuv echo p99
- *   ratio idle_conn_bytes N     qirkatd VmRSS delta / connections, 10,000 after `hello`
+ *   durability_kill9 SERVER N acknowledged, N stored
+ *                               both servers killed -9 under load: every
+ *                               acknowledged move must be in the file
+ *   ratio durable_moves_50 X (A-B, R rounds of S s)
+ *                               qirkatd moves/s / baseline moves/s, 50 games
+ *   ratio move_rtt_50 X (A-B)   qirkatd move round trip median / baseline's
+ *   ratio durable_moves_500 X (A-B, ...)   the same with 500 games in flight
+ *   ratio ping_p99 X (A-B, ...) qirkatd `ping` p99 / raw libuv echo p99
+ *   ratio idle_conn_bytes N (minimal libuv server M: ratio R)
+ *                               VmRSS growth / connections, 10,000 after
+ *                               `hello`, qirkatd and a minimal server
+ *
+ * Every X is the median of the rounds' ratios (round k of qirkatd over
+ * round k of the other, the rounds alternating ABBA), A-B their range.
+ * The timing window of a round starts after every game of it is set up
+ * (qirkatd: registration, challenge, accept; the baseline pairs
+ * connections as they arrive), and a game that ends in the window is
+ * restarted through the server in both (challenge and accept: the
+ * baseline stores a games row in its group commit, as qirkatd does).
+ * BENCH_ONLY=count: instructions and syscalls per move (cost_count, the
+ * regression guard of `make cost-guard`).
  *
  * and, where PostgreSQL is installed (issue 22; "PostgreSQL: the cluster,
  * fresh databases, the figures" below says how):
@@ -33,9 +49,10 @@
  * commit. It speaks just enough JSON lines for the same load generator:
  * connections are paired as they arrive ("start" event with game and
  * colour), a move is stored and answered `ok`, and the opponent gets the
- * move event. It checks nothing: the clients apply moves to their own
+ * move event; `challenge` and `accept` restart a pair's game (a games
+ * row). It checks nothing: the clients apply moves to their own
  * positions with the rules module, so they still play random legal moves,
- * and both sides restart from the start position when a game ends.
+ * and end each game where qirkatd would (qk_pos_status).
  *
  * The PostgreSQL baseline (forked child, "the PostgreSQL baseline" below):
  * the same subset and pairing on libuv + libpq, one pipelined transaction
@@ -43,7 +60,7 @@
  *
  * The echo server (forked child): libuv, writes back what it reads.
  * The ping load: BENCH_PING_CONNS connections (default 8), one `ping` in
- * flight on each, in four rounds alternating echo and qirkatd.
+ * flight on each, in BENCH_ROUNDS rounds alternating echo and qirkatd (ABBA).
  *
  * qirkatd is started like bench-server (fresh database, --pwhash min), with
  * QK_RATE_LIMIT=off, QK_CHALLENGE_RATE=off, QK_MAX_CONNS and QK_MAX_CONNS_PER_ADDRESS raised for
@@ -53,13 +70,15 @@
  * The clients ask for the compact move answer ("compact": true, as a bot
  * would: docs/protocol.md `move`); the baseline ignores the field.
  *
- * Environment: QK_BIN (binaries, default build/), BENCH_SECONDS (per
- * measurement, default 4: the move loads split it into BENCH_ROUNDS
- * rounds, default 3, alternating baseline and qirkatd), BENCH_IDLE (idle connections, default
- * 10000; fewer if the hard RLIMIT_NOFILE is lower), BENCH_FULL_ANSWER=1 (moves without "compact":
- * the whole game object in every answer). BENCH_ONLY runs one part: moves, ping, idle, qkN / baseN
- * (one server alone at N games), pg (the PostgreSQL figures: make bench-pg), pgratio, pgnodes,
- * pgqkN / pgbaseN (qirkatd on PostgreSQL, or the libpq baseline, alone).
+ * Environment: QK_BIN (binaries, default build/), BENCH_SECONDS (one
+ * round of a move load, per server, default 5), BENCH_ROUNDS (default 5),
+ * BENCH_PING_SECONDS (a ping round, default 2), BENCH_IDLE (idle
+ * connections, default 10000; fewer if the hard RLIMIT_NOFILE is lower),
+ * BENCH_FULL_ANSWER=1 (moves without "compact": the whole game object in
+ * every answer). BENCH_ONLY runs one part: durability, moves, ping, idle,
+ * count, qkN / baseN (one server alone at N games), pg (the PostgreSQL
+ * figures: make bench-pg), pgratio, pgnodes, pgqkN / pgbaseN (qirkatd on
+ * PostgreSQL, or the libpq baseline, alone). BENCH_COUNT_* at cost_count.
  * BENCH_PG_* below. Exit status 0, or 1 if anything went wrong (a failed
  * figure prints nothing).
  */
