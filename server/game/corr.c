@@ -37,6 +37,7 @@ int corr_new(gsvc *s)
     }
     c->deadline.data = c->alive.data = s;
     c->timers_open = true;
+    s->wake_armed_at = INT64_MAX;
     s->corr = c;
     return 0;
 fail:
@@ -94,6 +95,7 @@ static void rearm(gsvc *s)
     if (!c->timers_open || s->stopping)
         return;
     int64_t at;
+    s->wake_armed_at = INT64_MAX;
     int rc = store_wake_next(s->store, &at);
     if (rc == STORE_NOTFOUND) {
         uv_timer_stop(&c->deadline);
@@ -112,6 +114,8 @@ static void rearm(gsvc *s)
         return;
     }
     rc = uv_timer_start(&c->deadline, deadline_cb, (uint64_t)delay, 0);
+    if (rc == 0)
+        s->wake_armed_at = svc_now(s) + delay;
     if (rc < 0)
         log_error("deadline timer: %s", uv_strerror(rc));
 }

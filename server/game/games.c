@@ -749,13 +749,19 @@ static void keep_legal(games *gs, game *g);
  * warning before a correspondence deadline not yet warned of). */
 static void set_wake(games *gs, game *g)
 {
+    gsvc *s = gs->svc;
     g->wake_at = -1;
     if (g->status == GAME_ACTIVE && g->deadline >= 0) {
         g->wake_at = g->deadline;
         if (g->tc.kind == TC_CORRESPONDENCE && g->warned_deadline != g->deadline)
             g->wake_at = g->deadline - GAMES_WARN_MS;
     }
-    gs->svc->wake_dirty = true; /* the deadline timer re-arms (corr.h) */
+    /* The deadline timer re-arms (corr.h) only when g must be looked at
+     * before it fires: a re-arm reads the store (min(wake_at)), which was
+     * 6% of a move's instructions (docs/perf.md, issue 26). The test
+     * clock re-arms always, as debug_clock expects. */
+    if (s->test_clock || (g->wake_at >= 0 && g->wake_at < s->wake_armed_at))
+        s->wake_dirty = true;
 }
 
 int games_play(games *gs, game *g, const qk_move *m, int64_t user_id)

@@ -86,6 +86,11 @@ typedef struct gsvc {
     bool test_clock;
     int64_t test_now;
     bool wake_dirty; /* a game's wake_at changed: the deadline timer re-arms (corr.h) */
+    /* When the deadline timer fires next (corr.c, in svc_now() ms);
+     * INT64_MAX while it is not armed. A game whose new wake_at is not
+     * earlier needs no re-arm (games.c set_wake): the timer fires first,
+     * and its sweep re-arms from the store. */
+    int64_t wake_armed_at;
     bool stopping;   /* the server is stopping: no timer is re-armed */
     /* Called by notify_game_over() for every game that ends, after it is
      * written (the one end-of-game path; NULL = none). The server sets it
