@@ -15,6 +15,7 @@
  *   ratio idle_conn_bytes N (minimal libuv server M: ratio R)
  *                               VmRSS growth / connections, 10,000 after
  *                               `hello`, qirkatd and a minimal server
+ *   idle_ws_conn_bytes N        the same for qirkatd's WebSocket (--http)
  *
  * Every X is the median of the rounds' ratios (round k of qirkatd over
  * round k of the other, the rounds alternating ABBA), A-B their range.
@@ -275,6 +276,10 @@ static int wrap_argv(const char **argv, int max)
     return k;
 }
 
+/* Set before start_qirkatd_on: the server also listens with --http and
+ * its port goes here (then it is reset). */
+static int *http_port_out;
+
 /* qirkatd on dbarg (a libpq URL or a SQLite file), or on a fresh SQLite
  * file when NULL; under the wrapper when one is set. */
 static pid_t start_qirkatd_on(const char *dbarg, int *port)
@@ -304,7 +309,12 @@ static pid_t start_qirkatd_on(const char *dbarg, int *port)
         int k = wrap_argv(argv, 32);
         const char *tail[] = {path, "--listen", "127.0.0.1:0", "--db", db, "--ready-fd", fdarg,
                               "--pwhash", "min", "--log-level",
-                              getenv("BENCH_LOG") ? getenv("BENCH_LOG") : "error", NULL};
+                              getenv("BENCH_LOG") ? getenv("BENCH_LOG") : "error", NULL, NULL,
+                              NULL};
+        if (http_port_out) { /* --http too: the ready pipe gives both ports */
+            tail[11] = "--http";
+            tail[12] = "127.0.0.1:0";
+        }
         memcpy(argv + k, tail, sizeof tail);
         execvp(argv[0], (char *const *)argv);
         fprintf(stderr, "bench-ratios: cannot run %s: %s\n", path, strerror(errno));
@@ -317,6 +327,13 @@ static pid_t start_qirkatd_on(const char *dbarg, int *port)
     if (n <= 0)
         die("%s did not report a port", path);
     *port = atoi(buf);
+    if (http_port_out) {
+        const char *nl = strchr(buf, '\n');
+        *http_port_out = nl ? atoi(nl + 1) : 0;
+        if (*http_port_out <= 0)
+            die("%s did not report its --http port", path);
+        http_port_out = NULL;
+    }
     return pid;
 }
 
@@ -2038,6 +2055,79 @@ static long idle_conns(pid_t pid, int port, int count, const char *what)
     return (after - before) / count;
 }
 
+/* A WebSocket connection to qirkatd --http at port, upgraded on /ws
+ * (RFC 6455 section 4.1, a fixed key: the answer is not checked beyond
+ * its status), its `hello` sent as one masked text frame (section 5.2)
+ * and answered; the socket. */
+static int ws_hello(int port)
+{
+    static const char head[] = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                               "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                               "Sec-WebSocket-Version: 13\r\n\r\n";
+    static const char hello[] = "{\"type\":\"hello\",\"id\":\"h\",\"version\":1}";
+    int fd = connect_to(port);
+    send_all(fd, head, sizeof head - 1);
+    char buf[4096];
+    size_t len = 0;
+    buf[0] = '\0';
+    while (!strstr(buf, "\r\n\r\n")) { /* the head has no NUL; the 101 has no body */
+        ssize_t r = recv(fd, buf + len, sizeof buf - 1 - len, 0);
+        if (r <= 0 || (len += (size_t)r) == sizeof buf - 1)
+            die("WebSocket: no upgrade answer");
+        buf[len] = '\0';
+    }
+    if (len < 12 || memcmp(buf, "HTTP/1.1 101", 12) != 0)
+        die("WebSocket: upgrade refused: %.40s", buf);
+    unsigned char frame[128];
+    size_t n = sizeof hello - 1;
+    const unsigned char mask[4] = {0x12, 0x34, 0x56, 0x78};
+    frame[0] = 0x81; /* FIN, text */
+    frame[1] = (unsigned char)(0x80 | n);
+    memcpy(frame + 2, mask, 4);
+    for (size_t i = 0; i < n; i++)
+        frame[6 + i] = (unsigned char)hello[i] ^ mask[i % 4];
+    send_all(fd, (const char *)frame, 6 + n);
+    struct pollfd pf = {.fd = fd, .events = POLLIN};
+    if (poll(&pf, 1, 10000) != 1 || recv(fd, buf, sizeof buf, 0) <= 0)
+        die("WebSocket: no hello answer");
+    return fd;
+}
+
+/* RSS growth per WebSocket connection of qirkatd (pid) at http_port, as
+ * idle_conns does for TCP: 100 first, then count, each after its hello's
+ * answer; all must stay open. */
+static long idle_ws_conns(pid_t pid, int http_port, int count)
+{
+    enum { warm = 100 };
+    int warm_fds[warm], *fds = malloc((size_t)count * sizeof *fds);
+    for (int i = 0; i < warm; i++)
+        warm_fds[i] = ws_hello(http_port);
+    usleep(200000);
+    long before = rss_bytes(pid);
+    for (int i = 0; i < count; i++)
+        fds[i] = ws_hello(http_port);
+    usleep(200000);
+    long after = rss_bytes(pid);
+    int open_ = 0;
+    char buf[4096];
+    for (int i = 0; i < count; i++) {
+        ssize_t r;
+        while ((r = recv(fds[i], buf, sizeof buf, MSG_DONTWAIT)) > 0)
+            ;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            open_++;
+        close(fds[i]);
+    }
+    for (int i = 0; i < warm; i++)
+        close(warm_fds[i]);
+    free(fds);
+    fprintf(stderr, "bench-ratios: qirkatd %d idle WebSocket connections (%d held): RSS %ld -> %ld kB\n",
+            count, open_, before / 1024, after / 1024);
+    if (open_ != count)
+        die("qirkatd did not hold %d WebSocket connections", count);
+    return (after - before) / count;
+}
+
 /* ---- PostgreSQL: the cluster, fresh databases, the figures -------------
  *
  * With PostgreSQL installed (tests/pg/cluster.sh bindir), the bench starts
@@ -2504,6 +2594,15 @@ idle:
     printf("ratio idle_conn_bytes %ld (minimal libuv server %ld: ratio %.2f)\n", per, mper,
            mper > 0 ? (double)per / (double)mper : 0.0);
     fflush(stdout);
+    {
+        int hport, nws = idle;
+        http_port_out = &hport;
+        qpid = start_qirkatd(&qport);
+        long ws = idle_ws_conns(qpid, hport, nws);
+        stop(qpid, "qirkatd");
+        printf("idle_ws_conn_bytes %ld (%d WebSocket connections after hello)\n", ws, nws);
+        fflush(stdout);
+    }
 
 pg:
     if (pg_part && pg_cluster_start()) {
