@@ -11,6 +11,7 @@
 import { Connection } from './net.js';
 import { LANGUAGES, language, pickLanguage, setLanguage, t, tn, N, fmtNumber } from './i18n.js';
 import { BoardView } from './board.js';
+import { resultText as resultWords } from './results.js';
 import { isKonane, hasDraws, replayPositions, positionString, parsePosition } from './rules.js';
 import { setupSchool, showClasses, showClass, showTournaments, showTournament, schoolEvent, schoolRoute } from './school.js';
 
@@ -81,19 +82,9 @@ function fmtTc(tc) {
   return tc.kind;
 }
 
-const REASONS = {
-  no_moves: N('no legal move left'), no_pieces: N('no pieces left'), resign: N('resignation'),
-  timeout: N('time ran out'), agreement: N('draw agreed'), move_limit: N('40 moves without a capture'),
-  sultan_majority: N('no Sultan majority'), aborted: N('aborted'),
-};
-
+/** The result as this reader says it (results.js): "You won (resignation)", or colours for a watcher. */
 function resultText(g) {
-  if (g.status === 'aborted') return t('Game aborted');
-  if (g.status !== 'finished') return '';
-  const why = REASONS[g.reason] ? t(REASONS[g.reason]) : g.reason || '';
-  if (g.result === 'draw') return t('Draw ({why})', { why });
-  const winner = g.result === 'white' ? g.white : g.black;
-  return g.result === 'white' ? t('{winner} (white) wins: {why}', { winner, why }) : t('{winner} (black) wins: {why}', { winner, why });
+  return resultWords(g, myColour(g));
 }
 
 /**
@@ -264,7 +255,10 @@ function onEvent(ev) {
     }
     case 'game_end':
     case 'draw_offer':
-      if (ev.event === 'game_end') schoolEvent(ev);
+      if (ev.event === 'game_end') {
+        schoolEvent(ev);
+        gameEndToast(ev);
+      }
       if (app.games.has(ev.game)) refreshGame(ev.game);
       if (ev.event === 'draw_offer' && ev.by !== myColour(app.games.get(ev.game))) {
         // Only what the other side did is news; name them as people know them.
@@ -287,6 +281,20 @@ function onEvent(ev) {
       return; // notification and future events: nothing to redraw
   }
   redraw(ev);
+}
+
+/**
+ * The end of a game I play or watch, in my terms: "You won (resignation)",
+ * "White won (time)" for a watcher (the event reaches players and subscribers).
+ */
+function gameEndToast(ev) {
+  const g = app.games.get(ev.game);
+  if (!g) return;
+  const ended = { ...g, status: ev.reason === 'aborted' ? 'aborted' : 'finished', result: ev.result, reason: ev.reason };
+  const text = resultText(ended);
+  if (!text) return;
+  const here = app.screen?.name === 'game' && app.screen.id === ev.game;
+  toast(here ? text : t('Game {id}: {result}', { id: ev.game, result: text }), here ? null : `#/game/${ev.game}`);
 }
 
 async function refreshGame(id) {

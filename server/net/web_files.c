@@ -26,6 +26,7 @@ static const char f1[] =
     "import { Connection } from './net.js';\n"
     "import { LANGUAGES, language, pickLanguage, setLanguage, t, tn, N, fmtNumber } from './i18n.js';\n"
     "import { BoardView } from './board.js';\n"
+    "import { resultText as resultWords } from './results.js';\n"
     "import { isKonane, hasDraws, replayPositions, positionString, parsePosition } from './rules.js';\n"
     "import { setupSchool, showClasses, showClass, showTournaments, showTournament, schoolEvent, schoolRoute } from './school.js';\n"
     "\n"
@@ -96,19 +97,9 @@ static const char f1[] =
     "  return tc.kind;\n"
     "}\n"
     "\n"
-    "const REASONS = {\n"
-    "  no_moves: N('no legal move left'), no_pieces: N('no pieces left'), resign: N('resignation'),\n"
-    "  timeout: N('time ran out'), agreement: N('draw agreed'), move_limit: N('40 moves without a capture'),\n"
-    "  sultan_majority: N('no Sultan majority'), aborted: N('aborted'),\n"
-    "};\n"
-    "\n"
+    "/** The result as this reader says it (results.js): \"You won (resignation)\", or colours for a watcher. */\n"
     "function resultText(g) {\n"
-    "  if (g.status === 'aborted') return t('Game aborted');\n"
-    "  if (g.status !== 'finished') return '';\n"
-    "  const why = REASONS[g.reason] \? t(REASONS[g.reason]) : g.reason || '';\n"
-    "  if (g.result === 'draw') return t('Draw ({why})', { why });\n"
-    "  const winner = g.result === 'white' \? g.white : g.black;\n"
-    "  return g.result === 'white' \? t('{winner} (white) wins: {why}', { winner, why }) : t('{winner} (black) wins: {why}', { winner, why });\n"
+    "  return resultWords(g, myColour(g));\n"
     "}\n"
     "\n"
     "/**\n"
@@ -279,7 +270,10 @@ static const char f1[] =
     "    }\n"
     "    case 'game_end':\n"
     "    case 'draw_offer':\n"
-    "      if (ev.event === 'game_end') schoolEvent(ev);\n"
+    "      if (ev.event === 'game_end') {\n"
+    "        schoolEvent(ev);\n"
+    "        gameEndToast(ev);\n"
+    "      }\n"
     "      if (app.games.has(ev.game)) refreshGame(ev.game);\n"
     "      if (ev.event === 'draw_offer' && ev.by !== myColour(app.games.get(ev.game))) {\n"
     "        // Only what the other side did is news; name them as people know them.\n"
@@ -302,6 +296,20 @@ static const char f1[] =
     "      return; // notification and future events: nothing to redraw\n"
     "  }\n"
     "  redraw(ev);\n"
+    "}\n"
+    "\n"
+    "/**\n"
+    " * The end of a game I play or watch, in my terms: \"You won (resignation)\",\n"
+    " * \"White won (time)\" for a watcher (the event reaches players and subscribers).\n"
+    " */\n"
+    "function gameEndToast(ev) {\n"
+    "  const g = app.games.get(ev.game);\n"
+    "  if (!g) return;\n"
+    "  const ended = { ...g, status: ev.reason === 'aborted' \? 'aborted' : 'finished', result: ev.result, reason: ev.reason };\n"
+    "  const text = resultText(ended);\n"
+    "  if (!text) return;\n"
+    "  const here = app.screen\?.name === 'game' && app.screen.id === ev.game;\n"
+    "  toast(here \? text : t('Game {id}: {result}', { id: ev.game, result: text }), here \? null : `#/game/${ev.game}`);\n"
     "}\n"
     "\n"
     "async function refreshGame(id) {\n"
@@ -1290,6 +1298,8 @@ static const char f3[] =
     " \"Back to the lobby\": \"Back to the lobby\",\n"
     " \"Back to the tournaments\": \"Back to the tournaments\",\n"
     " \"Black\": \"Black\",\n"
+    " \"Black won\": \"Black won\",\n"
+    " \"Black won ({why})\": \"Black won ({why})\",\n"
     " \"Black:\": \"Black:\",\n"
     " \"Buchholz\": \"Buchholz\",\n"
     " \"Bye (a free point):\": \"Bye (a free point):\",\n"
@@ -1331,6 +1341,7 @@ static const char f3[] =
     " \"Game aborted\": \"Game aborted\",\n"
     " \"Game still running\": \"Game still running\",\n"
     " \"Game {id} started: {white} vs {black}\": \"Game {id} started: {white} vs {black}\",\n"
+    " \"Game {id}: {result}\": \"Game {id}: {result}\",\n"
     " \"Games of the class\": \"Games of the class\",\n"
     " \"Give {name} a new password\? The old one stops working at once.\": \"Give {name} a new password\? The old one stops working at once.\",\n"
     " \"Hide the passwords\? They cannot be shown again (a new password can be made).\": \"Hide the passwords\? They cannot be shown again (a new password can be made).\",\n"
@@ -1517,6 +1528,8 @@ static const char f3[] =
     " \"Watch or replay\": \"Watch or replay\",\n"
     " \"Welcome to Qirkat\": \"Welcome to Qirkat\",\n"
     " \"White\": \"White\",\n"
+    " \"White won\": \"White won\",\n"
+    " \"White won ({why})\": \"White won ({why})\",\n"
     " \"White:\": \"White:\",\n"
     " \"Who may join\": \"Who may join\",\n"
     " \"Winner: {names}\": \"Winner: {names}\",\n"
@@ -1536,7 +1549,11 @@ static const char f3[] =
     " \"You are not allowed to do that.\": \"You are not allowed to do that.\",\n"
     " \"You are the teacher of this class: you are in it already.\": \"You are the teacher of this class: you are in it already.\",\n"
     " \"You joined {name}\": \"You joined {name}\",\n"
+    " \"You lost\": \"You lost\",\n"
+    " \"You lost ({why})\": \"You lost ({why})\",\n"
     " \"You teach this class · code {code}\": \"You teach this class · code {code}\",\n"
+    " \"You won\": \"You won\",\n"
+    " \"You won ({why})\": \"You won ({why})\",\n"
     " \"Your finished games\": \"Your finished games\",\n"
     " \"Your game in round {round} is ready — play (you are Black, against {name})\": \"Your game in round {round} is ready — play (you are Black, against {name})\",\n"
     " \"Your game in round {round} is ready — play (you are White, against {name})\": \"Your game in round {round} is ready — play (you are White, against {name})\",\n"
@@ -1549,6 +1566,7 @@ static const char f3[] =
     " \"a draw between {white} and {black}\": \"a draw between {white} and {black}\",\n"
     " \"a name, or empty for anyone\": \"a name, or empty for anyone\",\n"
     " \"aborted\": \"aborted\",\n"
+    " \"agreement\": \"agreement\",\n"
     " \"back\": \"back\",\n"
     " \"by themselves, when the last game of a round ends\": \"by themselves, when the last game of a round ends\",\n"
     " \"class\": \"class\",\n"
@@ -1556,8 +1574,8 @@ static const char f3[] =
     " \"computer\": \"computer\",\n"
     " \"computers allowed\": \"computers allowed\",\n"
     " \"connecting…\": \"connecting…\",\n"
+    " \"decided by an administrator\": \"decided by an administrator\",\n"
     " \"draw\": \"draw\",\n"
-    " \"draw agreed\": \"draw agreed\",\n"
     " \"end\": \"end\",\n"
     " \"finished\": \"finished\",\n"
     " \"first player\": \"first player\",\n"
@@ -1589,7 +1607,7 @@ static const char f3[] =
     " \"the number of games won (a bye or a forfeit win counts)\": \"the number of games won (a bye or a forfeit win counts)\",\n"
     " \"the points between the tied players\": \"the points between the tied players\",\n"
     " \"the points of every player you beat, plus half the points of every player you drew with\": \"the points of every player you beat, plus half the points of every player you drew with\",\n"
-    " \"time ran out\": \"time ran out\",\n"
+    " \"time\": \"time\",\n"
     " \"to {name}\": \"to {name}\",\n"
     " \"tournament, round {round}\": \"tournament, round {round}\",\n"
     " \"username\": \"username\",\n"
@@ -1631,9 +1649,7 @@ static const char f3[] =
     " \"{who} declined your challenge: {message}\": \"{who} declined your challenge: {message}\",\n"
     " \"{who} offers a draw\": \"{who} offers a draw\",\n"
     " \"{winner} (Black) won against {loser}\": \"{winner} (Black) won against {loser}\",\n"
-    " \"{winner} (White) won against {loser}\": \"{winner} (White) won against {loser}\",\n"
-    " \"{winner} (black) wins: {why}\": \"{winner} (black) wins: {why}\",\n"
-    " \"{winner} (white) wins: {why}\": \"{winner} (white) wins: {why}\"\n"
+    " \"{winner} (White) won against {loser}\": \"{winner} (White) won against {loser}\"\n"
     "}\n"
     ;
 
@@ -1673,6 +1689,8 @@ static const char f4[] =
     " \"Back to the lobby\": \"Retour à l'accueil\",\n"
     " \"Back to the tournaments\": \"Retour aux tournois\",\n"
     " \"Black\": \"Noirs\",\n"
+    " \"Black won\": \"Les Noirs ont gagné\",\n"
+    " \"Black won ({why})\": \"Les Noirs ont gagné ({why})\",\n"
     " \"Black:\": \"Noirs :\",\n"
     " \"Buchholz\": \"Buchholz\",\n"
     " \"Bye (a free point):\": \"Exempt (un point gratuit) :\",\n"
@@ -1714,6 +1732,7 @@ static const char f4[] =
     " \"Game aborted\": \"Partie annulée\",\n"
     " \"Game still running\": \"Partie en cours\",\n"
     " \"Game {id} started: {white} vs {black}\": \"La partie {id} commence : {white} contre {black}\",\n"
+    " \"Game {id}: {result}\": \"Partie {id} : {result}\",\n"
     " \"Games of the class\": \"Parties de la classe\",\n"
     " \"Give {name} a new password\? The old one stops working at once.\": \"Donner un nouveau mot de passe à {name} \? L'ancien ne marchera plus tout de suite.\",\n"
     " \"Hide the passwords\? They cannot be shown again (a new password can be made).\": \"Cacher les mots de passe \? Ils ne pourront plus être montrés (on peut en créer un nouveau).\",\n"
@@ -1900,6 +1919,8 @@ static const char f4[] =
     " \"Watch or replay\": \"Regarder ou revoir\",\n"
     " \"Welcome to Qirkat\": \"Bienvenue sur Qirkat\",\n"
     " \"White\": \"Blancs\",\n"
+    " \"White won\": \"Les Blancs ont gagné\",\n"
+    " \"White won ({why})\": \"Les Blancs ont gagné ({why})\",\n"
     " \"White:\": \"Blancs :\",\n"
     " \"Who may join\": \"Qui peut participer\",\n"
     " \"Winner: {names}\": \"Vainqueur : {names}\",\n"
@@ -1919,7 +1940,11 @@ static const char f4[] =
     " \"You are not allowed to do that.\": \"Vous n'avez pas le droit de faire cela.\",\n"
     " \"You are the teacher of this class: you are in it already.\": \"Vous êtes l'enseignant(e) de cette classe : vous en faites déjà partie.\",\n"
     " \"You joined {name}\": \"Vous avez rejoint {name}\",\n"
+    " \"You lost\": \"Vous avez perdu\",\n"
+    " \"You lost ({why})\": \"Vous avez perdu ({why})\",\n"
     " \"You teach this class · code {code}\": \"Vous êtes l'enseignant(e) de cette classe · code {code}\",\n"
+    " \"You won\": \"Vous avez gagné\",\n"
+    " \"You won ({why})\": \"Vous avez gagné ({why})\",\n"
     " \"Your finished games\": \"Vos parties terminées\",\n"
     " \"Your game in round {round} is ready — play (you are Black, against {name})\": \"Votre partie de la ronde {round} est prête — jouez (vous avez les Noirs, contre {name})\",\n"
     " \"Your game in round {round} is ready — play (you are White, against {name})\": \"Votre partie de la ronde {round} est prête — jouez (vous avez les Blancs, contre {name})\",\n"
@@ -1932,6 +1957,7 @@ static const char f4[] =
     " \"a draw between {white} and {black}\": \"une nulle entre {white} et {black}\",\n"
     " \"a name, or empty for anyone\": \"un nom, ou vide pour tout le monde\",\n"
     " \"aborted\": \"annulée\",\n"
+    " \"agreement\": \"accord\",\n"
     " \"back\": \"reculer\",\n"
     " \"by themselves, when the last game of a round ends\": \"toutes seules, quand la dernière partie d'une ronde se termine\",\n"
     " \"class\": \"classe\",\n"
@@ -1939,8 +1965,8 @@ static const char f4[] =
     " \"computer\": \"ordinateur\",\n"
     " \"computers allowed\": \"ordinateurs permis\",\n"
     " \"connecting…\": \"connexion…\",\n"
+    " \"decided by an administrator\": \"décision d'un administrateur\",\n"
     " \"draw\": \"nulle\",\n"
-    " \"draw agreed\": \"nulle d'un commun accord\",\n"
     " \"end\": \"fin\",\n"
     " \"finished\": \"terminé\",\n"
     " \"first player\": \"premier joueur\",\n"
@@ -1972,7 +1998,7 @@ static const char f4[] =
     " \"the number of games won (a bye or a forfeit win counts)\": \"le nombre de parties gagnées (une exemption ou une victoire par forfait compte)\",\n"
     " \"the points between the tied players\": \"les points entre les joueurs à égalité\",\n"
     " \"the points of every player you beat, plus half the points of every player you drew with\": \"les points de chaque joueur battu, plus la moitié des points de chaque joueur avec qui on a fait nulle\",\n"
-    " \"time ran out\": \"temps écoulé\",\n"
+    " \"time\": \"temps\",\n"
     " \"to {name}\": \"à {name}\",\n"
     " \"tournament, round {round}\": \"tournoi, ronde {round}\",\n"
     " \"username\": \"identifiant\",\n"
@@ -2014,9 +2040,7 @@ static const char f4[] =
     " \"{who} declined your challenge: {message}\": \"{who} a refusé votre défi : {message}\",\n"
     " \"{who} offers a draw\": \"{who} propose la nulle\",\n"
     " \"{winner} (Black) won against {loser}\": \"{winner} (Noirs) a gagné contre {loser}\",\n"
-    " \"{winner} (White) won against {loser}\": \"{winner} (Blancs) a gagné contre {loser}\",\n"
-    " \"{winner} (black) wins: {why}\": \"Victoire de {winner} (Noirs) : {why}\",\n"
-    " \"{winner} (white) wins: {why}\": \"Victoire de {winner} (Blancs) : {why}\"\n"
+    " \"{winner} (White) won against {loser}\": \"{winner} (Blancs) a gagné contre {loser}\"\n"
     "}\n"
     ;
 
@@ -2289,8 +2313,51 @@ static const char f7[] =
     "}\n"
     ;
 
-/* web/rules.js */
+/* web/results.js */
 static const char f8[] =
+    "// A game's result in the reader's terms (issue 24): the two players read\n"
+    "// \"You won (resignation)\", \"You lost (time)\", \"Draw (agreement)\"; anyone\n"
+    "// else reads colour words, \"White won (resignation)\". The reason is the\n"
+    "// game's `reason` word (docs/protocol.md, the game object) in a few words;\n"
+    "// `adjudicated` (an administrator's `adjudicate`) reads \"decided by an\n"
+    "// administrator\". Used by the game, replay and lobby screens and by the\n"
+    "// end-of-game toast; pure (no DOM), so tests/web/results.test.mjs runs it\n"
+    "// under node with each catalogue.\n"
+    "\n"
+    "import { t as translate, N } from './i18n.js';\n"
+    "\n"
+    "/** The game's `reason` word, as the reader says it (catalogue keys). */\n"
+    "export const REASONS = {\n"
+    "  no_moves: N('no legal move left'), no_pieces: N('no pieces left'), resign: N('resignation'),\n"
+    "  timeout: N('time'), agreement: N('agreement'), move_limit: N('40 moves without a capture'),\n"
+    "  sultan_majority: N('no Sultan majority'), aborted: N('aborted'),\n"
+    "  adjudicated: N('decided by an administrator'),\n"
+    "};\n"
+    "\n"
+    "/** The reason in words (\"\" when the game has none; an unknown word as it is). */\n"
+    "export function reasonText(reason, t = translate) {\n"
+    "  if (!reason) return '';\n"
+    "  return REASONS[reason] \? t(REASONS[reason]) : reason;\n"
+    "}\n"
+    "\n"
+    "/**\n"
+    " * g: {status, result, reason}; me: \"white\", \"black\" or null (a watcher).\n"
+    " * \"\" for a game still running.\n"
+    " */\n"
+    "export function resultText(g, me, t = translate) {\n"
+    "  if (g.status === 'aborted' || (g.status === 'finished' && g.result == null && g.reason === 'aborted')) return t('Game aborted');\n"
+    "  if (g.status !== 'finished') return '';\n"
+    "  const why = reasonText(g.reason, t);\n"
+    "  if (g.result === 'draw') return why \? t('Draw ({why})', { why }) : t('Draw');\n"
+    "  if (me === 'white' || me === 'black') return g.result === me \? (why \? t('You won ({why})', { why }) : t('You won')) : (why \? t('You lost ({why})', { why }) : t('You lost'));\n"
+    "  if (g.result === 'white') return why \? t('White won ({why})', { why }) : t('White won');\n"
+    "  if (g.result === 'black') return why \? t('Black won ({why})', { why }) : t('Black won');\n"
+    "  return '';\n"
+    "}\n"
+    ;
+
+/* web/rules.js */
+static const char f9[] =
     "// Board geometry, position strings and a small move applier (../shared/RULES.md).\n"
     "//\n"
     "// The server is the authority on every rule: the page never decides whether a\n"
@@ -2436,7 +2503,7 @@ static const char f8[] =
     ;
 
 /* web/school.js */
-static const char f9[] =
+static const char f10[] =
     "// Qirkat web client: classes and tournaments (issue 13; docs/protocol.md\n"
     "// \"Classes and tournaments\"). The screens #/classes, #/class/ID,\n"
     "// #/tournaments and #/tournament/ID, and the \"your game is ready\" notice.\n"
@@ -3472,7 +3539,7 @@ static const char f9[] =
     ;
 
 /* web/style.css */
-static const char f10[] =
+static const char f11[] =
     "/* Qirkat web client. Mobile first: everything works at 320 px wide, with\n"
     " * touch targets of at least 44 px (children's fingers, tablets); wider\n"
     " * screens put the move list beside the board. No web fonts (offline). */\n"
@@ -3765,9 +3832,10 @@ static const web_file files[] = {
     {"/i18n.js", "text/javascript; charset=utf-8", f5, sizeof f5 - 1},
     {"/index.html", "text/html; charset=utf-8", f6, sizeof f6 - 1},
     {"/net.js", "text/javascript; charset=utf-8", f7, sizeof f7 - 1},
-    {"/rules.js", "text/javascript; charset=utf-8", f8, sizeof f8 - 1},
-    {"/school.js", "text/javascript; charset=utf-8", f9, sizeof f9 - 1},
-    {"/style.css", "text/css; charset=utf-8", f10, sizeof f10 - 1},
+    {"/results.js", "text/javascript; charset=utf-8", f8, sizeof f8 - 1},
+    {"/rules.js", "text/javascript; charset=utf-8", f9, sizeof f9 - 1},
+    {"/school.js", "text/javascript; charset=utf-8", f10, sizeof f10 - 1},
+    {"/style.css", "text/css; charset=utf-8", f11, sizeof f11 - 1},
 };
 
 const web_file *web_files(size_t *count)

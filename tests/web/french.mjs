@@ -12,42 +12,14 @@
 //
 // Prints SKIP and exits 0 only when chromium cannot start.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { CHROMIUM, ARTIFACTS, CHROMIUM_ARGS, serveForBrowser, chromiumSkip, TcpClient } from './harness.mjs';
+import { ARTIFACTS, TcpClient, browserSuite } from './harness.mjs';
 import { catalogues } from './i18n-keys.mjs';
 
-let chromium, context = null, skipWhy = null, server = null;
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-chromium-fr-'));
-
-before(async () => {
-  ({ chromium } = await import('playwright-core'));
-  try {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist (apt-get install chromium)`);
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [...CHROMIUM_ARGS, '--lang=fr'],
-      locale: 'fr-FR',
-      viewport: { width: 1024, height: 800 },
-      timeout: 30000,
-    });
-  } catch (e) {
-    skipWhy = chromiumSkip(e);
-    return;
-  }
-  server = await serveForBrowser();
-});
-
-after(async () => {
-  if (context) await context.close();
-  if (server) await server.stop();
-  fs.rmSync(profile, { recursive: true, force: true });
-  if (server) fs.rmSync(server.dir, { recursive: true, force: true });
-});
+const suite = browserSuite({ persistent: { args: ['--lang=fr'], locale: 'fr-FR' } });
 
 // ------------------------------------------------------------ "no English left"
 
@@ -94,19 +66,15 @@ async function assertFrench(page, where) {
 // ------------------------------------------------------------ the test
 
 test('login, a move and a finished tournament in French; the language switch', { timeout: 180000 }, async (t) => {
-  if (skipWhy) {
-    console.log(`SKIP: ${skipWhy}`);
-    t.skip(skipWhy);
-    return;
-  }
+  if (suite.skip(t)) return;
   assert.ok(englishParts.length > 200, `the check knows ${englishParts.length} English texts`);
-  const page = context.pages()[0] || await context.newPage();
+  const page = suite.context.pages()[0] || await suite.context.newPage();
   page.setDefaultTimeout(15000);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
 
   // The login screen, in French from navigator.languages alone.
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   await page.locator('#login-form').waitFor();
   assert.deepEqual(await page.evaluate(() => navigator.languages.slice(0, 1)), ['fr-FR']);
   await page.locator('#conn[data-state="open"]').waitFor();
@@ -117,7 +85,7 @@ test('login, a move and a finished tournament in French; the language switch', {
   await page.screenshot({ path: path.join(ARTIFACTS, 'fr-login.png') });
 
   // A wrong password: the code's sentence in French, not the server's English.
-  const probe = new TcpClient(server.tcpPort);
+  const probe = new TcpClient(suite.server.tcpPort);
   await probe.connect();
   await probe.request('register', { username: 'amira', password: 'un autre mot de passe' });
   probe.close();
@@ -130,7 +98,7 @@ test('login, a move and a finished tournament in French; the language switch', {
   await assertFrench(page, 'lobby');
 
   // bob (TCP) challenges amira, who plays White; she accepts and moves by taps.
-  const bob = new TcpClient(server.tcpPort);
+  const bob = new TcpClient(suite.server.tcpPort);
   await bob.connect();
   await bob.request('register', { username: 'bob', password: 'bob password' });
   const ch = (await bob.request('challenge', { to: 'amira', variant: 'alquerque', color: 'black' })).challenge;
@@ -151,7 +119,7 @@ test('login, a move and a finished tournament in French; the language switch', {
   await page.screenshot({ path: path.join(ARTIFACTS, 'fr-game.png') });
 
   // A round robin of bob's with amira and carol, played to its end over TCP.
-  const carol = new TcpClient(server.tcpPort);
+  const carol = new TcpClient(suite.server.tcpPort);
   await carol.connect();
   await carol.request('register', { username: 'carol', password: 'carol password' });
   const tid = (await bob.request('tournament_create', { name: 'Coupe de Mayotte', system: 'round_robin', variant: 'alquerkonane-6x4' })).tournament.id;
@@ -165,7 +133,7 @@ test('login, a move and a finished tournament in French; the language switch', {
     }
     if (tour.status !== 'finished') tour = (await bob.request('tournament_pair', { tournament: tid })).tournament;
   }
-  await page.goto(`${server.url}#/tournament/${tid}`);
+  await page.goto(`${suite.server.url}#/tournament/${tid}`);
   await page.locator('#tournament-screen[data-status="finished"]').waitFor();
   await page.locator('#standings').waitFor();
   await page.locator('#tb-legend').waitFor();
