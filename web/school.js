@@ -15,6 +15,7 @@
 // i18n.js (`tr` here: `t` names a tournament in this file).
 
 import { t as tr, tn, N, fmtNumber, language } from './i18n.js';
+import { normaliseCode, isCodeShape, formatCode } from './codes.js';
 
 let ui = null; // {app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf, errorText, sideName}
 
@@ -194,7 +195,7 @@ function classRow(c) {
   const teach = isMe(c.teacher);
   return `<li><a class="big-link" href="#/class/${Number(c.id)}" data-class-link="${Number(c.id)}">
       <span class="opp">${esc(c.name)}</span>
-      <span class="muted">${teach ? esc(tr('You teach this class · code {code}', { code: c.code })) : esc(tr('Teacher: {name}', { name: c.teacher }))}</span></a></li>`;
+      <span class="muted">${teach ? esc(tr('You teach this class · code {code}', { code: formatCode(c.code) })) : esc(tr('Teacher: {name}', { name: c.teacher }))}</span></a></li>`;
 }
 
 function drawClasses() {
@@ -212,9 +213,9 @@ function drawClasses() {
           <h3>${tr('Join a class')}</h3>
           <form id="join-form" autocomplete="off">
             <label>${tr('Class code')}
-              <input name="code" class="code-input" required maxlength="24" autocapitalize="characters" spellcheck="false" placeholder="ABCD 2345">
+              <input name="code" class="code-input" required maxlength="24" autocapitalize="characters" autocomplete="off" spellcheck="false" placeholder="ABCD 2345" aria-describedby="join-help">
             </label>
-            <p class="muted small">${tr('Your teacher writes the code on the board. Capital or small letters both work.')}</p>
+            <p class="muted small" id="join-help">${tr('Your teacher writes the code on the board, like ABCD 2345. Capital or small letters, spaces and dashes all work.')}</p>
             <p class="error" id="join-error" role="alert"></p>
             <button type="submit" class="primary" id="btn-join">${tr('Join the class')}</button>
           </form>
@@ -242,7 +243,12 @@ function wireClasses() {
     e.preventDefault();
     const err = $('#join-error');
     err.textContent = '';
-    const code = jf.code.value.trim();
+    // Sent as the server's 8 characters, whatever was typed (codes.js).
+    const code = normaliseCode(jf.code.value);
+    if (!isCodeShape(code)) {
+      err.textContent = tr('A code has 8 letters and digits, like ABCD 2345 (there is no I, L, O, 0 or 1 in a code).');
+      return;
+    }
     await busy($('#btn-join'), async () => {
       try {
         const r = await req('class_join', { code });
@@ -257,6 +263,13 @@ function wireClasses() {
         });
       }
     });
+  });
+  // As it is typed: capitals, grouped "ABCD 2345" (while the caret is at the end).
+  jf.code.addEventListener('input', () => {
+    const box = jf.code;
+    if (box.selectionStart !== box.value.length) return;
+    const f = formatCode(box.value);
+    if (f !== box.value && normaliseCode(box.value).length <= 8) box.value = f;
   });
   const cf = $('#class-form');
   cf.addEventListener('submit', async (e) => {
@@ -400,12 +413,12 @@ function drawClass(cls, tourneys, games) {
         ${teacher ? `
         <section class="card code-card">
           <h3>${tr('Join code')}</h3>
-          <p class="join-code" id="join-code" data-code="${esc(code)}" aria-label="${esc(tr('Join code: {code}', { code: code.split('').join(' ') }))}">${esc(code.slice(0, 4))}<span class="gap"> </span>${esc(code.slice(4))}</p>
+          <p class="join-code" id="join-code" data-code="${esc(code)}" aria-label="${esc(tr('Join code: {code}', { code: code.split('').join(' ') }))}">${esc(formatCode(code))}</p>
           <p>${tr('Write it on the board. Pupils who have an account type it under')} <b>${tr('Classes → Join a class')}</b>.</p>
         </section>` : `
         <section class="card">
           <p>${tr('Teacher:')} <b>${esc(cls.teacher)}</b></p>
-          <p class="muted">${esc(tr('You are in this class. Class code: {code}', { code }))}</p>
+          <p class="muted">${esc(tr('You are in this class. Class code: {code}', { code: formatCode(code) }))}</p>
         </section>`}
         ${teacher ? `
         <section class="card">

@@ -1262,8 +1262,39 @@ static const char f2[] =
     "}\n"
     ;
 
-/* web/i18n-en.json */
+/* web/codes.js */
 static const char f3[] =
+    "// Class join codes in one format everywhere (issue 24): the server's codes\n"
+    "// are 8 characters of an alphabet without look-alikes (server/game/classes.c:\n"
+    "// A-Z without I, L, O and 2-9), shown and typed as \"ABCD 2345\", four, a\n"
+    "// space, four, as the CLI shows them. Whatever is typed is normalised before\n"
+    "// it is sent: capitals or small letters, spaces, dashes and dots do not\n"
+    "// matter. Pure (no DOM): tests/web/codes.test.mjs runs it under node.\n"
+    "\n"
+    "/** The alphabet of join codes (server/game/classes.c). */\n"
+    "export const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';\n"
+    "export const CODE_LENGTH = 8;\n"
+    "\n"
+    "/** What was typed, as the server's code: capitals, no separators (\"abcd-2345 \" -> \"ABCD2345\"). */\n"
+    "export function normaliseCode(s) {\n"
+    "  return String(s \?\? '').toUpperCase().replace(/[\\s\\-‐‑–—._·]+/g, '');\n"
+    "}\n"
+    "\n"
+    "/** True when the normalised code can be one of the server's (8 characters of the alphabet). */\n"
+    "export function isCodeShape(s) {\n"
+    "  const c = normaliseCode(s);\n"
+    "  return c.length === CODE_LENGTH && [...c].every((ch) => CODE_ALPHABET.includes(ch));\n"
+    "}\n"
+    "\n"
+    "/** The code as people read it: \"ABCD 2345\" (a partial one as far as it goes: \"ABCD 2\"). */\n"
+    "export function formatCode(s) {\n"
+    "  const c = normaliseCode(s);\n"
+    "  return c.length > 4 \? `${c.slice(0, 4)} ${c.slice(4)}` : c;\n"
+    "}\n"
+    ;
+
+/* web/i18n-en.json */
+static const char f4[] =
     "{\n"
     " \"(brothers and sisters, for example):\": \"(brothers and sisters, for example):\",\n"
     " \"(watching)\": \"(watching)\",\n"
@@ -1275,6 +1306,7 @@ static const char f3[] =
     " \"; \": \"; \",\n"
     " \"A Swiss tournament has 1 to 64 rounds.\": \"A Swiss tournament has 1 to 64 rounds.\",\n"
     " \"A class name is 1 to 64 letters long.\": \"A class name is 1 to 64 letters long.\",\n"
+    " \"A code has 8 letters and digits, like ABCD 2345 (there is no I, L, O, 0 or 1 in a code).\": \"A code has 8 letters and digits, like ABCD 2345 (there is no I, L, O, 0 or 1 in a code).\",\n"
     " \"A tournament name is 1 to 64 letters long.\": \"A tournament name is 1 to 64 letters long.\",\n"
     " \"A tournament of yours has finished: see the standings.\": \"A tournament of yours has finished: see the standings.\",\n"
     " \"A username was taken meanwhile. Nothing was made: try again.\": \"A username was taken meanwhile. Nothing was made: try again.\",\n"
@@ -1559,7 +1591,7 @@ static const char f3[] =
     " \"Your game in round {round} is ready — play (you are White, against {name})\": \"Your game in round {round} is ready — play (you are White, against {name})\",\n"
     " \"Your game in round {round} is ready — play against {name}\": \"Your game in round {round} is ready — play against {name}\",\n"
     " \"Your games\": \"Your games\",\n"
-    " \"Your teacher writes the code on the board. Capital or small letters both work.\": \"Your teacher writes the code on the board. Capital or small letters both work.\",\n"
+    " \"Your teacher writes the code on the board, like ABCD 2345. Capital or small letters, spaces and dashes all work.\": \"Your teacher writes the code on the board, like ABCD 2345. Capital or small letters, spaces and dashes all work.\",\n"
     " \"Your turn\": \"Your turn\",\n"
     " \"Your turn: tap a piece, then where it goes.\": \"Your turn: tap a piece, then where it goes.\",\n"
     " \"Your turn: you must capture. Tap a piece, then where it lands.\": \"Your turn: you must capture. Tap a piece, then where it lands.\",\n"
@@ -1654,7 +1686,7 @@ static const char f3[] =
     ;
 
 /* web/i18n-fr.json */
-static const char f4[] =
+static const char f5[] =
     "{\n"
     " \"(brothers and sisters, for example):\": \"(les frères et sœurs, par exemple) :\",\n"
     " \"(watching)\": \"(spectateur)\",\n"
@@ -1666,6 +1698,7 @@ static const char f4[] =
     " \"; \": \" ; \",\n"
     " \"A Swiss tournament has 1 to 64 rounds.\": \"Un tournoi au système suisse a de 1 à 64 rondes.\",\n"
     " \"A class name is 1 to 64 letters long.\": \"Le nom d'une classe a de 1 à 64 lettres.\",\n"
+    " \"A code has 8 letters and digits, like ABCD 2345 (there is no I, L, O, 0 or 1 in a code).\": \"Un code a 8 lettres et chiffres, comme ABCD 2345 (il n'y a jamais de I, L, O, 0 ni 1 dans un code).\",\n"
     " \"A tournament name is 1 to 64 letters long.\": \"Le nom d'un tournoi a de 1 à 64 lettres.\",\n"
     " \"A tournament of yours has finished: see the standings.\": \"Un de vos tournois est terminé : regardez le classement.\",\n"
     " \"A username was taken meanwhile. Nothing was made: try again.\": \"Un identifiant a été pris entre-temps. Rien n'a été créé : réessayez.\",\n"
@@ -1950,7 +1983,7 @@ static const char f4[] =
     " \"Your game in round {round} is ready — play (you are White, against {name})\": \"Votre partie de la ronde {round} est prête — jouez (vous avez les Blancs, contre {name})\",\n"
     " \"Your game in round {round} is ready — play against {name}\": \"Votre partie de la ronde {round} est prête — jouez contre {name}\",\n"
     " \"Your games\": \"Vos parties\",\n"
-    " \"Your teacher writes the code on the board. Capital or small letters both work.\": \"Votre enseignant(e) écrit le code au tableau. Majuscules ou minuscules, les deux marchent.\",\n"
+    " \"Your teacher writes the code on the board, like ABCD 2345. Capital or small letters, spaces and dashes all work.\": \"Votre enseignant(e) écrit le code au tableau, comme ABCD 2345. Majuscules ou minuscules, espaces et tirets : tout marche.\",\n"
     " \"Your turn\": \"À vous de jouer\",\n"
     " \"Your turn: tap a piece, then where it goes.\": \"À vous de jouer : touchez un pion, puis l'endroit où il va.\",\n"
     " \"Your turn: you must capture. Tap a piece, then where it lands.\": \"À vous de jouer : la prise est obligatoire. Touchez un pion, puis l'endroit où il arrive.\",\n"
@@ -2045,7 +2078,7 @@ static const char f4[] =
     ;
 
 /* web/i18n.js */
-static const char f5[] =
+static const char f6[] =
     "// Qirkat web client: the page's words in the reader's language.\n"
     "//\n"
     "// Translations are data: one catalogue per language, web/i18n-LANG.json, an\n"
@@ -2139,7 +2172,7 @@ static const char f5[] =
     ;
 
 /* web/index.html */
-static const char f6[] =
+static const char f7[] =
     "<!doctype html>\n"
     "<html lang=\"en\">\n"
     "<head>\n"
@@ -2181,7 +2214,7 @@ static const char f6[] =
     ;
 
 /* web/net.js */
-static const char f7[] =
+static const char f8[] =
     "// The connection to qirkatd over WebSocket (../shared/PROTOCOL.md, \"WebSocket\n"
     "// transport\": one protocol JSON object per text frame, same ops, events and\n"
     "// errors as the TCP JSON lines).\n"
@@ -2314,7 +2347,7 @@ static const char f7[] =
     ;
 
 /* web/results.js */
-static const char f8[] =
+static const char f9[] =
     "// A game's result in the reader's terms (issue 24): the two players read\n"
     "// \"You won (resignation)\", \"You lost (time)\", \"Draw (agreement)\"; anyone\n"
     "// else reads colour words, \"White won (resignation)\". The reason is the\n"
@@ -2357,7 +2390,7 @@ static const char f8[] =
     ;
 
 /* web/rules.js */
-static const char f9[] =
+static const char f10[] =
     "// Board geometry, position strings and a small move applier (../shared/RULES.md).\n"
     "//\n"
     "// The server is the authority on every rule: the page never decides whether a\n"
@@ -2503,7 +2536,7 @@ static const char f9[] =
     ;
 
 /* web/school.js */
-static const char f10[] =
+static const char f11[] =
     "// Qirkat web client: classes and tournaments (issue 13; docs/protocol.md\n"
     "// \"Classes and tournaments\"). The screens #/classes, #/class/ID,\n"
     "// #/tournaments and #/tournament/ID, and the \"your game is ready\" notice.\n"
@@ -2521,6 +2554,7 @@ static const char f10[] =
     "// i18n.js (`tr` here: `t` names a tournament in this file).\n"
     "\n"
     "import { t as tr, tn, N, fmtNumber, language } from './i18n.js';\n"
+    "import { normaliseCode, isCodeShape, formatCode } from './codes.js';\n"
     "\n"
     "let ui = null; // {app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf, errorText, sideName}\n"
     "\n"
@@ -2700,7 +2734,7 @@ static const char f10[] =
     "  const teach = isMe(c.teacher);\n"
     "  return `<li><a class=\"big-link\" href=\"#/class/${Number(c.id)}\" data-class-link=\"${Number(c.id)}\">\n"
     "      <span class=\"opp\">${esc(c.name)}</span>\n"
-    "      <span class=\"muted\">${teach \? esc(tr('You teach this class · code {code}', { code: c.code })) : esc(tr('Teacher: {name}', { name: c.teacher }))}</span></a></li>`;\n"
+    "      <span class=\"muted\">${teach \? esc(tr('You teach this class · code {code}', { code: formatCode(c.code) })) : esc(tr('Teacher: {name}', { name: c.teacher }))}</span></a></li>`;\n"
     "}\n"
     "\n"
     "function drawClasses() {\n"
@@ -2718,9 +2752,9 @@ static const char f10[] =
     "          <h3>${tr('Join a class')}</h3>\n"
     "          <form id=\"join-form\" autocomplete=\"off\">\n"
     "            <label>${tr('Class code')}\n"
-    "              <input name=\"code\" class=\"code-input\" required maxlength=\"24\" autocapitalize=\"characters\" spellcheck=\"false\" placeholder=\"ABCD 2345\">\n"
+    "              <input name=\"code\" class=\"code-input\" required maxlength=\"24\" autocapitalize=\"characters\" autocomplete=\"off\" spellcheck=\"false\" placeholder=\"ABCD 2345\" aria-describedby=\"join-help\">\n"
     "            </label>\n"
-    "            <p class=\"muted small\">${tr('Your teacher writes the code on the board. Capital or small letters both work.')}</p>\n"
+    "            <p class=\"muted small\" id=\"join-help\">${tr('Your teacher writes the code on the board, like ABCD 2345. Capital or small letters, spaces and dashes all work.')}</p>\n"
     "            <p class=\"error\" id=\"join-error\" role=\"alert\"></p>\n"
     "            <button type=\"submit\" class=\"primary\" id=\"btn-join\">${tr('Join the class')}</button>\n"
     "          </form>\n"
@@ -2748,7 +2782,12 @@ static const char f10[] =
     "    e.preventDefault();\n"
     "    const err = $('#join-error');\n"
     "    err.textContent = '';\n"
-    "    const code = jf.code.value.trim();\n"
+    "    // Sent as the server's 8 characters, whatever was typed (codes.js).\n"
+    "    const code = normaliseCode(jf.code.value);\n"
+    "    if (!isCodeShape(code)) {\n"
+    "      err.textContent = tr('A code has 8 letters and digits, like ABCD 2345 (there is no I, L, O, 0 or 1 in a code).');\n"
+    "      return;\n"
+    "    }\n"
     "    await busy($('#btn-join'), async () => {\n"
     "      try {\n"
     "        const r = await req('class_join', { code });\n"
@@ -2763,6 +2802,13 @@ static const char f10[] =
     "        });\n"
     "      }\n"
     "    });\n"
+    "  });\n"
+    "  // As it is typed: capitals, grouped \"ABCD 2345\" (while the caret is at the end).\n"
+    "  jf.code.addEventListener('input', () => {\n"
+    "    const box = jf.code;\n"
+    "    if (box.selectionStart !== box.value.length) return;\n"
+    "    const f = formatCode(box.value);\n"
+    "    if (f !== box.value && normaliseCode(box.value).length <= 8) box.value = f;\n"
     "  });\n"
     "  const cf = $('#class-form');\n"
     "  cf.addEventListener('submit', async (e) => {\n"
@@ -2906,12 +2952,12 @@ static const char f10[] =
     "        ${teacher \? `\n"
     "        <section class=\"card code-card\">\n"
     "          <h3>${tr('Join code')}</h3>\n"
-    "          <p class=\"join-code\" id=\"join-code\" data-code=\"${esc(code)}\" aria-label=\"${esc(tr('Join code: {code}', { code: code.split('').join(' ') }))}\">${esc(code.slice(0, 4))}<span class=\"gap\"> </span>${esc(code.slice(4))}</p>\n"
+    "          <p class=\"join-code\" id=\"join-code\" data-code=\"${esc(code)}\" aria-label=\"${esc(tr('Join code: {code}', { code: code.split('').join(' ') }))}\">${esc(formatCode(code))}</p>\n"
     "          <p>${tr('Write it on the board. Pupils who have an account type it under')} <b>${tr('Classes → Join a class')}</b>.</p>\n"
     "        </section>` : `\n"
     "        <section class=\"card\">\n"
     "          <p>${tr('Teacher:')} <b>${esc(cls.teacher)}</b></p>\n"
-    "          <p class=\"muted\">${esc(tr('You are in this class. Class code: {code}', { code }))}</p>\n"
+    "          <p class=\"muted\">${esc(tr('You are in this class. Class code: {code}', { code: formatCode(code) }))}</p>\n"
     "        </section>`}\n"
     "        ${teacher \? `\n"
     "        <section class=\"card\">\n"
@@ -3539,7 +3585,7 @@ static const char f10[] =
     ;
 
 /* web/style.css */
-static const char f11[] =
+static const char f12[] =
     "/* Qirkat web client. Mobile first: everything works at 320 px wide, with\n"
     " * touch targets of at least 44 px (children's fingers, tablets); wider\n"
     " * screens put the move list beside the board. No web fonts (offline). */\n"
@@ -3740,7 +3786,6 @@ static const char f11[] =
     "  letter-spacing: .12em; text-align: center; margin: .4rem 0 .8rem; padding: .4rem; white-space: nowrap;\n"
     "  background: #fff; border: 3px dashed var(--line); border-radius: 12px; color: var(--ink);\n"
     "}\n"
-    ".join-code .gap { display: inline-block; width: .4em; }\n"
     ".warn { background: #fff3c4; border-left: 6px solid var(--select); padding: .6rem .8rem; border-radius: 8px; }\n"
     ".sheet { border: 3px solid var(--select); scroll-margin-top: 4rem; }\n"
     ".sheet .warn strong { font-size: 1.15rem; }\n"
@@ -3827,15 +3872,16 @@ static const char f11[] =
 static const web_file files[] = {
     {"/app.js", "text/javascript; charset=utf-8", f1, sizeof f1 - 1},
     {"/board.js", "text/javascript; charset=utf-8", f2, sizeof f2 - 1},
-    {"/i18n-en.json", "application/json", f3, sizeof f3 - 1},
-    {"/i18n-fr.json", "application/json", f4, sizeof f4 - 1},
-    {"/i18n.js", "text/javascript; charset=utf-8", f5, sizeof f5 - 1},
-    {"/index.html", "text/html; charset=utf-8", f6, sizeof f6 - 1},
-    {"/net.js", "text/javascript; charset=utf-8", f7, sizeof f7 - 1},
-    {"/results.js", "text/javascript; charset=utf-8", f8, sizeof f8 - 1},
-    {"/rules.js", "text/javascript; charset=utf-8", f9, sizeof f9 - 1},
-    {"/school.js", "text/javascript; charset=utf-8", f10, sizeof f10 - 1},
-    {"/style.css", "text/css; charset=utf-8", f11, sizeof f11 - 1},
+    {"/codes.js", "text/javascript; charset=utf-8", f3, sizeof f3 - 1},
+    {"/i18n-en.json", "application/json", f4, sizeof f4 - 1},
+    {"/i18n-fr.json", "application/json", f5, sizeof f5 - 1},
+    {"/i18n.js", "text/javascript; charset=utf-8", f6, sizeof f6 - 1},
+    {"/index.html", "text/html; charset=utf-8", f7, sizeof f7 - 1},
+    {"/net.js", "text/javascript; charset=utf-8", f8, sizeof f8 - 1},
+    {"/results.js", "text/javascript; charset=utf-8", f9, sizeof f9 - 1},
+    {"/rules.js", "text/javascript; charset=utf-8", f10, sizeof f10 - 1},
+    {"/school.js", "text/javascript; charset=utf-8", f11, sizeof f11 - 1},
+    {"/style.css", "text/css; charset=utf-8", f12, sizeof f12 - 1},
 };
 
 const web_file *web_files(size_t *count)

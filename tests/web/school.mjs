@@ -137,7 +137,8 @@ test('a teacher makes a class, adds 6 pupils from a pasted list, reads and print
   // The join code, large: the server's code, in two groups of four.
   const code = await page.locator('#join-code').getAttribute('data-code');
   assert.match(code, CODE_RE);
-  assert.equal((await page.locator('#join-code').textContent()).replace(/\s/g, ''), code);
+  // Shown "ABCD 2345" (issue 24: one format on the web, in the CLI and the README).
+  assert.equal(await page.locator('#join-code').textContent(), `${code.slice(0, 4)} ${code.slice(4)}`);
   const size = await page.locator('#join-code').evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
   assert.ok(size >= 36, `the code is large (${size}px)`);
   s.teacherTcp = await tcpLogin('ms-okoro', 'teacher password');
@@ -148,6 +149,11 @@ test('a teacher makes a class, adds 6 pupils from a pasted list, reads and print
   s.code = code;
   s.classId = mine[0].id;
   assert.equal(await page.locator('#class-screen').getAttribute('data-class-id'), String(s.classId));
+  // The list of classes shows it in the same format.
+  await page.goto(`${server.url}#/classes`);
+  assert.match(await page.locator(`[data-class-link="${s.classId}"]`).textContent(), new RegExp(`code ${code.slice(0, 4)} ${code.slice(4)}`));
+  await page.goto(`${server.url}#/class/${s.classId}`);
+  await page.locator('#join-code').waitFor();
 
   // Six names pasted (a blank line, an accent, an apostrophe): the preview
   // shows the usernames that will be made.
@@ -233,18 +239,31 @@ test('pupils log in and join with the code; a wrong code and joining twice are r
 
   // A wrong code: a plain error, and the code stays in the box to correct.
   const code = page.locator('#join-form input[name=code]');
-  await code.fill('ZZZZ-2345');
+  // The box's example is the format codes are shown in.
+  assert.equal(await code.getAttribute('placeholder'), 'ABCD 2345');
+  // Not even a code's shape (7 characters; an O): said at once, nothing sent.
+  const sent = await page.evaluate(() => window.qirkat.conn.nextId);
+  for (const bad of ['abcd 234', 'ABCD 234O']) {
+    await code.fill(bad);
+    await page.locator('#btn-join').click();
+    await page.locator('#join-error', { hasText: 'A code has 8 letters and digits, like ABCD 2345' }).waitFor();
+    await page.locator('#join-error').evaluate((e) => { e.textContent = ''; });
+  }
+  assert.equal(await page.evaluate(() => window.qirkat.conn.nextId), sent, 'no request for a code of the wrong shape');
+  // Typed with small letters and a dash, it reads "ZZZZ 2345" in the box.
+  await code.fill('zzzz-2345');
+  assert.equal(await code.inputValue(), 'ZZZZ 2345');
   await page.locator('#btn-join').click();
   await page.locator('#join-error', { hasText: 'No class has that code' }).waitFor();
   assert.equal(await page.locator('#join-error').getAttribute('role'), 'alert');
-  assert.equal(await code.inputValue(), 'ZZZZ-2345');
+  assert.equal(await code.inputValue(), 'ZZZZ 2345');
   await fitsWidth(page, 'the classes page');
   await shot(page, 'join-wrong-code-360');
   // The right code, but she is in the class already.
   await code.fill(s.code);
+  assert.equal(await code.inputValue(), `${s.code.slice(0, 4)} ${s.code.slice(4)}`);
   await page.locator('#btn-join').click();
   await page.locator('#join-error', { hasText: 'You are already in this class.' }).waitFor();
-  assert.equal(await code.inputValue(), s.code);
 
   // zoe has her own account: she joins with the code typed in small letters with a space.
   await page.locator('#logout').click();
