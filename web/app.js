@@ -126,6 +126,8 @@ const app = {
   challenges: new Map(), // id -> open challenge
   games: new Map(), // id -> game object (+ _at: when it was received, for the clocks)
   finished: [],
+  online: [], // usernames logged in now (the lobby's player box suggests them)
+  player: null, // the lobby's player box: {user, games, error, loading}
   screen: null, // {name, id}
   board: null, // the BoardView of the game or replay screen
   flip: new Map(), // game id -> user's flip choice
@@ -343,7 +345,7 @@ function route() {
   else if (name === 'class' && id) showClass(id);
   else if (name === 'tournaments') showTournaments();
   else if (name === 'tournament' && id) showTournament(id);
-  else { app.screen = { name: 'lobby' }; drawLobby(); loadChallenges(); loadFinished(); }
+  else { app.screen = { name: 'lobby' }; drawLobby(); loadChallenges(); loadFinished(); loadOnline(); if (app.player?.user) loadPlayerGames(app.player.user); }
   schoolRoute();
 }
 
@@ -419,7 +421,7 @@ function gameRow(g) {
   const clock = g.time_left_ms != null ? `<span class="clock" data-clock="${g.id}" data-side="turn"></span>` : '';
   return `<li class="game-row ${myTurn ? 'my-turn' : ''}">
       <a href="#/game/${g.id}" class="big-link" data-game-link="${g.id}">
-        <span class="opp">${esc(t('vs {name}', { name: opp }))}</span>
+        <span class="opp"><span class="gnum">${esc(t('#{id}', { id: g.id }))}</span> ${esc(t('vs {name}', { name: opp }))}</span>
         <span class="muted">${esc(variantName(g.variant))} · ${esc(fmtTc(g.time_control))}${g.tournament ? ` · ${esc(t('tournament, round {round}', { round: Number(g.round) }))}` : ''}</span>
         <span class="turn">${myTurn ? t('Your turn') : esc(t('{name}’s turn', { name: opp }))} ${clock}</span>
       </a></li>`;
@@ -440,6 +442,53 @@ function challengeRow(c) {
       <span class="row">${buttons}</span></li>`;
 }
 
+/** Who is online now: the player box's suggestions. */
+async function loadOnline() {
+  try {
+    const r = await app.conn.request('users', { online: true, limit: 50 });
+    app.online = r.users.map((u) => u.username).filter((u) => u.toLowerCase() !== app.me?.username.toLowerCase());
+    if (app.screen?.name === 'lobby') drawLobby();
+  } catch (e) { /* offline */ }
+}
+
+/** The player box: that player's last 20 games (those I may see), to watch or replay. */
+async function loadPlayerGames(user) {
+  if (!user) return;
+  app.player = { user, games: null, error: null, loading: true };
+  if (app.screen?.name === 'lobby') drawLobby();
+  try {
+    const r = await app.conn.request('games', { user, limit: 20 });
+    app.player = { user, games: r.games, error: null };
+  } catch (e) {
+    app.player = { user, games: null, error: e.code === 'not_found' ? t('No player is called {name}.', { name: user }) : errorText(e) };
+  }
+  if (app.screen?.name === 'lobby') drawLobby();
+}
+
+function playerGameRow(g) {
+  const mine = myColour(g);
+  const state = g.status === 'active'
+    ? (g.turn === 'white' ? t('{name} (white) to move', { name: g.white }) : t('{name} (black) to move', { name: g.black }))
+    : resultText(g);
+  const watch = g.status === 'active'
+    ? `<a class="button${mine ? ' primary' : ''}" href="#/game/${g.id}" data-watch="${g.id}" aria-label="${esc(mine ? t('Play game {id}', { id: g.id }) : t('Watch game {id}', { id: g.id }))}">${mine ? t('Play') : t('Watch')}</a>` : '';
+  return `<li class="pg-row" data-player-game="${g.id}">
+      <span><b><span class="gnum">${esc(t('#{id}', { id: g.id }))}</span> ${esc(t('{white} vs {black}', { white: g.white, black: g.black }))}</b><br>
+        <span class="muted">${esc(variantName(g.variant))} · ${esc(state)}</span></span>
+      <span class="row">${watch}<a class="button" href="#/replay/${g.id}" data-replay="${g.id}" aria-label="${esc(t('Replay game {id}', { id: g.id }))}">${t('Replay')}</a></span></li>`;
+}
+
+function playerGamesHtml() {
+  const p = app.player;
+  if (!p) return '<div id="player-games" aria-live="polite"></div>';
+  let body;
+  if (p.loading) body = `<p class="muted">${esc(t('Looking for the games of {name}…', { name: p.user }))}</p>`;
+  else if (p.error) body = `<p class="error" role="alert">${esc(p.error)}</p>`;
+  else if (!p.games.length) body = `<p class="muted">${esc(t('{name} has no game you can see.', { name: p.user }))}</p>`;
+  else body = `<h3>${esc(t('Last games of {name}', { name: p.user }))}</h3><ul class="list">${p.games.map(playerGameRow).join('')}</ul>`;
+  return `<div id="player-games" data-user="${esc(p.user)}" aria-live="polite">${body}</div>`;
+}
+
 function drawLobby() {
   // Events redraw the lobby while someone may be filling in the form: keep
   // its values and the focused field.
@@ -449,6 +498,9 @@ function drawLobby() {
   const watchForm = $('#watch-form');
   const watchSaved = watchForm ? watchForm.game.value : '';
   const watchFocused = watchForm && document.activeElement === watchForm.game;
+  const playerForm = $('#player-form');
+  const playerTyped = playerForm ? playerForm.user.value : (app.player?.user || '');
+  const playerFocused = playerForm && document.activeElement === playerForm.user;
   const mine = [...app.games.values()].filter((g) => g.status === 'active' && myColour(g));
   mine.sort((a, b) => (b.turn === myColour(b)) - (a.turn === myColour(a)) || b.id - a.id);
   const chals = [...app.challenges.values()].filter((c) => c.status === 'open');
@@ -489,15 +541,26 @@ function drawLobby() {
           <button type="submit" class="primary" id="btn-challenge">${t('Send challenge')}</button>
         </form>
       </section>
-      <section class="card">
+      <section class="card" id="find-games">
         <h2>${t('Watch or replay')}</h2>
-        <form id="watch-form" class="row">
-          <input name="game" type="number" min="1" placeholder="${esc(t('game number'))}" required>
-          <button type="submit">${t('Watch')}</button>
-          <button type="button" id="btn-replay">${t('Replay')}</button>
+        <form id="player-form" class="row" role="search">
+          <label class="grow">${t('Player')}
+            <input name="user" list="online-list" autocapitalize="off" spellcheck="false" maxlength="32" required placeholder="${esc(t('a player\'s name'))}">
+            <datalist id="online-list">${app.online.map((u) => `<option value="${esc(u)}">`).join('')}</datalist>
+          </label>
+          <button type="submit" id="btn-player">${t('Show games')}</button>
         </form>
+        ${playerGamesHtml()}
+        <details id="by-number"${watchSaved ? ' open' : ''}>
+          <summary>${t('By game number')}</summary>
+          <form id="watch-form" class="row">
+            <label class="grow">${t('Game number')} <input name="game" type="number" min="1" inputmode="numeric" placeholder="${esc(t('for example 12'))}" required></label>
+            <button type="submit">${t('Watch')}</button>
+            <button type="button" id="btn-replay">${t('Replay')}</button>
+          </form>
+        </details>
         ${app.finished.length ? `<h3>${t('Your finished games')}</h3><ul class="list">${app.finished.map((g) => `
-          <li><a class="big-link" href="#/replay/${g.id}" data-replay-link="${g.id}">${esc(t('{white} vs {black}', { white: g.white, black: g.black }))}
+          <li><a class="big-link" href="#/replay/${g.id}" data-replay-link="${g.id}"><span><span class="gnum">${esc(t('#{id}', { id: g.id }))}</span> ${esc(t('{white} vs {black}', { white: g.white, black: g.black }))}</span>
             <span class="muted">${esc(variantName(g.variant))} · ${esc(resultText(g))}</span></a></li>`).join('')}</ul>` : ''}
       </section>
       <section class="card">
@@ -513,6 +576,10 @@ function drawLobby() {
   const wf = $('#watch-form');
   wf.game.value = watchSaved;
   if (watchFocused) wf.game.focus();
+  const pf = $('#player-form');
+  pf.user.value = playerTyped;
+  if (playerFocused) pf.user.focus();
+  pf.addEventListener('submit', (e) => { e.preventDefault(); loadPlayerGames(pf.user.value.trim()); });
   const sizeRow = f.querySelector('.size');
   const syncSize = () => { sizeRow.hidden = f.variant.value !== 'alquerkonane-RxC'; };
   f.variant.addEventListener('change', syncSize);

@@ -165,6 +165,14 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
   await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-320.png'), fullPage: true });
   await page.setViewportSize({ width: 1024, height: 800 });
   await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-1024.png'), fullPage: true });
+  // The finished game shows its number; a number typed in "By game number" replays it.
+  assert.match(await page.locator(`[data-replay-link="${game.id}"] .gnum`).textContent(), new RegExp(`^#${game.id}$`));
+  await page.locator('#by-number summary').click();
+  await page.locator('#watch-form input[name=game]').fill(String(game.id));
+  await page.locator('#btn-replay').click();
+  await page.locator(`#replay-screen[data-game-id="${game.id}"]`).waitFor();
+  await page.goto(`${suite.server.url}#/lobby`);
+  await page.locator('#lobby').waitFor();
 
   shared.page = page;
   shared.bob = bob;
@@ -272,8 +280,28 @@ test('draw offer, decline and accept; hint; watching a game of others', { timeou
   const c2 = (await bob.request('challenge', { to: 'carol', variant: 'alquerque', color: 'white' })).challenge;
   const g2 = (await carol.request('accept', { challenge: c2.id })).game;
   await page.goto(`${suite.server.url}#/lobby`);
-  await page.locator('#watch-form input[name=game]').fill(String(g2.id));
-  await page.locator('#watch-form button[type=submit]').click();
+  // The lobby's player box (issue 24): no number to type. An unknown name says so.
+  await page.locator('#player-form input[name=user]').fill('nobody-here');
+  await page.locator('#btn-player').click();
+  await page.locator('#player-games [role=alert]', { hasText: 'No player is called nobody-here.' }).waitFor();
+  // bob's last games, newest first, each with its number: exactly the server's list.
+  await page.locator('#player-form input[name=user]').fill('bob');
+  await page.locator('#btn-player').click();
+  await page.locator('#player-games[data-user="bob"] [data-player-game]').first().waitFor();
+  const bobs = (await bob.request('games', { user: 'bob', limit: 20 })).games.map((g) => g.id);
+  assert.ok(bobs.length >= 3, `bob has played ${bobs.length} games`);
+  assert.deepEqual(await page.locator('#player-games [data-player-game]').evaluateAll((rows) => rows.map((r) => Number(r.dataset.playerGame))), bobs);
+  for (const id of bobs) assert.match(await page.locator(`[data-player-game="${id}"] .gnum`).textContent(), new RegExp(`^#${id}$`));
+  // A finished game has Replay only; the running one Watch as well.
+  assert.equal(await page.locator(`[data-player-game="${game.id}"] [data-watch]`).count(), 0);
+  await page.locator('#player-form input[name=user]').fill('carol');
+  await page.locator('#btn-player').click();
+  const row = page.locator(`#player-games[data-user="carol"] [data-player-game="${g2.id}"]`);
+  await row.waitFor();
+  assert.equal(await page.locator('#player-games [data-player-game]').count(), 1, 'carol has one game');
+  assert.match(await row.textContent(), /bob vs carol[\s\S]*bob \(white\) to move/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-player-games-1024.png'), fullPage: true });
+  await row.locator(`[data-watch="${g2.id}"]`).click();
   await page.locator(`#game-screen[data-game-id="${g2.id}"][data-ply="0"]`).waitFor();
   assert.match(await page.locator('#game-title').textContent(), /watching/);
   assert.equal(await page.locator('.piece.movable').count(), 0, 'a watcher cannot move');
