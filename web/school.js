@@ -411,6 +411,16 @@ function drawClass(cls, tourneys, games) {
       ${sheet}
       <div class="school-grid">
         ${teacher ? `
+        <section class="card pupils-card" id="pupils-card">
+          <h3>${esc(tr('Pupils ({n})', { n: fmtNumber(students.length) }))}</h3>
+          ${students.length ? `<div class="table-wrap"><table class="data" id="students">
+            <thead><tr><th scope="col">${tr('Username')}</th><th scope="col">${tr('Name')}</th><th scope="col"><span class="sr-only">${tr('Password')}</span></th></tr></thead>
+            <tbody>${students.map((s) => `<tr data-username="${esc(s.username)}"><td class="u">${esc(s.username)}${s.bot ? ` <span class="tag">${tr('computer')}</span>` : ''}</td>
+              <td>${esc(s.name)}</td><td><button type="button" class="small-btn" data-reset="${esc(s.username)}" aria-label="${esc(tr('New password for {name}', { name: s.name }))}">${tr('New password')}</button></td></tr>`).join('')}</tbody>
+          </table></div>` : `<p class="muted">${tr('No pupil yet. Add them below, or give them the join code.')}</p>`}
+        </section>
+` : ''}
+        ${teacher ? `
         <section class="card code-card">
           <h3>${tr('Join code')}</h3>
           <p class="join-code" id="join-code" data-code="${esc(code)}" aria-label="${esc(tr('Join code: {code}', { code: code.split('').join(' ') }))}">${esc(formatCode(code))}</p>
@@ -421,14 +431,6 @@ function drawClass(cls, tourneys, games) {
           <p class="muted">${esc(tr('You are in this class. Class code: {code}', { code: formatCode(code) }))}</p>
         </section>`}
         ${teacher ? `
-        <section class="card">
-          <h3>${esc(tr('Pupils ({n})', { n: fmtNumber(students.length) }))}</h3>
-          ${students.length ? `<div class="table-wrap"><table class="data" id="students">
-            <thead><tr><th scope="col">${tr('Username')}</th><th scope="col">${tr('Name')}</th><th scope="col"><span class="sr-only">${tr('Password')}</span></th></tr></thead>
-            <tbody>${students.map((s) => `<tr data-username="${esc(s.username)}"><td class="u">${esc(s.username)}${s.bot ? ` <span class="tag">${tr('computer')}</span>` : ''}</td>
-              <td>${esc(s.name)}</td><td><button type="button" class="small-btn" data-reset="${esc(s.username)}" aria-label="${esc(tr('New password for {name}', { name: s.name }))}">${tr('New password')}</button></td></tr>`).join('')}</tbody>
-          </table></div>` : `<p class="muted">${tr('No pupil yet. Add them below, or give them the join code.')}</p>`}
-        </section>
         <section class="card">
           <h3>${tr('Add pupils')}</h3>
           <form id="students-form">

@@ -217,6 +217,32 @@ test('a teacher makes a class, adds 6 pupils from a pasted list, reads and print
   probe.close();
   s.passwords.devp = fresh;
 
+  // At first glance (issue 24): the class page opens on the pupils, the first card, all six
+  // rows on the screen without scrolling, at 1024 px and at 360 px (the teacher logged in
+  // afresh elsewhere: the passwords sheet lives only in the page that made them).
+  const glance = await newPage(DESKTOP);
+  await register(glance, 'ms-okoro', 'teacher password', 'login');
+  await glance.goto(`${server.url}#/class/${s.classId}`);
+  for (const [vp, name] of [[DESKTOP, 'class-first-glance-1024'], [PHONE, 'class-first-glance-360']]) {
+    await glance.setViewportSize(vp);
+    await glance.locator('#students tbody tr').first().waitFor();
+    await glance.evaluate(() => window.scrollTo(0, 0));
+    assert.equal(await glance.locator('#pw-sheet').count(), 0, 'no sheet in a new page');
+    assert.equal(await glance.locator('.school-grid > .card').first().getAttribute('id'), 'pupils-card', 'the pupils are the first card');
+    const box = await glance.evaluate(() => {
+      const rows = [...document.querySelectorAll('#students tbody tr')].map((r) => r.getBoundingClientRect());
+      const code = document.querySelector('#join-code').getBoundingClientRect();
+      return { rows: rows.length, bottom: Math.max(...rows.map((r) => r.bottom)), top: Math.min(...rows.map((r) => r.top)), height: innerHeight, scrollY, codeTop: code.top };
+    });
+    assert.equal(box.rows, 6);
+    assert.equal(box.scrollY, 0);
+    assert.ok(box.top > 0 && box.bottom <= box.height, `${vp.width} px: every pupil on the first screen (rows ${box.top}..${box.bottom}, screen ${box.height})`);
+    if (vp === PHONE) assert.ok(box.codeTop > box.bottom, 'on a phone the code comes after the pupils');
+    await fitsWidth(glance, `the class page at ${vp.width} px`);
+    await shot(glance, name, false);
+  }
+  await glance.context().close();
+
   await page.setViewportSize(PHONE);
   await fitsWidth(page, 'the class page with passwords');
   await shot(page, 'class-passwords-360');
