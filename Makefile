@@ -217,6 +217,7 @@ test-web: all
 	node --test-reporter=spec tests/web/i18n.test.mjs
 	node --test-reporter=spec tests/web/results.test.mjs
 	node --test-reporter=spec tests/web/codes.test.mjs
+	node --test-reporter=spec tests/web/glyphs.test.mjs
 	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/run.mjs
 	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/school.mjs
 	QK_SHARED=$(SHARED) QK_BIN=$(BUILD) node --test-reporter=spec tests/web/french.mjs

@@ -34,6 +34,13 @@ export function setupSchool(deps) {
 }
 
 const $ = (sel, root = document) => root.querySelector(sel);
+/**
+ * A trophy drawn inline: the emoji has no glyph in Debian's default fonts
+ * (fonts-dejavu-core; tests/web/glyphs.test.mjs) and would show as a box.
+ */
+const TROPHY = '<svg class="trophy" viewBox="0 0 24 24" aria-hidden="true" focusable="false">'
+  + '<path d="M7 2h10v2h4v3a5 5 0 0 1-5 5h-.4A5 5 0 0 1 13 14.8V18h3v3H8v-3h3v-3.2A5 5 0 0 1 8.4 12H8a5 5 0 0 1-5-5V4h4zm0 4H5v1a3 3 0 0 0 2 2.8zm10 0v3.8A3 3 0 0 0 19 7V6z"'
+  + ' fill="#e0a800" stroke="#6b4a00" stroke-width=".8" fill-rule="evenodd"/></svg>';
 const esc = (s) => ui.esc(s);
 
 const school = {
@@ -814,7 +821,7 @@ function drawTournament() {
       ${mine ? `<p class="ready"><a class="button primary big" id="play-ready" href="#/game/${Number(mine.game)}">${esc(mine.colour === 'white'
     ? tr('Your game in round {round} is ready — play (you are White, against {name})', { round: Number(mine.round), name: mine.opponent })
     : tr('Your game in round {round} is ready — play (you are Black, against {name})', { round: Number(mine.round), name: mine.opponent }))}</a></p>` : ''}
-      ${winners.length ? `<p class="ready" id="winner">🏆 ${esc(winners.length > 1 ? tr('Winners: {names}', { names: winners.join(', ') }) : tr('Winner: {names}', { names: winners.join(', ') }))}</p>` : ''}
+      ${winners.length ? `<p class="ready" id="winner">${TROPHY} ${esc(winners.length > 1 ? tr('Winners: {names}', { names: winners.join(', ') }) : tr('Winner: {names}', { names: winners.join(', ') }))}</p>` : ''}
       <p class="error" id="t-error" role="alert"></p>
       ${mineCtl.length || orgCtl.length ? `<div class="actions t-actions">${mineCtl.join('')}${orgCtl.join('')}</div>` : ''}
       ${org && t.status === 'running' && !roundDone ? `<p class="muted small">${tr('The next round can start when every game of this round has a result.')}</p>` : ''}

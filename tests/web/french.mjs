@@ -138,6 +138,10 @@ test('login, a move and a finished tournament in French; the language switch', {
   await page.locator('#standings').waitFor();
   await page.locator('#tb-legend').waitFor();
   assert.match(await page.locator('#tb-legend').textContent(), /départage/);
+  // The winner's line: a drawn trophy (an emoji would be a box on a plain Debian: glyphs.test.mjs).
+  await page.locator('#winner svg.trophy').waitFor();
+  assert.match(await page.locator('#winner').textContent(), /^\s*(Vainqueur|Vainqueurs)/);
+  assert.ok((await page.locator('#winner svg.trophy').boundingBox()).width >= 16, 'the trophy is drawn');
   await assertFrench(page, 'finished tournament');
   await page.screenshot({ path: path.join(ARTIFACTS, 'fr-tournament-finished.png'), fullPage: true });
 
