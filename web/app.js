@@ -92,11 +92,13 @@ function resultText(g) {
  * is one move of each side (the first mover's first, Black in Alquerkonane).
  * `current` is the ply to highlight (-1 for none).
  */
-function moveListHtml(moves, current) {
+function moveListHtml(moves, current, pickable = false) {
   const rows = [];
+  // In the replay each move is a button (go there); in a game it is text.
+  const attrs = (j) => (pickable ? ` role="button" tabindex="0" aria-label="${esc(t('Go to move {n}: {move}', { n: j + 1, move: moves[j] }))}"` : '');
   for (let i = 0; i < moves.length; i += 2) {
     const cell = (j) => (j < moves.length
-      ? `<span data-ply="${j}" class="mv${j === current ? ' last' : ''}" tabindex="0">${esc(moves[j])}</span>` : '<span></span>');
+      ? `<span data-ply="${j}" class="mv${j === current ? ' last' : ''}"${attrs(j)}>${esc(moves[j])}</span>` : '<span></span>');
     rows.push(`<li><span class="n">${i / 2 + 1}.</span>${cell(i)}${cell(i + 1)}</li>`);
   }
   return rows.join('');
@@ -238,6 +240,7 @@ function onEvent(ev) {
     }
     case 'move': {
       const g = app.games.get(ev.game);
+      if (g && ev.ply === g.ply) announceMove(g, g.turn, ev.move);
       if (g && ev.ply === g.ply) {
         // Apply the event at once so the board moves without waiting; the
         // full object (legal moves, clocks) is fetched below when needed.
@@ -283,6 +286,14 @@ function onEvent(ev) {
       return; // notification and future events: nothing to redraw
   }
   redraw(ev);
+}
+
+/** Say a move on the game screen's live region (screen readers): "bob played d4-c3". */
+function announceMove(g, mover, move) {
+  const box = $('#announce');
+  if (!box || app.screen?.name !== 'game' || app.screen.id !== g.id) return;
+  box.textContent = mover === myColour(g) ? t('You played {move}', { move })
+    : mover === 'white' ? t('{name} (white) played {move}', { name: g.white, move }) : t('{name} (black) played {move}', { name: g.black, move });
 }
 
 /**
@@ -651,6 +662,7 @@ async function showGame(id) {
       <div class="game-main">
         <div class="board-col">
           <p class="status" id="status" role="status" aria-live="polite"></p>
+          <p class="sr-only" id="announce" aria-live="polite"></p>
           <div class="row pending" id="pending" hidden>
             <button class="primary" id="pending-play"></button>
             <button id="pending-cancel">${t('Change')}</button>
@@ -663,10 +675,12 @@ async function showGame(id) {
           <div class="actions" id="actions"></div>
           <p id="hint-text" class="muted"></p>
           <h3>${t('Moves')}</h3>
-          <ol class="moves" id="moves"></ol>
+          <ol class="moves" id="moves" tabindex="0" aria-label="${esc(t('Moves'))}"></ol>
         </div>
       </div>
     </section>`;
+  $('#board').setAttribute('aria-describedby', 'board-help');
+  $('#board').insertAdjacentHTML('afterend', `<p class="sr-only" id="board-help">${t('Keyboard: arrow keys move between points, Enter or Space picks a piece and then where it goes, Escape cancels.')}</p>`);
   app.board = new BoardView($('#board'), {
     onMove: sendMove,
     onChoice: ({ pending }) => {
@@ -880,7 +894,7 @@ async function showReplay(id) {
         <div class="side-col">
           <div class="actions"><button id="replay-flip">${t('Turn board')}</button>${g.status === 'active' ? `<a class="button" href="#/game/${id}">${t('Live view')}</a>` : ''}</div>
           <h3>${t('Moves')}</h3>
-          <ol class="moves" id="moves">${moveListHtml(g.moves, -1)}</ol>
+          <ol class="moves" id="moves" aria-label="${esc(t('Moves'))}">${moveListHtml(g.moves, -1, true)}</ol>
         </div>
       </div>
     </section>`;
@@ -904,6 +918,19 @@ async function showReplay(id) {
     go({ first: 0, prev: i - 1, next: i + 1, last: g.ply }[b.dataset.step]);
   }));
   $('#moves').addEventListener('click', (e) => { const m = e.target.closest('[data-ply]'); if (m && positions) go(Number(m.dataset.ply) + 1); });
+  $('#moves').addEventListener('keydown', (e) => {
+    const m = e.target.closest('[data-ply]');
+    if (m && positions && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); go(Number(m.dataset.ply) + 1); }
+  });
+  // Arrow keys step the replay when the focus is on no other control.
+  $('#replay-screen').addEventListener('keydown', (e) => {
+    if (!positions || e.target.closest('input, button, select, textarea, a, [data-ply]')) return;
+    const i = app.replay.i;
+    const to = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: g.ply }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    go(to);
+  });
   $('#replay-flip').addEventListener('click', () => { flipped = !flipped; show(); });
   show();
 }
