@@ -8,7 +8,7 @@
 // English words, in the page's text, placeholders, labels and titles. Then
 // the language switch: English at once, still English after a reload
 // (localStorage), back to French. Screenshots in build/web-artifacts/:
-// fr-login.png, fr-game.png, fr-tournament-finished.png.
+// fr-login.png, fr-game.png, fr-lobby-player-games.png, fr-tournament-finished.png.
 //
 // Prints SKIP and exits 0 only when chromium cannot start.
 
@@ -117,6 +117,19 @@ test('login, a move and a finished tournament in French; the language switch', {
   await page.locator('#status').filter({ hasText: 'En attente de bob' }).waitFor();
   await assertFrench(page, 'game');
   await page.screenshot({ path: path.join(ARTIFACTS, 'fr-game.png') });
+  // The board's points are named in French (screen readers), the moves announced in French.
+  assert.match(await page.locator(`#board .hit[data-point="${pts[pts.length - 1]}"]`).getAttribute('aria-label'), /pion blanc.*dernier coup/);
+  await page.locator('#announce', { hasText: `Vous avez joué ${mv}` }).waitFor();
+
+  // The lobby's player box in French: bob's games, with their numbers, Regarder and Revoir.
+  await page.goto(`${suite.server.url}#/lobby`);
+  await page.locator('#lobby').waitFor();
+  await page.locator('#player-form input[name=user]').fill('bob');
+  await page.locator('#btn-player').click();
+  await page.locator(`#player-games [data-player-game="${gid}"]`).waitFor();
+  assert.match(await page.locator(`[data-player-game="${gid}"]`).textContent(), new RegExp(`n°\u00a0${gid}[\\s\\S]*Jouer[\\s\\S]*Revoir`));
+  await assertFrench(page, 'lobby with a player\'s games');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'fr-lobby-player-games.png'), fullPage: true });
 
   // A round robin of bob's with amira and carol, played to its end over TCP.
   const carol = new TcpClient(suite.server.tcpPort);
