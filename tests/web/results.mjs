@@ -7,7 +7,8 @@
 // administrator (`adjudicate`, an account made one with `qirkatd admin
 // grant`): amira reads "You lost (decided by an administrator)", carol
 // "Black won (decided by an administrator)", dmitri « Les Noirs ont gagné
-// (décision d'un administrateur) ».
+// (décision d'un administrateur) ». A third game, on a live clock of 0 s + 2 s,
+// amira lets her time run out: "You lost (time)", carol "Black won (time)".
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -74,6 +75,25 @@ test('players read You won / You lost, watchers colour words, in English and Fre
   await toastWith(carol, 'Black won (decided by an administrator)');
   await toastWith(dmitri, "Les Noirs ont gagné (décision d'un administrateur)");
   await dmitri.locator('#status.result', { hasText: "Les Noirs ont gagné (décision d'un administrateur)" }).waitFor();
+
+  // A live game of 0 s + 2 s a move: after both first moves amira lets her time run out.
+  const ch3 = (await bob.request('challenge', { to: 'amira', variant: 'alquerque', color: 'black', time_control: { kind: 'live', initial_s: 0, increment_s: 2 } })).challenge;
+  await amira.goto(`${suite.server.url}#/lobby`);
+  await amira.locator(`[data-accept="${ch3.id}"]`).click();
+  await amira.locator('#game-screen #status.your-turn').waitFor();
+  const g3 = Number(await amira.locator('#game-screen').getAttribute('data-game-id'));
+  await carol.goto(`${suite.server.url}#/game/${g3}`);
+  await carol.locator(`#game-screen[data-game-id="${g3}"]`).waitFor();
+  let g = (await bob.request('game', { game: g3 })).game;
+  const first = g.legal_moves[0].split(/[-x]/);
+  for (const p of first) await amira.locator(`.hit[data-point="${p}"]`).click();
+  await amira.locator('#game-screen[data-ply="1"]').waitFor();
+  g = (await bob.request('game', { game: g3 })).game;
+  await bob.request('move', { game: g3, ply: 1, move: g.legal_moves[0] });
+  await amira.locator('#game-screen[data-ply="2"]').waitFor();
+  await amira.locator('#status.result', { hasText: 'You lost (time)' }).waitFor({ timeout: 20000 });
+  await carol.locator('#status.result', { hasText: 'Black won (time)' }).waitFor({ timeout: 10000 });
+  assert.equal((await bob.request('game', { game: g3 })).game.reason, 'timeout');
 
   bob.close();
   root.close();
