@@ -16,6 +16,7 @@
 
 import { t as tr, tn, N, fmtNumber, language } from './i18n.js';
 import { normaliseCode, isCodeShape, formatCode } from './codes.js';
+import { reasonText } from './results.js';
 
 let ui = null; // {app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf, errorText, sideName}
 
@@ -389,10 +390,13 @@ function sheetHtml() {
 }
 
 function gameListRow(g) {
+  // The teacher reads who won by name, and why (results.js's words for the reason).
+  const why = reasonText(g.reason, tr);
   const state = g.status === 'active' ? tr('playing') : g.status === 'aborted' ? tr('aborted')
-    : g.result === 'draw' ? tr('draw') : tr('{name} won', { name: g.result === 'white' ? g.white : g.black });
+    : g.result === 'draw' ? (why ? tr('Draw ({why})', { why }) : tr('draw'))
+      : why ? tr('{name} won ({why})', { name: g.result === 'white' ? g.white : g.black, why }) : tr('{name} won', { name: g.result === 'white' ? g.white : g.black });
   return `<li><a class="big-link" href="#/game/${Number(g.id)}" data-class-game="${Number(g.id)}">
-      <span>${esc(g.white)} – ${esc(g.black)}</span>
+      <span><span class="gnum">${esc(tr('#{id}', { id: Number(g.id) }))}</span> ${esc(g.white)} – ${esc(g.black)}</span>
       <span class="muted">${esc(ui.variantName(g.variant))} · ${esc(state)}${g.tournament ? ` · ${esc(tr('tournament, round {round}', { round: Number(g.round) }))}` : ''}</span></a></li>`;
 }
 

@@ -549,7 +549,7 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
   await teacher.locator('#class-games [data-class-game]').first().waitFor();
   const classGames = await teacher.locator('#class-games [data-class-game]').evaluateAll((as) => as.map((a) => a.getAttribute('href')).sort());
   assert.deepEqual(classGames, [...r1.pairings, ...r2.pairings].map((p) => `#/game/${p.game}`).sort());
-  assert.match(await teacher.locator(`[data-class-game="${b1.game}"]`).textContent(), new RegExp(`${b1.white} – ${b1.black}[\\s\\S]*${b1.white} won[\\s\\S]*round 1`));
+  assert.match(await teacher.locator(`[data-class-game="${b1.game}"]`).textContent(), new RegExp(`^\\s*#${b1.game} ${b1.white} – ${b1.black}[\\s\\S]*${b1.white} won[\\s\\S]*round 1`));
   await shot(teacher, 'class-games-1024');
   await teacher.goto(`${suite.server.url}#/tournament/${tid}`);
   await teacher.locator('#tournament-screen[data-round="2"]').waitFor();
