@@ -6,8 +6,8 @@
 //   Home/End and Ctrl+Home/End jump, Enter selects, Escape cancels, Space
 //   selects again, Enter on the landing point plays; the server has the
 //   move, and the live region says "You played ...", then bob's move.
-// - Every control of the lobby, the game, the replay, the classes and a
-//   class page is reached by Tab, and every button, link, text box, select,
+// - Every control of the game, the lobby, the replay, the classes, a class,
+//   the tournaments and a tournament page is reached by Tab, and every button, link, text box, select,
 //   slider and board point has a non-empty accessible name (Chrome's own
 //   accessibility tree, over the DevTools protocol).
 // - Marks without colour: a movable piece's ring is dashed, the selected
@@ -46,7 +46,9 @@ async function everyControlTabbable(page, root, where) {
     window.__controls = [...document.querySelector(sel).querySelectorAll('button, a[href], input, select, textarea, summary, [tabindex="0"]')]
       .filter((e) => vis(e) && !e.disabled && !e.closest('svg.board'))
       // Folded away (a closed <details>): reached once its summary opens it.
-      .filter((e) => e.tagName === 'SUMMARY' || !e.closest('details:not([open])'));
+      .filter((e) => e.tagName === 'SUMMARY' || !e.closest('details:not([open])'))
+      // A radio group is one tab stop (its checked radio); arrows choose within it.
+      .filter((e) => e.type !== 'radio' || e.checked || !document.querySelector(`input[type=radio][name="${e.name}"]:checked`));
     return window.__controls.length;
   }, root);
   assert.ok(count >= 3, `${where}: ${count} controls`);
@@ -191,7 +193,7 @@ test('a move played with the keyboard alone, announced; focus, roving tab stop a
   assert.equal((await focused(page)).point, 'e1', 'turned: the top-left corner is e1');
 });
 
-test('every control is reached by Tab and has an accessible name: lobby, game, replay, classes, class', { timeout: 120000 }, async (t) => {
+test('every control is reached by Tab and has an accessible name: game, lobby, replay, classes, class, tournaments, tournament', { timeout: 120000 }, async (t) => {
   if (suite.skip(t)) return;
   const { page, bob, gid } = s;
   assert.ok(page && gid, 'the first test made the game');
@@ -243,6 +245,19 @@ test('every control is reached by Tab and has an accessible name: lobby, game, r
   r = await unnamed(page, 'class');
   assert.deepEqual(r.missing, [], 'class: controls without a name');
   await everyControlTabbable(page, '#class-screen', 'class');
+
+  // The tournaments: the list with its form, and an organiser's tournament page.
+  await page.goto(`${suite.server.url}#/tournaments`);
+  await page.locator('#tournaments-screen #tournament-form').waitFor();
+  r = await unnamed(page, 'tournaments');
+  assert.deepEqual(r.missing, [], 'tournaments: controls without a name');
+  await everyControlTabbable(page, '#tournaments-screen', 'tournaments');
+  await page.locator('#tournament-form input[name=name]').fill('Cup');
+  await page.locator('#btn-make-tournament').click();
+  await page.locator('#tournament-screen').waitFor();
+  r = await unnamed(page, 'tournament');
+  assert.deepEqual(r.missing, [], 'tournament: controls without a name');
+  await everyControlTabbable(page, '#tournament-screen', 'tournament');
 
   bob.close();
   assert.deepEqual(suite.pageErrors, []);
