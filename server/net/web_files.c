@@ -3964,7 +3964,7 @@ static const char f12[] =
     "@media (min-width: 900px) {\n"
     "  .game-main { flex-direction: row; align-items: flex-start; }\n"
     "  .moves { max-height: calc(100vh - 260px); }\n"
-    "  .board-col { flex: 0 0 auto; width: min(580px, calc((100vh - 250px) * var(--aspect, 1))); min-width: 360px; margin: 0; }\n"
+    "  .board-col { flex: 0 0 auto; width: min(580px, calc((100vh - 250px) * var(--aspect, 1))); min-width: 280px; margin: 0; }\n"
     "}\n"
     ".player { display: flex; align-items: center; gap: .5rem; padding: .35rem .5rem; border-radius: 10px; min-height: 44px; }\n"
     ".player.to-move { background: #fff3c4; font-weight: 700; }\n"

@@ -5,8 +5,10 @@
 // wider than the window (scrollHeight <= innerHeight), the board, both
 // players' lines, the actions and the move list are all on the screen, and
 // the board is as large as the rest leaves (not a stamp). The replay page
-// fits the same way. Screenshots in build/web-artifacts/: tablet-5x5.png,
-// tablet-5x5-capture.png, tablet-6x4.png, tablet-replay.png.
+// fits the same way, and all three fit turned sideways (1024x768).
+// Screenshots in build/web-artifacts/: tablet-5x5.png,
+// tablet-5x5-capture.png, tablet-6x4.png, tablet-replay.png,
+// tablet-landscape-5x5.png.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -137,6 +139,17 @@ test('768x1024 portrait, by touch: a 5x5 game, an Alquerkonane 6x4 game and the 
   await page.locator('#replay-screen[data-ply="1"]').waitFor();
   await fits(page, 'the replay at ply 1', parts);
   await page.screenshot({ path: path.join(ARTIFACTS, 'tablet-replay.png') });
+
+  // Turned sideways (1024x768): the move list beside the board, still one screen.
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await fits(page, 'the replay, landscape', parts);
+  await page.goto(`${suite.server.url}#/game/${g2}`);
+  await page.locator(`#game-screen[data-game-id="${g2}"] #board svg`).waitFor();
+  await fits(page, '6x4, landscape', GAME_PARTS);
+  await page.goto(`${suite.server.url}#/game/${g1}`);
+  await page.locator(`#game-screen[data-game-id="${g1}"] #board svg`).waitFor();
+  await fits(page, '5x5, landscape', ['#board svg', '#p-top', '#p-bottom', '#status', '#actions']);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'tablet-landscape-5x5.png') });
 
   bob.close();
   assert.deepEqual(suite.pageErrors, []);
