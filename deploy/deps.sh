@@ -17,6 +17,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 # gettext: msgfmt compiles the client's catalogues (po/) at build time;
 # xgettext, msgcmp and msgattrib check them (make check-po). No locale to
 # generate: the French tests run LANGUAGE=fr over C.UTF-8, built into glibc.
+# fontconfig, fonts-dejavu-core: the fonts the web page is drawn in on a plain
+# Debian; tests/web/glyphs.test.mjs checks every character of web/ has a glyph
+# in them (fc-query).
 # postgresql, libpq-dev: the PostgreSQL store (server/store/pg/, libpq's
 # asynchronous API) and make test-pg, which starts a throwaway cluster with
 # Debian's initdb and pg_ctl; haproxy: the one address in front of several
@@ -26,7 +29,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 pkgs=(build-essential pkg-config libuv1-dev libcjson-dev libsqlite3-dev libsodium-dev libcriterion-dev libedit-dev sqlite3 chromium
       libmimalloc-dev libsystemd-dev systemd python3-prometheus-client gettext
       clang libclang-rt-14-dev libhttp-parser-dev libwslay-dev nettle-dev
-      postgresql libpq-dev haproxy valgrind strace)
+      postgresql libpq-dev haproxy valgrind strace fontconfig fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

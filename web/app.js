@@ -11,6 +11,7 @@
 import { Connection } from './net.js';
 import { LANGUAGES, language, pickLanguage, setLanguage, t, tn, N, fmtNumber } from './i18n.js';
 import { BoardView } from './board.js';
+import { resultText as resultWords } from './results.js';
 import { isKonane, hasDraws, replayPositions, positionString, parsePosition } from './rules.js';
 import { setupSchool, showClasses, showClass, showTournaments, showTournament, schoolEvent, schoolRoute } from './school.js';
 
@@ -81,19 +82,9 @@ function fmtTc(tc) {
   return tc.kind;
 }
 
-const REASONS = {
-  no_moves: N('no legal move left'), no_pieces: N('no pieces left'), resign: N('resignation'),
-  timeout: N('time ran out'), agreement: N('draw agreed'), move_limit: N('40 moves without a capture'),
-  sultan_majority: N('no Sultan majority'), aborted: N('aborted'),
-};
-
+/** The result as this reader says it (results.js): "You won (resignation)", or colours for a watcher. */
 function resultText(g) {
-  if (g.status === 'aborted') return t('Game aborted');
-  if (g.status !== 'finished') return '';
-  const why = REASONS[g.reason] ? t(REASONS[g.reason]) : g.reason || '';
-  if (g.result === 'draw') return t('Draw ({why})', { why });
-  const winner = g.result === 'white' ? g.white : g.black;
-  return g.result === 'white' ? t('{winner} (white) wins: {why}', { winner, why }) : t('{winner} (black) wins: {why}', { winner, why });
+  return resultWords(g, myColour(g));
 }
 
 /**
@@ -101,11 +92,13 @@ function resultText(g) {
  * is one move of each side (the first mover's first, Black in Alquerkonane).
  * `current` is the ply to highlight (-1 for none).
  */
-function moveListHtml(moves, current) {
+function moveListHtml(moves, current, pickable = false) {
   const rows = [];
+  // In the replay each move is a button (go there); in a game it is text.
+  const attrs = (j) => (pickable ? ` role="button" tabindex="0" aria-label="${esc(t('Go to move {n}: {move}', { n: j + 1, move: moves[j] }))}"` : '');
   for (let i = 0; i < moves.length; i += 2) {
     const cell = (j) => (j < moves.length
-      ? `<span data-ply="${j}" class="mv${j === current ? ' last' : ''}" tabindex="0">${esc(moves[j])}</span>` : '<span></span>');
+      ? `<span data-ply="${j}" class="mv${j === current ? ' last' : ''}"${attrs(j)}>${esc(moves[j])}</span>` : '<span></span>');
     rows.push(`<li><span class="n">${i / 2 + 1}.</span>${cell(i)}${cell(i + 1)}</li>`);
   }
   return rows.join('');
@@ -135,6 +128,8 @@ const app = {
   challenges: new Map(), // id -> open challenge
   games: new Map(), // id -> game object (+ _at: when it was received, for the clocks)
   finished: [],
+  online: [], // usernames logged in now (the lobby's player box suggests them)
+  player: null, // the lobby's player box: {user, games, error, loading}
   screen: null, // {name, id}
   board: null, // the BoardView of the game or replay screen
   flip: new Map(), // game id -> user's flip choice
@@ -245,6 +240,7 @@ function onEvent(ev) {
     }
     case 'move': {
       const g = app.games.get(ev.game);
+      if (g && ev.ply === g.ply) announceMove(g, g.turn, ev.move);
       if (g && ev.ply === g.ply) {
         // Apply the event at once so the board moves without waiting; the
         // full object (legal moves, clocks) is fetched below when needed.
@@ -264,7 +260,10 @@ function onEvent(ev) {
     }
     case 'game_end':
     case 'draw_offer':
-      if (ev.event === 'game_end') schoolEvent(ev);
+      if (ev.event === 'game_end') {
+        schoolEvent(ev);
+        gameEndToast(ev);
+      }
       if (app.games.has(ev.game)) refreshGame(ev.game);
       if (ev.event === 'draw_offer' && ev.by !== myColour(app.games.get(ev.game))) {
         // Only what the other side did is news; name them as people know them.
@@ -287,6 +286,28 @@ function onEvent(ev) {
       return; // notification and future events: nothing to redraw
   }
   redraw(ev);
+}
+
+/** Say a move on the game screen's live region (screen readers): "bob played d4-c3". */
+function announceMove(g, mover, move) {
+  const box = $('#announce');
+  if (!box || app.screen?.name !== 'game' || app.screen.id !== g.id) return;
+  box.textContent = mover === myColour(g) ? t('You played {move}', { move })
+    : mover === 'white' ? t('{name} (white) played {move}', { name: g.white, move }) : t('{name} (black) played {move}', { name: g.black, move });
+}
+
+/**
+ * The end of a game I play or watch, in my terms: "You won (resignation)",
+ * "White won (time)" for a watcher (the event reaches players and subscribers).
+ */
+function gameEndToast(ev) {
+  const g = app.games.get(ev.game);
+  if (!g) return;
+  const ended = { ...g, status: ev.reason === 'aborted' ? 'aborted' : 'finished', result: ev.result, reason: ev.reason };
+  const text = resultText(ended);
+  if (!text) return;
+  const here = app.screen?.name === 'game' && app.screen.id === ev.game;
+  toast(here ? text : t('Game {id}: {result}', { id: ev.game, result: text }), here ? null : `#/game/${ev.game}`);
 }
 
 async function refreshGame(id) {
@@ -335,7 +356,7 @@ function route() {
   else if (name === 'class' && id) showClass(id);
   else if (name === 'tournaments') showTournaments();
   else if (name === 'tournament' && id) showTournament(id);
-  else { app.screen = { name: 'lobby' }; drawLobby(); loadChallenges(); loadFinished(); }
+  else { app.screen = { name: 'lobby' }; drawLobby(); loadChallenges(); loadFinished(); loadOnline(); if (app.player?.user) loadPlayerGames(app.player.user); }
   schoolRoute();
 }
 
@@ -411,7 +432,7 @@ function gameRow(g) {
   const clock = g.time_left_ms != null ? `<span class="clock" data-clock="${g.id}" data-side="turn"></span>` : '';
   return `<li class="game-row ${myTurn ? 'my-turn' : ''}">
       <a href="#/game/${g.id}" class="big-link" data-game-link="${g.id}">
-        <span class="opp">${esc(t('vs {name}', { name: opp }))}</span>
+        <span class="opp"><span class="gnum">${esc(t('#{id}', { id: g.id }))}</span> ${esc(t('vs {name}', { name: opp }))}</span>
         <span class="muted">${esc(variantName(g.variant))} · ${esc(fmtTc(g.time_control))}${g.tournament ? ` · ${esc(t('tournament, round {round}', { round: Number(g.round) }))}` : ''}</span>
         <span class="turn">${myTurn ? t('Your turn') : esc(t('{name}’s turn', { name: opp }))} ${clock}</span>
       </a></li>`;
@@ -432,6 +453,53 @@ function challengeRow(c) {
       <span class="row">${buttons}</span></li>`;
 }
 
+/** Who is online now: the player box's suggestions. */
+async function loadOnline() {
+  try {
+    const r = await app.conn.request('users', { online: true, limit: 50 });
+    app.online = r.users.map((u) => u.username).filter((u) => u.toLowerCase() !== app.me?.username.toLowerCase());
+    if (app.screen?.name === 'lobby') drawLobby();
+  } catch (e) { /* offline */ }
+}
+
+/** The player box: that player's last 20 games (those I may see), to watch or replay. */
+async function loadPlayerGames(user) {
+  if (!user) return;
+  app.player = { user, games: null, error: null, loading: true };
+  if (app.screen?.name === 'lobby') drawLobby();
+  try {
+    const r = await app.conn.request('games', { user, limit: 20 });
+    app.player = { user, games: r.games, error: null };
+  } catch (e) {
+    app.player = { user, games: null, error: e.code === 'not_found' ? t('No player is called {name}.', { name: user }) : errorText(e) };
+  }
+  if (app.screen?.name === 'lobby') drawLobby();
+}
+
+function playerGameRow(g) {
+  const mine = myColour(g);
+  const state = g.status === 'active'
+    ? (g.turn === 'white' ? t('{name} (white) to move', { name: g.white }) : t('{name} (black) to move', { name: g.black }))
+    : resultText(g);
+  const watch = g.status === 'active'
+    ? `<a class="button${mine ? ' primary' : ''}" href="#/game/${g.id}" data-watch="${g.id}" aria-label="${esc(mine ? t('Play game {id}', { id: g.id }) : t('Watch game {id}', { id: g.id }))}">${mine ? t('Play') : t('Watch')}</a>` : '';
+  return `<li class="pg-row" data-player-game="${g.id}">
+      <span><b><span class="gnum">${esc(t('#{id}', { id: g.id }))}</span> ${esc(t('{white} vs {black}', { white: g.white, black: g.black }))}</b><br>
+        <span class="muted">${esc(variantName(g.variant))} · ${esc(state)}</span></span>
+      <span class="row">${watch}<a class="button" href="#/replay/${g.id}" data-replay="${g.id}" aria-label="${esc(t('Replay game {id}', { id: g.id }))}">${t('Replay')}</a></span></li>`;
+}
+
+function playerGamesHtml() {
+  const p = app.player;
+  if (!p) return '<div id="player-games" aria-live="polite"></div>';
+  let body;
+  if (p.loading) body = `<p class="muted">${esc(t('Looking for the games of {name}…', { name: p.user }))}</p>`;
+  else if (p.error) body = `<p class="error" role="alert">${esc(p.error)}</p>`;
+  else if (!p.games.length) body = `<p class="muted">${esc(t('{name} has no game you can see.', { name: p.user }))}</p>`;
+  else body = `<h3>${esc(t('Last games of {name}', { name: p.user }))}</h3><ul class="list">${p.games.map(playerGameRow).join('')}</ul>`;
+  return `<div id="player-games" data-user="${esc(p.user)}" aria-live="polite">${body}</div>`;
+}
+
 function drawLobby() {
   // Events redraw the lobby while someone may be filling in the form: keep
   // its values and the focused field.
@@ -441,6 +509,9 @@ function drawLobby() {
   const watchForm = $('#watch-form');
   const watchSaved = watchForm ? watchForm.game.value : '';
   const watchFocused = watchForm && document.activeElement === watchForm.game;
+  const playerForm = $('#player-form');
+  const playerTyped = playerForm ? playerForm.user.value : (app.player?.user || '');
+  const playerFocused = playerForm && document.activeElement === playerForm.user;
   const mine = [...app.games.values()].filter((g) => g.status === 'active' && myColour(g));
   mine.sort((a, b) => (b.turn === myColour(b)) - (a.turn === myColour(a)) || b.id - a.id);
   const chals = [...app.challenges.values()].filter((c) => c.status === 'open');
@@ -481,15 +552,26 @@ function drawLobby() {
           <button type="submit" class="primary" id="btn-challenge">${t('Send challenge')}</button>
         </form>
       </section>
-      <section class="card">
+      <section class="card" id="find-games">
         <h2>${t('Watch or replay')}</h2>
-        <form id="watch-form" class="row">
-          <input name="game" type="number" min="1" placeholder="${esc(t('game number'))}" required>
-          <button type="submit">${t('Watch')}</button>
-          <button type="button" id="btn-replay">${t('Replay')}</button>
+        <form id="player-form" class="row" role="search">
+          <label class="grow">${t('Player')}
+            <input name="user" list="online-list" autocapitalize="off" spellcheck="false" maxlength="32" required placeholder="${esc(t('a player\'s name'))}">
+            <datalist id="online-list">${app.online.map((u) => `<option value="${esc(u)}">`).join('')}</datalist>
+          </label>
+          <button type="submit" id="btn-player">${t('Show games')}</button>
         </form>
+        ${playerGamesHtml()}
+        <details id="by-number"${watchSaved ? ' open' : ''}>
+          <summary>${t('By game number')}</summary>
+          <form id="watch-form" class="row">
+            <label class="grow">${t('Game number')} <input name="game" type="number" min="1" inputmode="numeric" placeholder="${esc(t('for example 12'))}" required></label>
+            <button type="submit">${t('Watch')}</button>
+            <button type="button" id="btn-replay">${t('Replay')}</button>
+          </form>
+        </details>
         ${app.finished.length ? `<h3>${t('Your finished games')}</h3><ul class="list">${app.finished.map((g) => `
-          <li><a class="big-link" href="#/replay/${g.id}" data-replay-link="${g.id}">${esc(t('{white} vs {black}', { white: g.white, black: g.black }))}
+          <li><a class="big-link" href="#/replay/${g.id}" data-replay-link="${g.id}"><span><span class="gnum">${esc(t('#{id}', { id: g.id }))}</span> ${esc(t('{white} vs {black}', { white: g.white, black: g.black }))}</span>
             <span class="muted">${esc(variantName(g.variant))} · ${esc(resultText(g))}</span></a></li>`).join('')}</ul>` : ''}
       </section>
       <section class="card">
@@ -505,6 +587,10 @@ function drawLobby() {
   const wf = $('#watch-form');
   wf.game.value = watchSaved;
   if (watchFocused) wf.game.focus();
+  const pf = $('#player-form');
+  pf.user.value = playerTyped;
+  if (playerFocused) pf.user.focus();
+  pf.addEventListener('submit', (e) => { e.preventDefault(); loadPlayerGames(pf.user.value.trim()); });
   const sizeRow = f.querySelector('.size');
   const syncSize = () => { sizeRow.hidden = f.variant.value !== 'alquerkonane-RxC'; };
   f.variant.addEventListener('change', syncSize);
@@ -576,6 +662,7 @@ async function showGame(id) {
       <div class="game-main">
         <div class="board-col">
           <p class="status" id="status" role="status" aria-live="polite"></p>
+          <p class="sr-only" id="announce" aria-live="polite"></p>
           <div class="row pending" id="pending" hidden>
             <button class="primary" id="pending-play"></button>
             <button id="pending-cancel">${t('Change')}</button>
@@ -588,10 +675,12 @@ async function showGame(id) {
           <div class="actions" id="actions"></div>
           <p id="hint-text" class="muted"></p>
           <h3>${t('Moves')}</h3>
-          <ol class="moves" id="moves"></ol>
+          <ol class="moves" id="moves" tabindex="0" aria-label="${esc(t('Moves'))}"></ol>
         </div>
       </div>
     </section>`;
+  $('#board').setAttribute('aria-describedby', 'board-help');
+  $('#board').insertAdjacentHTML('afterend', `<p class="sr-only" id="board-help">${t('Keyboard: arrow keys move between points, Enter or Space picks a piece and then where it goes, Escape cancels.')}</p>`);
   app.board = new BoardView($('#board'), {
     onMove: sendMove,
     onChoice: ({ pending }) => {
@@ -805,7 +894,7 @@ async function showReplay(id) {
         <div class="side-col">
           <div class="actions"><button id="replay-flip">${t('Turn board')}</button>${g.status === 'active' ? `<a class="button" href="#/game/${id}">${t('Live view')}</a>` : ''}</div>
           <h3>${t('Moves')}</h3>
-          <ol class="moves" id="moves">${moveListHtml(g.moves, -1)}</ol>
+          <ol class="moves" id="moves" aria-label="${esc(t('Moves'))}">${moveListHtml(g.moves, -1, true)}</ol>
         </div>
       </div>
     </section>`;
@@ -829,6 +918,19 @@ async function showReplay(id) {
     go({ first: 0, prev: i - 1, next: i + 1, last: g.ply }[b.dataset.step]);
   }));
   $('#moves').addEventListener('click', (e) => { const m = e.target.closest('[data-ply]'); if (m && positions) go(Number(m.dataset.ply) + 1); });
+  $('#moves').addEventListener('keydown', (e) => {
+    const m = e.target.closest('[data-ply]');
+    if (m && positions && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); go(Number(m.dataset.ply) + 1); }
+  });
+  // Arrow keys step the replay when the focus is on no other control.
+  $('#replay-screen').addEventListener('keydown', (e) => {
+    if (!positions || e.target.closest('input, button, select, textarea, a, [data-ply]')) return;
+    const i = app.replay.i;
+    const to = { ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: g.ply }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    go(to);
+  });
   $('#replay-flip').addEventListener('click', () => { flipped = !flipped; show(); });
   show();
 }

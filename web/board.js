@@ -18,6 +18,18 @@
 //
 // Every point has a transparent square hit area the size of a whole cell, so
 // the targets are as big as the board allows (small hands, tablets, 320 px).
+//
+// Keyboard (issue 24): the hit areas are the board's buttons, one tab stop
+// for the whole board (a roving tabindex: the focused point has tabindex 0,
+// the others -1). Arrow keys move the focus as the board is seen (flipped or
+// not), Home and End to the first and last point of the row (with Ctrl: of
+// the board), Enter or Space does what a tap does, Escape drops the
+// selection. Each point is named for a screen reader ("c3, white piece, can
+// move") and the focus survives redraws.
+//
+// Without colour: a piece that can move has a dashed ring, the selected one a
+// thick solid ring; the last move's points are outlined dashed and its
+// landing point carries a small triangle; targets are rings with a dot.
 
 import { t } from './i18n.js';
 import { isKonane, parsePosition, parsePoint, pointName, movePoints } from './rules.js';
@@ -45,10 +57,19 @@ export class BoardView {
     this.opts = opts;
     this.state = null;
     this.path = []; // points tapped so far (names)
-    this.svg = el('svg', { class: 'board', role: 'img' });
+    this.focusPoint = null; // the point that holds the board's tab stop
+    this.svg = el('svg', { class: 'board', role: 'group' });
     this.svg.addEventListener('click', (ev) => {
       const hit = ev.target.closest('[data-point]');
-      if (hit) this.tap(hit.getAttribute('data-point'));
+      if (hit) {
+        this.focusPoint = hit.getAttribute('data-point');
+        this.tap(this.focusPoint);
+      }
+    });
+    this.svg.addEventListener('keydown', (ev) => this.key(ev));
+    this.svg.addEventListener('focusin', (ev) => {
+      const hit = ev.target.closest('[data-point]');
+      if (hit) this.focusPoint = hit.getAttribute('data-point');
     });
     container.appendChild(this.svg);
   }
@@ -128,6 +149,68 @@ export class BoardView {
     this.report();
   }
 
+  /** The keyboard: arrows, Home/End, Enter/Space, Escape (see the top of the file). */
+  key(ev) {
+    if (!this.geom || ev.altKey || ev.metaKey) return;
+    const cur = parsePoint(this.focusPoint || '') || this.defaultFocus();
+    const { rows, cols, flipped } = this.geom;
+    // Screen directions to board steps: up is +1 rank unless flipped.
+    const up = flipped ? -1 : 1, right = flipped ? -1 : 1;
+    let f = cur.f, r = cur.r;
+    switch (ev.key) {
+      case 'ArrowUp': r += up; break;
+      case 'ArrowDown': r -= up; break;
+      case 'ArrowRight': f += right; break;
+      case 'ArrowLeft': f -= right; break;
+      case 'Home':
+        f = flipped ? cols - 1 : 0;
+        if (ev.ctrlKey) r = flipped ? 0 : rows - 1; // the top-left corner as seen
+        break;
+      case 'End':
+        f = flipped ? 0 : cols - 1;
+        if (ev.ctrlKey) r = flipped ? rows - 1 : 0; // the bottom-right corner
+        break;
+      case 'Enter':
+      case ' ':
+      case 'Spacebar':
+        ev.preventDefault();
+        this.focusPoint = pointName(cur.f, cur.r);
+        this.tap(this.focusPoint);
+        return;
+      case 'Escape':
+        if (this.path.length) {
+          ev.preventDefault();
+          this.clearSelection();
+        }
+        return;
+      default:
+        return;
+    }
+    ev.preventDefault();
+    f = Math.max(0, Math.min(cols - 1, f));
+    r = Math.max(0, Math.min(rows - 1, r));
+    this.focusPoint = pointName(f, r);
+    this.applyFocus(true);
+  }
+
+  /** Where the tab stop is before anyone moved it: the selected piece, a movable one, else a1. */
+  defaultFocus() {
+    const first = this.path[0] || [...this.startPoints()][0];
+    return parsePoint(first || '') || { f: 0, r: 0 };
+  }
+
+  /** Give the tab stop to focusPoint (and the focus itself when `focus`). */
+  applyFocus(focus) {
+    const name = this.focusPoint || pointName(this.defaultFocus().f, this.defaultFocus().r);
+    let target = null;
+    this.svg.querySelectorAll('.hit').forEach((h) => {
+      const mine = h.getAttribute('data-point') === name;
+      h.setAttribute('tabindex', mine ? '0' : '-1');
+      if (mine) target = h;
+    });
+    if (focus && target) target.focus();
+  }
+
   commit(text) {
     this.path = [];
     this.render();
@@ -160,6 +243,7 @@ export class BoardView {
   render() {
     const s = this.state;
     const svg = this.svg;
+    const hadFocus = svg.contains(document.activeElement);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     if (!s) return;
     let pos;
@@ -224,13 +308,19 @@ export class BoardView {
 
     // The last move's points, under the pieces.
     const marks = el('g', {}, svg);
+    const lastPts = s.lastMove ? movePoints(s.lastMove) : [];
     if (s.lastMove) {
-      for (const name of movePoints(s.lastMove)) {
+      lastPts.forEach((name, i) => {
         const p = parsePoint(name);
-        if (!p) continue;
+        if (!p) return;
         const [x, y] = this.xy(p);
-        el('rect', { x: x - CELL / 2 + 6, y: y - CELL / 2 + 6, width: CELL - 12, height: CELL - 12, rx: 14, class: 'last' }, marks);
-      }
+        el('rect', { x: x - CELL / 2 + 6, y: y - CELL / 2 + 6, width: CELL - 12, height: CELL - 12, rx: 14, class: 'last', 'data-last': name }, marks);
+        if (i === lastPts.length - 1) {
+          // Where it landed: a small triangle in the cell's corner, seen without colour.
+          const tx = x + CELL / 2 - 10, ty = y - CELL / 2 + 10;
+          el('path', { d: `M${tx} ${ty}h-22l22 22z`, class: 'last-mark', 'data-last-to': name }, marks);
+        }
+      });
     }
     if (s.hint) {
       // The hint's path as a dashed line, with a ring on each landing point.
@@ -275,18 +365,34 @@ export class BoardView {
     for (const n of this.nextTargets()) {
       const [x, y] = this.xy(parsePoint(n));
       el('circle', { cx: x, cy: y, r: 24, class: 'target', 'data-target': n }, over);
+      el('circle', { cx: x, cy: y, r: 7, class: 'target-dot' }, over);
     }
 
-    // Hit areas last, on top of everything: one per point, a whole cell wide.
+    // Hit areas last, on top of everything: one per point, a whole cell wide,
+    // in reading order as seen (top row first), each a named button.
     const hits = el('g', {}, svg);
-    for (let r = 0; r < rows; r++) {
-      for (let f = 0; f < cols; f++) {
-        const [x, y] = this.xy({ f, r });
-        el('rect', {
-          x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL,
-          class: 'hit', 'data-point': pointName(f, r),
-        }, hits);
+    const targets = new Set(this.nextTargets());
+    const order = [];
+    for (let vy = 0; vy < rows; vy++) {
+      for (let vx = 0; vx < cols; vx++) {
+        order.push({ f: this.geom.flipped ? cols - 1 - vx : vx, r: this.geom.flipped ? vy : rows - 1 - vy });
       }
     }
+    for (const { f, r } of order) {
+      const [x, y] = this.xy({ f, r });
+      const name = pointName(f, r);
+      const c = pos.cells[r][f];
+      const what = [{ w: t('white piece'), b: t('black piece'), W: t('white Sultan'), B: t('black Sultan') }[c] || t('empty')];
+      if (this.path[0] === name) what.push(t('selected'));
+      else if (starts.has(name)) what.push(t('can move'));
+      if (targets.has(name)) what.push(t('move here'));
+      if (lastPts.includes(name)) what.push(t('last move'));
+      el('rect', {
+        x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL,
+        class: 'hit', 'data-point': name, role: 'button', tabindex: '-1',
+        'aria-label': `${name}, ${what.join(', ')}`,
+      }, hits);
+    }
+    this.applyFocus(hadFocus);
   }
 }

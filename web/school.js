@@ -15,6 +15,8 @@
 // i18n.js (`tr` here: `t` names a tournament in this file).
 
 import { t as tr, tn, N, fmtNumber, language } from './i18n.js';
+import { normaliseCode, isCodeShape, formatCode } from './codes.js';
+import { reasonText } from './results.js';
 
 let ui = null; // {app, esc, toast, confirmBox, variantName, fmtTc, timeOptionsHtml, timeControlOf, errorText, sideName}
 
@@ -33,6 +35,13 @@ export function setupSchool(deps) {
 }
 
 const $ = (sel, root = document) => root.querySelector(sel);
+/**
+ * A trophy drawn inline: the emoji has no glyph in Debian's default fonts
+ * (fonts-dejavu-core; tests/web/glyphs.test.mjs) and would show as a box.
+ */
+const TROPHY = '<svg class="trophy" viewBox="0 0 24 24" aria-hidden="true" focusable="false">'
+  + '<path d="M7 2h10v2h4v3a5 5 0 0 1-5 5h-.4A5 5 0 0 1 13 14.8V18h3v3H8v-3h3v-3.2A5 5 0 0 1 8.4 12H8a5 5 0 0 1-5-5V4h4zm0 4H5v1a3 3 0 0 0 2 2.8zm10 0v3.8A3 3 0 0 0 19 7V6z"'
+  + ' fill="#e0a800" stroke="#6b4a00" stroke-width=".8" fill-rule="evenodd"/></svg>';
 const esc = (s) => ui.esc(s);
 
 const school = {
@@ -194,7 +203,7 @@ function classRow(c) {
   const teach = isMe(c.teacher);
   return `<li><a class="big-link" href="#/class/${Number(c.id)}" data-class-link="${Number(c.id)}">
       <span class="opp">${esc(c.name)}</span>
-      <span class="muted">${teach ? esc(tr('You teach this class · code {code}', { code: c.code })) : esc(tr('Teacher: {name}', { name: c.teacher }))}</span></a></li>`;
+      <span class="muted">${teach ? esc(tr('You teach this class · code {code}', { code: formatCode(c.code) })) : esc(tr('Teacher: {name}', { name: c.teacher }))}</span></a></li>`;
 }
 
 function drawClasses() {
@@ -212,9 +221,9 @@ function drawClasses() {
           <h3>${tr('Join a class')}</h3>
           <form id="join-form" autocomplete="off">
             <label>${tr('Class code')}
-              <input name="code" class="code-input" required maxlength="24" autocapitalize="characters" spellcheck="false" placeholder="ABCD 2345">
+              <input name="code" class="code-input" required maxlength="24" autocapitalize="characters" autocomplete="off" spellcheck="false" placeholder="ABCD 2345" aria-describedby="join-help">
             </label>
-            <p class="muted small">${tr('Your teacher writes the code on the board. Capital or small letters both work.')}</p>
+            <p class="muted small" id="join-help">${tr('Your teacher writes the code on the board, like ABCD 2345. Capital or small letters, spaces and dashes all work.')}</p>
             <p class="error" id="join-error" role="alert"></p>
             <button type="submit" class="primary" id="btn-join">${tr('Join the class')}</button>
           </form>
@@ -242,7 +251,12 @@ function wireClasses() {
     e.preventDefault();
     const err = $('#join-error');
     err.textContent = '';
-    const code = jf.code.value.trim();
+    // Sent as the server's 8 characters, whatever was typed (codes.js).
+    const code = normaliseCode(jf.code.value);
+    if (!isCodeShape(code)) {
+      err.textContent = tr('A code has 8 letters and digits, like ABCD 2345 (there is no I, L, O, 0 or 1 in a code).');
+      return;
+    }
     await busy($('#btn-join'), async () => {
       try {
         const r = await req('class_join', { code });
@@ -257,6 +271,13 @@ function wireClasses() {
         });
       }
     });
+  });
+  // As it is typed: capitals, grouped "ABCD 2345" (while the caret is at the end).
+  jf.code.addEventListener('input', () => {
+    const box = jf.code;
+    if (box.selectionStart !== box.value.length) return;
+    const f = formatCode(box.value);
+    if (f !== box.value && normaliseCode(box.value).length <= 8) box.value = f;
   });
   const cf = $('#class-form');
   cf.addEventListener('submit', async (e) => {
@@ -369,10 +390,13 @@ function sheetHtml() {
 }
 
 function gameListRow(g) {
+  // The teacher reads who won by name, and why (results.js's words for the reason).
+  const why = reasonText(g.reason, tr);
   const state = g.status === 'active' ? tr('playing') : g.status === 'aborted' ? tr('aborted')
-    : g.result === 'draw' ? tr('draw') : tr('{name} won', { name: g.result === 'white' ? g.white : g.black });
+    : g.result === 'draw' ? (why ? tr('Draw ({why})', { why }) : tr('draw'))
+      : why ? tr('{name} won ({why})', { name: g.result === 'white' ? g.white : g.black, why }) : tr('{name} won', { name: g.result === 'white' ? g.white : g.black });
   return `<li><a class="big-link" href="#/game/${Number(g.id)}" data-class-game="${Number(g.id)}">
-      <span>${esc(g.white)} – ${esc(g.black)}</span>
+      <span><span class="gnum">${esc(tr('#{id}', { id: Number(g.id) }))}</span> ${esc(g.white)} – ${esc(g.black)}</span>
       <span class="muted">${esc(ui.variantName(g.variant))} · ${esc(state)}${g.tournament ? ` · ${esc(tr('tournament, round {round}', { round: Number(g.round) }))}` : ''}</span></a></li>`;
 }
 
@@ -398,17 +422,7 @@ function drawClass(cls, tourneys, games) {
       ${sheet}
       <div class="school-grid">
         ${teacher ? `
-        <section class="card code-card">
-          <h3>${tr('Join code')}</h3>
-          <p class="join-code" id="join-code" data-code="${esc(code)}" aria-label="${esc(tr('Join code: {code}', { code: code.split('').join(' ') }))}">${esc(code.slice(0, 4))}<span class="gap"> </span>${esc(code.slice(4))}</p>
-          <p>${tr('Write it on the board. Pupils who have an account type it under')} <b>${tr('Classes → Join a class')}</b>.</p>
-        </section>` : `
-        <section class="card">
-          <p>${tr('Teacher:')} <b>${esc(cls.teacher)}</b></p>
-          <p class="muted">${esc(tr('You are in this class. Class code: {code}', { code }))}</p>
-        </section>`}
-        ${teacher ? `
-        <section class="card">
+        <section class="card pupils-card" id="pupils-card">
           <h3>${esc(tr('Pupils ({n})', { n: fmtNumber(students.length) }))}</h3>
           ${students.length ? `<div class="table-wrap"><table class="data" id="students">
             <thead><tr><th scope="col">${tr('Username')}</th><th scope="col">${tr('Name')}</th><th scope="col"><span class="sr-only">${tr('Password')}</span></th></tr></thead>
@@ -416,6 +430,18 @@ function drawClass(cls, tourneys, games) {
               <td>${esc(s.name)}</td><td><button type="button" class="small-btn" data-reset="${esc(s.username)}" aria-label="${esc(tr('New password for {name}', { name: s.name }))}">${tr('New password')}</button></td></tr>`).join('')}</tbody>
           </table></div>` : `<p class="muted">${tr('No pupil yet. Add them below, or give them the join code.')}</p>`}
         </section>
+` : ''}
+        ${teacher ? `
+        <section class="card code-card">
+          <h3>${tr('Join code')}</h3>
+          <p class="join-code" id="join-code" data-code="${esc(code)}" aria-label="${esc(tr('Join code: {code}', { code: code.split('').join(' ') }))}">${esc(formatCode(code))}</p>
+          <p>${tr('Write it on the board. Pupils who have an account type it under')} <b>${tr('Classes → Join a class')}</b>.</p>
+        </section>` : `
+        <section class="card">
+          <p>${tr('Teacher:')} <b>${esc(cls.teacher)}</b></p>
+          <p class="muted">${esc(tr('You are in this class. Class code: {code}', { code: formatCode(code) }))}</p>
+        </section>`}
+        ${teacher ? `
         <section class="card">
           <h3>${tr('Add pupils')}</h3>
           <form id="students-form">
@@ -799,7 +825,7 @@ function drawTournament() {
       ${mine ? `<p class="ready"><a class="button primary big" id="play-ready" href="#/game/${Number(mine.game)}">${esc(mine.colour === 'white'
     ? tr('Your game in round {round} is ready — play (you are White, against {name})', { round: Number(mine.round), name: mine.opponent })
     : tr('Your game in round {round} is ready — play (you are Black, against {name})', { round: Number(mine.round), name: mine.opponent }))}</a></p>` : ''}
-      ${winners.length ? `<p class="ready" id="winner">🏆 ${esc(winners.length > 1 ? tr('Winners: {names}', { names: winners.join(', ') }) : tr('Winner: {names}', { names: winners.join(', ') }))}</p>` : ''}
+      ${winners.length ? `<p class="ready" id="winner">${TROPHY} ${esc(winners.length > 1 ? tr('Winners: {names}', { names: winners.join(', ') }) : tr('Winner: {names}', { names: winners.join(', ') }))}</p>` : ''}
       <p class="error" id="t-error" role="alert"></p>
       ${mineCtl.length || orgCtl.length ? `<div class="actions t-actions">${mineCtl.join('')}${orgCtl.join('')}</div>` : ''}
       ${org && t.status === 'running' && !roundDone ? `<p class="muted small">${tr('The next round can start when every game of this round has a result.')}</p>` : ''}

@@ -8,46 +8,18 @@
 // English words, in the page's text, placeholders, labels and titles. Then
 // the language switch: English at once, still English after a reload
 // (localStorage), back to French. Screenshots in build/web-artifacts/:
-// fr-login.png, fr-game.png, fr-tournament-finished.png.
+// fr-login.png, fr-game.png, fr-lobby-player-games.png, fr-tournament-finished.png.
 //
 // Prints SKIP and exits 0 only when chromium cannot start.
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { CHROMIUM, ARTIFACTS, CHROMIUM_ARGS, serveForBrowser, chromiumSkip, TcpClient } from './harness.mjs';
+import { ARTIFACTS, TcpClient, browserSuite } from './harness.mjs';
 import { catalogues } from './i18n-keys.mjs';
 
-let chromium, context = null, skipWhy = null, server = null;
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-chromium-fr-'));
-
-before(async () => {
-  ({ chromium } = await import('playwright-core'));
-  try {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist (apt-get install chromium)`);
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [...CHROMIUM_ARGS, '--lang=fr'],
-      locale: 'fr-FR',
-      viewport: { width: 1024, height: 800 },
-      timeout: 30000,
-    });
-  } catch (e) {
-    skipWhy = chromiumSkip(e);
-    return;
-  }
-  server = await serveForBrowser();
-});
-
-after(async () => {
-  if (context) await context.close();
-  if (server) await server.stop();
-  fs.rmSync(profile, { recursive: true, force: true });
-  if (server) fs.rmSync(server.dir, { recursive: true, force: true });
-});
+const suite = browserSuite({ persistent: { args: ['--lang=fr'], locale: 'fr-FR' } });
 
 // ------------------------------------------------------------ "no English left"
 
@@ -94,19 +66,15 @@ async function assertFrench(page, where) {
 // ------------------------------------------------------------ the test
 
 test('login, a move and a finished tournament in French; the language switch', { timeout: 180000 }, async (t) => {
-  if (skipWhy) {
-    console.log(`SKIP: ${skipWhy}`);
-    t.skip(skipWhy);
-    return;
-  }
+  if (suite.skip(t)) return;
   assert.ok(englishParts.length > 200, `the check knows ${englishParts.length} English texts`);
-  const page = context.pages()[0] || await context.newPage();
+  const page = suite.context.pages()[0] || await suite.context.newPage();
   page.setDefaultTimeout(15000);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
 
   // The login screen, in French from navigator.languages alone.
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   await page.locator('#login-form').waitFor();
   assert.deepEqual(await page.evaluate(() => navigator.languages.slice(0, 1)), ['fr-FR']);
   await page.locator('#conn[data-state="open"]').waitFor();
@@ -117,7 +85,7 @@ test('login, a move and a finished tournament in French; the language switch', {
   await page.screenshot({ path: path.join(ARTIFACTS, 'fr-login.png') });
 
   // A wrong password: the code's sentence in French, not the server's English.
-  const probe = new TcpClient(server.tcpPort);
+  const probe = new TcpClient(suite.server.tcpPort);
   await probe.connect();
   await probe.request('register', { username: 'amira', password: 'un autre mot de passe' });
   probe.close();
@@ -130,7 +98,7 @@ test('login, a move and a finished tournament in French; the language switch', {
   await assertFrench(page, 'lobby');
 
   // bob (TCP) challenges amira, who plays White; she accepts and moves by taps.
-  const bob = new TcpClient(server.tcpPort);
+  const bob = new TcpClient(suite.server.tcpPort);
   await bob.connect();
   await bob.request('register', { username: 'bob', password: 'bob password' });
   const ch = (await bob.request('challenge', { to: 'amira', variant: 'alquerque', color: 'black' })).challenge;
@@ -149,9 +117,22 @@ test('login, a move and a finished tournament in French; the language switch', {
   await page.locator('#status').filter({ hasText: 'En attente de bob' }).waitFor();
   await assertFrench(page, 'game');
   await page.screenshot({ path: path.join(ARTIFACTS, 'fr-game.png') });
+  // The board's points are named in French (screen readers), the moves announced in French.
+  assert.match(await page.locator(`#board .hit[data-point="${pts[pts.length - 1]}"]`).getAttribute('aria-label'), /pion blanc.*dernier coup/);
+  await page.locator('#announce', { hasText: `Vous avez joué ${mv}` }).waitFor();
+
+  // The lobby's player box in French: bob's games, with their numbers, Regarder and Revoir.
+  await page.goto(`${suite.server.url}#/lobby`);
+  await page.locator('#lobby').waitFor();
+  await page.locator('#player-form input[name=user]').fill('bob');
+  await page.locator('#btn-player').click();
+  await page.locator(`#player-games [data-player-game="${gid}"]`).waitFor();
+  assert.match(await page.locator(`[data-player-game="${gid}"]`).textContent(), new RegExp(`n°\u00a0${gid}[\\s\\S]*Jouer[\\s\\S]*Revoir`));
+  await assertFrench(page, 'lobby with a player\'s games');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'fr-lobby-player-games.png'), fullPage: true });
 
   // A round robin of bob's with amira and carol, played to its end over TCP.
-  const carol = new TcpClient(server.tcpPort);
+  const carol = new TcpClient(suite.server.tcpPort);
   await carol.connect();
   await carol.request('register', { username: 'carol', password: 'carol password' });
   const tid = (await bob.request('tournament_create', { name: 'Coupe de Mayotte', system: 'round_robin', variant: 'alquerkonane-6x4' })).tournament.id;
@@ -165,11 +146,15 @@ test('login, a move and a finished tournament in French; the language switch', {
     }
     if (tour.status !== 'finished') tour = (await bob.request('tournament_pair', { tournament: tid })).tournament;
   }
-  await page.goto(`${server.url}#/tournament/${tid}`);
+  await page.goto(`${suite.server.url}#/tournament/${tid}`);
   await page.locator('#tournament-screen[data-status="finished"]').waitFor();
   await page.locator('#standings').waitFor();
   await page.locator('#tb-legend').waitFor();
   assert.match(await page.locator('#tb-legend').textContent(), /départage/);
+  // The winner's line: a drawn trophy (an emoji would be a box on a plain Debian: glyphs.test.mjs).
+  await page.locator('#winner svg.trophy').waitFor();
+  assert.match(await page.locator('#winner').textContent(), /^\s*(Vainqueur|Vainqueurs)/);
+  assert.ok((await page.locator('#winner svg.trophy').boundingBox()).width >= 16, 'the trophy is drawn');
   await assertFrench(page, 'finished tournament');
   await page.screenshot({ path: path.join(ARTIFACTS, 'fr-tournament-finished.png'), fullPage: true });
 

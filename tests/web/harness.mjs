@@ -1,7 +1,9 @@
-// The browser tests' shared parts (run.mjs, school.mjs): qirkatd started on
-// ephemeral ports with a fresh database (`qirkatd --http`, or the TCP server
-// plus bridge.mjs with QK_WEB_BRIDGE=1), a plain TCP protocol client (JSON
-// lines, as a bot would), and the chromium launch options.
+// The browser tests' shared parts (run.mjs, school.mjs, french.mjs,
+// results.mjs, access.mjs, ...): qirkatd started on ephemeral ports with a
+// fresh database (`qirkatd --http`, or the TCP server plus bridge.mjs with
+// QK_WEB_BRIDGE=1), a plain TCP protocol client (JSON lines, as a bot would),
+// the chromium launch options, and browserSuite(): chromium and the server
+// started before a file's tests and stopped after them.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { startBridge } from './bridge.mjs';
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
@@ -190,3 +193,87 @@ export class TcpClient {
 /** Debian's chromium, headless, reaching nothing but the test server. */
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * A browser test file's set-up, as node:test hooks: before its tests,
+ * Debian's chromium (never a downloaded one) and a fresh qirkatd; after
+ * them, both stopped and the temporary files removed. Returns the object the
+ * hooks fill in: {chromium, browser, context, server, skipWhy, pageErrors,
+ * foreign}.
+ * - opts.persistent ({args, locale, viewport}): one persistent context with a
+ *   profile of its own (`context`; its localStorage survives a reload);
+ *   otherwise `browser`, from which newPage() makes pages of separate contexts.
+ * - skip(t): true (and the test marked skipped, "SKIP" printed) when chromium
+ *   cannot start; the only case a browser test passes without running.
+ * - newPage(viewport, ctxOpts): a page of a new context that records page
+ *   errors (pageErrors) and every request that leaves the test server (foreign).
+ * - register(page, name, password, op): log in or register in the page.
+ */
+export function browserSuite(opts = {}) {
+  const st = { browser: null, context: null, server: null, skipWhy: null, pageErrors: [], foreign: [], profile: null };
+  before(async () => {
+    // A missing playwright-core is a broken set-up (deploy/deps.sh runs npm ci), not a skip.
+    const { chromium } = await import('playwright-core');
+    st.chromium = chromium;
+    try {
+      if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist (apt-get install chromium)`);
+      if (opts.persistent) {
+        st.profile = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-chromium-'));
+        const p = opts.persistent;
+        st.context = await chromium.launchPersistentContext(st.profile, {
+          executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...(p.args || [])],
+          ...(p.locale ? { locale: p.locale } : {}), viewport: p.viewport || { width: 1024, height: 800 }, timeout: 30000,
+        });
+      } else {
+        st.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30000 });
+      }
+    } catch (e) {
+      st.skipWhy = chromiumSkip(e);
+      return;
+    }
+    st.server = await serveForBrowser();
+  });
+  after(async () => {
+    if (st.context) await st.context.close();
+    if (st.browser) await st.browser.close();
+    if (st.server) {
+      await st.server.stop();
+      fs.rmSync(st.server.dir, { recursive: true, force: true });
+    }
+    if (st.profile) fs.rmSync(st.profile, { recursive: true, force: true });
+  });
+  st.skip = (t) => {
+    if (!st.skipWhy) return false;
+    console.log(`SKIP: ${st.skipWhy}`);
+    t.skip(st.skipWhy);
+    return true;
+  };
+  st.watch = (page) => {
+    page.setDefaultTimeout(15000);
+    page.on('pageerror', (e) => st.pageErrors.push(String(e)));
+    const origin = new URL(st.server.url).origin;
+    page.on('request', (r) => {
+      const u = r.url();
+      if (!u.startsWith(origin) && !u.startsWith(origin.replace('http', 'ws')) && !u.startsWith('data:') && !u.startsWith('blob:')) st.foreign.push(u);
+    });
+    return page;
+  };
+  st.newPage = async (viewport = { width: 1024, height: 800 }, ctxOpts = {}) => {
+    const ctx = await st.browser.newContext({ viewport, ...ctxOpts });
+    return st.watch(await ctx.newPage());
+  };
+  st.register = async (page, username, password, op = 'register') => {
+    await page.goto(st.server.url);
+    await page.locator('#login-form input[name=username]').fill(username);
+    await page.locator('#login-form input[name=password]').fill(password);
+    await page.locator(op === 'register' ? '#btn-register' : '#btn-login').click();
+    await page.locator('#lobby').waitFor();
+  };
+  st.tcp = async (username, password, op = 'register', extra = {}) => {
+    const c = new TcpClient(st.server.tcpPort);
+    await c.connect();
+    await c.request(op, { username, password, ...extra });
+    return c;
+  };
+  return st;
+}

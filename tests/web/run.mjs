@@ -24,47 +24,17 @@
 //
 //   node tests/web/run.mjs     (env: QK_BIN=build, QK_SHARED=../shared, QK_CHROMIUM=/usr/bin/chromium)
 
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root, SHARED, CHROMIUM, ARTIFACTS, CHROMIUM_ARGS, serveForBrowser, chromiumSkip, TcpClient } from './harness.mjs';
+import { root, SHARED, ARTIFACTS, TcpClient, browserSuite } from './harness.mjs';
 
 // ------------------------------------------------------------ the browser
 
-let chromium;
+const suite = browserSuite({ persistent: {} });
 const shared = {}; // the page and bob's connection, from the first test to the next
-let context = null;
-let skipWhy = null;
-let server = null;
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'qirkat-chromium-'));
-
-before(async () => {
-  // A missing playwright-core is a broken set-up (deploy/deps.sh runs npm ci), not a skip.
-  ({ chromium } = await import('playwright-core'));
-  try {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist (apt-get install chromium)`);
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1024, height: 800 },
-      timeout: 30000,
-    });
-  } catch (e) {
-    skipWhy = chromiumSkip(e);
-    return;
-  }
-  server = await serveForBrowser();
-});
-
-after(async () => {
-  if (context) await context.close();
-  if (server) await server.stop();
-  fs.rmSync(profile, { recursive: true, force: true });
-  if (server) fs.rmSync(server.dir, { recursive: true, force: true });
-});
 
 /** Tap the points of move text `mv` on the board, as a child would. */
 async function clickMove(page, mv, afterSelect = null) {
@@ -82,18 +52,14 @@ async function clickMove(page, mv, afterSelect = null) {
 }
 
 test('a recorded alquerque game played by clicks in the browser against a TCP client', { timeout: 180000 }, async (t) => {
-  if (skipWhy) {
-    console.log(`SKIP: ${skipWhy}`);
-    t.skip(skipWhy);
-    return;
-  }
+  if (suite.skip(t)) return;
   const rec = JSON.parse(fs.readFileSync(path.join(SHARED, 'data/games/alquerque.jsonl'), 'utf8').split('\n')[0]);
-  const page = context.pages()[0] || await context.newPage();
+  const page = suite.context.pages()[0] || await suite.context.newPage();
   page.setDefaultTimeout(15000);
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(String(e)));
   // The page must never reach beyond the server it came from.
-  const origin = new URL(server.url).origin;
+  const origin = new URL(suite.server.url).origin;
   const foreign = [];
   page.on('request', (r) => {
     const u = r.url();
@@ -101,13 +67,13 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
   });
 
   // A computer opponent exists (a bot account), so the lobby offers it.
-  const computer = new TcpClient(server.tcpPort);
+  const computer = new TcpClient(suite.server.tcpPort);
   await computer.connect();
   await computer.request('register', { username: 'computer-1', password: 'bot password', bot: true });
   computer.close();
 
   // alice registers in the browser.
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   await page.locator('#login-form input[name=username]').fill('alice');
   await page.locator('#login-form input[name=password]').fill('alice password');
   await page.screenshot({ path: path.join(ARTIFACTS, 'login-1024.png') });
@@ -116,7 +82,7 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
   assert.equal(await page.locator('#who').textContent(), 'alice');
 
   // bob registers over TCP.
-  const bob = new TcpClient(server.tcpPort);
+  const bob = new TcpClient(suite.server.tcpPort);
   await bob.connect();
   await bob.request('hello', { version: 1, client: 'web-test' });
   await bob.request('register', { username: 'bob', password: 'bob password' });
@@ -167,7 +133,10 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
   // The page shows the end: the final board and the result.
   await page.locator(`#game-screen[data-status="finished"][data-ply="${rec.plies}"]`).waitFor();
   assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.final.split(' ')[0]);
-  assert.match(await page.locator('#status').textContent(), /alice \(white\) wins/);
+  // In alice's terms (issue 24): she won, and why, in a few words.
+  assert.equal(rec.result, 'white');
+  const why = { no_pieces: 'no pieces left', no_moves: 'no legal move left' }[rec.reason];
+  assert.equal(await page.locator('#status').textContent(), `You won (${why})`);
   await page.screenshot({ path: path.join(ARTIFACTS, 'game-end-1024.png') });
   await page.setViewportSize({ width: 320, height: 640 });
   await page.screenshot({ path: path.join(ARTIFACTS, 'game-end-320.png'), fullPage: true });
@@ -179,7 +148,7 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
   assert.equal(await page.evaluate(() => window.qirkat.me.username), 'alice');
 
   // Replay: from the start position to the end, one ply at a time at first.
-  await page.goto(`${server.url}#/replay/${game.id}`);
+  await page.goto(`${suite.server.url}#/replay/${game.id}`);
   await page.locator(`#replay-screen[data-ply="${rec.plies}"]`).waitFor();
   assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.final.split(' ')[0]);
   await page.locator('[data-step="first"]').click();
@@ -190,12 +159,20 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
   await page.locator('#ply').fill(String(rec.plies)); // the slider to the end
   assert.equal(await page.locator('#board svg').getAttribute('data-board'), rec.final.split(' ')[0]);
 
-  await page.goto(`${server.url}#/lobby`);
+  await page.goto(`${suite.server.url}#/lobby`);
   await page.locator('#lobby').waitFor();
   await page.locator(`[data-replay-link="${game.id}"]`).waitFor();
   await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-320.png'), fullPage: true });
   await page.setViewportSize({ width: 1024, height: 800 });
   await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-1024.png'), fullPage: true });
+  // The finished game shows its number; a number typed in "By game number" replays it.
+  assert.match(await page.locator(`[data-replay-link="${game.id}"] .gnum`).textContent(), new RegExp(`^#${game.id}$`));
+  await page.locator('#by-number summary').click();
+  await page.locator('#watch-form input[name=game]').fill(String(game.id));
+  await page.locator('#btn-replay').click();
+  await page.locator(`#replay-screen[data-game-id="${game.id}"]`).waitFor();
+  await page.goto(`${suite.server.url}#/lobby`);
+  await page.locator('#lobby').waitFor();
 
   shared.page = page;
   shared.bob = bob;
@@ -205,14 +182,11 @@ test('a recorded alquerque game played by clicks in the browser against a TCP cl
 });
 
 test('an Alquerkonane game on a live clock, at 320 px: board, ticking clock, resign with confirmation', { timeout: 60000 }, async (t) => {
-  if (skipWhy) {
-    t.skip(skipWhy);
-    return;
-  }
+  if (suite.skip(t)) return;
   const { page, bob } = shared;
   assert.ok(page && bob, 'the first test made the page and bob');
   await page.setViewportSize({ width: 320, height: 640 });
-  await page.goto(`${server.url}#/lobby`);
+  await page.goto(`${suite.server.url}#/lobby`);
   const form = page.locator('#challenge-form');
   await form.locator('input[name=to]').fill('bob');
   await form.locator('select[name=variant]').selectOption('alquerkonane-6x4');
@@ -264,13 +238,10 @@ test('an Alquerkonane game on a live clock, at 320 px: board, ticking clock, res
 });
 
 test('draw offer, decline and accept; hint; watching a game of others', { timeout: 60000 }, async (t) => {
-  if (skipWhy) {
-    t.skip(skipWhy);
-    return;
-  }
+  if (suite.skip(t)) return;
   const { page, bob } = shared;
   await page.setViewportSize({ width: 1024, height: 800 });
-  await page.goto(`${server.url}#/lobby`);
+  await page.goto(`${suite.server.url}#/lobby`);
   const form = page.locator('#challenge-form');
   await form.locator('input[name=to]').fill('bob');
   await form.locator('select[name=variant]').selectOption('alquerque-traditional');
@@ -300,17 +271,37 @@ test('draw offer, decline and accept; hint; watching a game of others', { timeou
   const end = await bob.waitEvent((e) => e.event === 'game_end' && e.game === game.id);
   assert.equal(end.result, 'draw');
   assert.equal(end.reason, 'agreement');
-  await page.locator('#status', { hasText: 'Draw (draw agreed)' }).waitFor();
+  await page.locator('#status', { hasText: 'Draw (agreement)' }).waitFor();
 
   // alice watches a game between bob and carol: moves appear as they are played.
-  const carol = new TcpClient(server.tcpPort);
+  const carol = new TcpClient(suite.server.tcpPort);
   await carol.connect();
   await carol.request('register', { username: 'carol', password: 'carol password' });
   const c2 = (await bob.request('challenge', { to: 'carol', variant: 'alquerque', color: 'white' })).challenge;
   const g2 = (await carol.request('accept', { challenge: c2.id })).game;
-  await page.goto(`${server.url}#/lobby`);
-  await page.locator('#watch-form input[name=game]').fill(String(g2.id));
-  await page.locator('#watch-form button[type=submit]').click();
+  await page.goto(`${suite.server.url}#/lobby`);
+  // The lobby's player box (issue 24): no number to type. An unknown name says so.
+  await page.locator('#player-form input[name=user]').fill('nobody-here');
+  await page.locator('#btn-player').click();
+  await page.locator('#player-games [role=alert]', { hasText: 'No player is called nobody-here.' }).waitFor();
+  // bob's last games, newest first, each with its number: exactly the server's list.
+  await page.locator('#player-form input[name=user]').fill('bob');
+  await page.locator('#btn-player').click();
+  await page.locator('#player-games[data-user="bob"] [data-player-game]').first().waitFor();
+  const bobs = (await bob.request('games', { user: 'bob', limit: 20 })).games.map((g) => g.id);
+  assert.ok(bobs.length >= 3, `bob has played ${bobs.length} games`);
+  assert.deepEqual(await page.locator('#player-games [data-player-game]').evaluateAll((rows) => rows.map((r) => Number(r.dataset.playerGame))), bobs);
+  for (const id of bobs) assert.match(await page.locator(`[data-player-game="${id}"] .gnum`).textContent(), new RegExp(`^#${id}$`));
+  // A finished game has Replay only; the running one Watch as well.
+  assert.equal(await page.locator(`[data-player-game="${game.id}"] [data-watch]`).count(), 0);
+  await page.locator('#player-form input[name=user]').fill('carol');
+  await page.locator('#btn-player').click();
+  const row = page.locator(`#player-games[data-user="carol"] [data-player-game="${g2.id}"]`);
+  await row.waitFor();
+  assert.equal(await page.locator('#player-games [data-player-game]').count(), 1, 'carol has one game');
+  assert.match(await row.textContent(), /bob vs carol[\s\S]*bob \(white\) to move/);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'lobby-player-games-1024.png'), fullPage: true });
+  await row.locator(`[data-watch="${g2.id}"]`).click();
   await page.locator(`#game-screen[data-game-id="${g2.id}"][data-ply="0"]`).waitFor();
   assert.match(await page.locator('#game-title').textContent(), /watching/);
   assert.equal(await page.locator('.piece.movable').count(), 0, 'a watcher cannot move');
@@ -323,20 +314,17 @@ test('draw offer, decline and accept; hint; watching a game of others', { timeou
 });
 
 test('after a server restart the page logs back in by itself and still follows the watched game', { timeout: 60000 }, async (t) => {
-  if (skipWhy) {
-    t.skip(skipWhy);
-    return;
-  }
+  if (suite.skip(t)) return;
   const { page, watched } = shared;
   assert.ok(watched, 'the watch test ran');
   const opens = await page.evaluate(() => window.qirkat.conn.opens);
-  await server.restart();
+  await suite.server.restart();
   await page.waitForFunction((n) => window.qirkat.conn.opens > n && window.qirkat.conn.state === 'open', opens, { timeout: 30000 });
   await page.locator(`#game-screen[data-game-id="${watched}"][data-ply="1"]`).waitFor();
   assert.equal(await page.evaluate(() => window.qirkat.me.username), 'alice');
 
   // carol (a new connection to the new server) moves: the page, resubscribed, shows it.
-  const carol = new TcpClient(server.tcpPort);
+  const carol = new TcpClient(suite.server.tcpPort);
   await carol.connect();
   await carol.request('login', { username: 'carol', password: 'carol password' });
   const g = (await carol.request('game', { game: watched })).game;

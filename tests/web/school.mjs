@@ -24,23 +24,20 @@
 //
 //   node tests/web/school.mjs     (env: QK_BIN=build, QK_CHROMIUM=/usr/bin/chromium)
 
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CHROMIUM, ARTIFACTS, CHROMIUM_ARGS, serveForBrowser, chromiumSkip, TcpClient } from './harness.mjs';
+import { ARTIFACTS, TcpClient, browserSuite } from './harness.mjs';
 
 const CODE_RE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{8}$/; // docs/protocol.md: no look-alikes
 const PASSWORD_RE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{12}$/;
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1024, height: 800 };
 
-let browser = null;
-let server = null;
-let skipWhy = null;
 const s = {}; // what one test leaves to the next: pages, code, passwords, ids
-const pageErrors = [];
-const foreign = [];
+const suite = browserSuite();
+const { pageErrors, foreign } = suite;
 
 async function shot(page, name, fullPage = true) {
   // From the top: a full-page shot of a scrolled page draws the sticky header mid-page.
@@ -49,20 +46,13 @@ async function shot(page, name, fullPage = true) {
 }
 
 async function newPage(viewport) {
-  const ctx = await browser.newContext({ viewport, acceptDownloads: true });
-  const page = await ctx.newPage();
+  const page = await suite.newPage(viewport, { acceptDownloads: true });
   page.setDefaultTimeout(20000);
-  page.on('pageerror', (e) => pageErrors.push(String(e)));
-  const origin = new URL(server.url).origin;
-  page.on('request', (r) => {
-    const u = r.url();
-    if (!u.startsWith(origin) && !u.startsWith(origin.replace('http', 'ws')) && !u.startsWith('data:') && !u.startsWith('blob:')) foreign.push(u);
-  });
   return page;
 }
 
 async function register(page, username, password, op = 'register') {
-  await page.goto(server.url);
+  await page.goto(suite.server.url);
   await page.locator('#login-form input[name=username]').fill(username);
   await page.locator('#login-form input[name=password]').fill(password);
   await page.locator(op === 'register' ? '#btn-register' : '#btn-login').click();
@@ -71,7 +61,7 @@ async function register(page, username, password, op = 'register') {
 }
 
 async function tcpLogin(username, password) {
-  const c = new TcpClient(server.tcpPort);
+  const c = new TcpClient(suite.server.tcpPort);
   await c.connect();
   await c.request('login', { username, password });
   return c;
@@ -89,33 +79,11 @@ async function fitsWidth(page, what) {
   assert.ok(doc <= win, `${what}: the page is ${doc}px wide in a ${win}px window`);
 }
 
-function skip(t) {
-  if (!skipWhy) return false;
-  console.log(`SKIP: ${skipWhy}`);
-  t.skip(skipWhy);
-  return true;
-}
+const skip = (t) => suite.skip(t);
 
-before(async () => {
-  // A missing playwright-core is a broken set-up (deploy/deps.sh runs npm ci), not a skip.
-  const { chromium } = await import('playwright-core');
-  try {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} does not exist (apt-get install chromium)`);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30000 });
-  } catch (e) {
-    skipWhy = chromiumSkip(e);
-    return;
-  }
-  server = await serveForBrowser();
-});
-
-after(async () => {
+// The pupils' and the teacher's TCP connections (the browser and the server: browserSuite).
+after(() => {
   for (const c of [s.teacherTcp, ...(s.pupilTcp || [])]) c?.close();
-  if (browser) await browser.close();
-  if (server) {
-    await server.stop();
-    fs.rmSync(server.dir, { recursive: true, force: true });
-  }
 });
 
 test('a teacher makes a class, adds 6 pupils from a pasted list, reads and prints their passwords, resets one', { timeout: 180000 }, async (t) => {
@@ -137,7 +105,8 @@ test('a teacher makes a class, adds 6 pupils from a pasted list, reads and print
   // The join code, large: the server's code, in two groups of four.
   const code = await page.locator('#join-code').getAttribute('data-code');
   assert.match(code, CODE_RE);
-  assert.equal((await page.locator('#join-code').textContent()).replace(/\s/g, ''), code);
+  // Shown "ABCD 2345" (issue 24: one format on the web, in the CLI and the README).
+  assert.equal(await page.locator('#join-code').textContent(), `${code.slice(0, 4)} ${code.slice(4)}`);
   const size = await page.locator('#join-code').evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
   assert.ok(size >= 36, `the code is large (${size}px)`);
   s.teacherTcp = await tcpLogin('ms-okoro', 'teacher password');
@@ -148,6 +117,11 @@ test('a teacher makes a class, adds 6 pupils from a pasted list, reads and print
   s.code = code;
   s.classId = mine[0].id;
   assert.equal(await page.locator('#class-screen').getAttribute('data-class-id'), String(s.classId));
+  // The list of classes shows it in the same format.
+  await page.goto(`${suite.server.url}#/classes`);
+  assert.match(await page.locator(`[data-class-link="${s.classId}"]`).textContent(), new RegExp(`code ${code.slice(0, 4)} ${code.slice(4)}`));
+  await page.goto(`${suite.server.url}#/class/${s.classId}`);
+  await page.locator('#join-code').waitFor();
 
   // Six names pasted (a blank line, an accent, an apostrophe): the preview
   // shows the usernames that will be made.
@@ -204,12 +178,38 @@ test('a teacher makes a class, adds 6 pupils from a pasted list, reads and print
   const fresh = await row.textContent();
   assert.match(fresh, PASSWORD_RE);
   assert.equal(await page.locator('#pw-table tbody tr').count(), 6, 'still one line per pupil');
-  const probe = new TcpClient(server.tcpPort);
+  const probe = new TcpClient(suite.server.tcpPort);
   await probe.connect();
   await assert.rejects(probe.request('login', { username: 'devp', password: s.passwords.devp }), (e) => e.code === 'unauthenticated');
   await probe.request('login', { username: 'devp', password: fresh });
   probe.close();
   s.passwords.devp = fresh;
+
+  // At first glance (issue 24): the class page opens on the pupils, the first card, all six
+  // rows on the screen without scrolling, at 1024 px and at 360 px (the teacher logged in
+  // afresh elsewhere: the passwords sheet lives only in the page that made them).
+  const glance = await newPage(DESKTOP);
+  await register(glance, 'ms-okoro', 'teacher password', 'login');
+  await glance.goto(`${suite.server.url}#/class/${s.classId}`);
+  for (const [vp, name] of [[DESKTOP, 'class-first-glance-1024'], [PHONE, 'class-first-glance-360']]) {
+    await glance.setViewportSize(vp);
+    await glance.locator('#students tbody tr').first().waitFor();
+    await glance.evaluate(() => window.scrollTo(0, 0));
+    assert.equal(await glance.locator('#pw-sheet').count(), 0, 'no sheet in a new page');
+    assert.equal(await glance.locator('.school-grid > .card').first().getAttribute('id'), 'pupils-card', 'the pupils are the first card');
+    const box = await glance.evaluate(() => {
+      const rows = [...document.querySelectorAll('#students tbody tr')].map((r) => r.getBoundingClientRect());
+      const code = document.querySelector('#join-code').getBoundingClientRect();
+      return { rows: rows.length, bottom: Math.max(...rows.map((r) => r.bottom)), top: Math.min(...rows.map((r) => r.top)), height: innerHeight, scrollY, codeTop: code.top };
+    });
+    assert.equal(box.rows, 6);
+    assert.equal(box.scrollY, 0);
+    assert.ok(box.top > 0 && box.bottom <= box.height, `${vp.width} px: every pupil on the first screen (rows ${box.top}..${box.bottom}, screen ${box.height})`);
+    if (vp === PHONE) assert.ok(box.codeTop > box.bottom, 'on a phone the code comes after the pupils');
+    await fitsWidth(glance, `the class page at ${vp.width} px`);
+    await shot(glance, name, false);
+  }
+  await glance.context().close();
 
   await page.setViewportSize(PHONE);
   await fitsWidth(page, 'the class page with passwords');
@@ -233,24 +233,37 @@ test('pupils log in and join with the code; a wrong code and joining twice are r
 
   // A wrong code: a plain error, and the code stays in the box to correct.
   const code = page.locator('#join-form input[name=code]');
-  await code.fill('ZZZZ-2345');
+  // The box's example is the format codes are shown in.
+  assert.equal(await code.getAttribute('placeholder'), 'ABCD 2345');
+  // Not even a code's shape (7 characters; an O): said at once, nothing sent.
+  const sent = await page.evaluate(() => window.qirkat.conn.nextId);
+  for (const bad of ['abcd 234', 'ABCD 234O']) {
+    await code.fill(bad);
+    await page.locator('#btn-join').click();
+    await page.locator('#join-error', { hasText: 'A code has 8 letters and digits, like ABCD 2345' }).waitFor();
+    await page.locator('#join-error').evaluate((e) => { e.textContent = ''; });
+  }
+  assert.equal(await page.evaluate(() => window.qirkat.conn.nextId), sent, 'no request for a code of the wrong shape');
+  // Typed with small letters and a dash, it reads "ZZZZ 2345" in the box.
+  await code.fill('zzzz-2345');
+  assert.equal(await code.inputValue(), 'ZZZZ 2345');
   await page.locator('#btn-join').click();
   await page.locator('#join-error', { hasText: 'No class has that code' }).waitFor();
   assert.equal(await page.locator('#join-error').getAttribute('role'), 'alert');
-  assert.equal(await code.inputValue(), 'ZZZZ-2345');
+  assert.equal(await code.inputValue(), 'ZZZZ 2345');
   await fitsWidth(page, 'the classes page');
   await shot(page, 'join-wrong-code-360');
   // The right code, but she is in the class already.
   await code.fill(s.code);
+  assert.equal(await code.inputValue(), `${s.code.slice(0, 4)} ${s.code.slice(4)}`);
   await page.locator('#btn-join').click();
   await page.locator('#join-error', { hasText: 'You are already in this class.' }).waitFor();
-  assert.equal(await code.inputValue(), s.code);
 
   // zoe has her own account: she joins with the code typed in small letters with a space.
   await page.locator('#logout').click();
   await page.locator('#login-form').waitFor();
   await register(page, 'zoe', 'zoe password');
-  await page.goto(`${server.url}#/classes`);
+  await page.goto(`${suite.server.url}#/classes`);
   await page.locator('#classes-screen').waitFor();
   // By keyboard only: type the code and press Enter.
   await page.locator('#join-form input[name=code]').focus();
@@ -307,7 +320,7 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
   assert.equal(await teacher.locator('#btn-t-start').isDisabled(), true, 'no start without 2 players');
 
   // zoe finds it among the open tournaments and joins.
-  await pupil.goto(`${server.url}#/tournaments`);
+  await pupil.goto(`${suite.server.url}#/tournaments`);
   await pupil.locator(`[data-status="open"] [data-tournament-link="${tid}"]`).click();
   await pupil.locator(`#tournament-screen[data-tournament-id="${tid}"]`).waitFor();
   await pupil.locator('#btn-t-join').click();
@@ -395,7 +408,7 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
   await shot(teacher, 'tournament-round1-1024');
 
   // Round 2 while zoe is in the lobby: a notice, no jump into the game.
-  await pupil.goto(`${server.url}#/lobby`);
+  await pupil.goto(`${suite.server.url}#/lobby`);
   await pupil.locator('#lobby').waitFor();
   await teacher.locator('#btn-t-pair').click();
   await teacher.locator('#tournament-screen[data-round="2"]').waitFor();
@@ -413,7 +426,7 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
   await shot(pupil, 'lobby-notice-360');
 
   // On the tournament page: the same game, with her colour; it opens the game.
-  await pupil.goto(`${server.url}#/tournament/${tid}`);
+  await pupil.goto(`${suite.server.url}#/tournament/${tid}`);
   const ready = pupil.locator('#play-ready');
   await ready.waitFor();
   assert.equal(await ready.textContent(), `Your game in round 2 is ready — play (you are ${zg.white === 'zoe' ? 'White' : 'Black'}, against ${opp})`);
@@ -445,7 +458,7 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
 
   // A game outside the tournament (a pupil who plays in it against someone
   // else): it must not be in the tournament's PDN.
-  const visitor = new TcpClient(server.tcpPort);
+  const visitor = new TcpClient(suite.server.tcpPort);
   await visitor.connect();
   await visitor.request('register', { username: 'visitor', password: 'visitor password' });
   const ch = (await s.pupilTcp[0].request('challenge', { to: 'visitor', variant: 'alquerque', color: 'white' })).challenge;
@@ -493,7 +506,7 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
     });
   });
   await register(routed, 'ms-okoro', 'teacher password', 'login');
-  await routed.goto(`${server.url}#/tournament/${tid}`);
+  await routed.goto(`${suite.server.url}#/tournament/${tid}`);
   await routed.locator(`#tournament-screen[data-tournament-id="${tid}"][data-round="2"]`).waitFor();
   const paged = await downloaded(routed, '#btn-pdn');
   assert.equal(paged.text, pdn.text, 'the same file in pages of 2');
@@ -510,35 +523,35 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
   // page (a link passed on) says whom it is for.
   const outsider = await newPage(PHONE);
   await register(outsider, 'visitor', 'visitor password', 'login');
-  await outsider.goto(`${server.url}#/tournaments`);
+  await outsider.goto(`${suite.server.url}#/tournaments`);
   await outsider.locator('#tournaments-screen').waitFor();
   assert.equal(await outsider.locator(`[data-tournament-link="${tid}"]`).count(), 0, 'not listed for an outsider');
-  await outsider.goto(`${server.url}#/tournament/${tid}`);
+  await outsider.goto(`${suite.server.url}#/tournament/${tid}`);
   await outsider.locator('#main .error', { hasText: 'only for the pupils of one class' }).waitFor();
   assert.equal(await outsider.locator('#tournament-screen').count(), 0);
   // Nor its games (issue 21): watching or replaying one by its number (a
   // link passed on) says it is the class's, with no board and no pupil's
   // name; the server answers `forbidden` to `subscribe` and `game`.
   for (const [hash, screen] of [[`#/game/${b1.game}`, '#game-screen'], [`#/replay/${b1.game}`, '#replay-screen']]) {
-    await outsider.goto(`${server.url}${hash}`);
+    await outsider.goto(`${suite.server.url}${hash}`);
     await outsider.locator('#main .error', { hasText: `Cannot open game ${b1.game}: this game is for its tournament's class only` }).waitFor();
     assert.equal(await outsider.locator(screen).count(), 0, `${hash}: no game screen for an outsider`);
     const text = await outsider.locator('#main').textContent();
     for (const name of order) assert.ok(!text.includes(name), `${hash}: ${name} is not on the outsider's page`);
   }
   // His own game with a pupil of the class is his to watch.
-  await outsider.goto(`${server.url}#/game/${casual.id}`);
+  await outsider.goto(`${suite.server.url}#/game/${casual.id}`);
   await outsider.locator(`#game-screen[data-game-id="${casual.id}"]`).waitFor();
   await outsider.context().close();
 
   // The class page lists the class's games (both rounds), each a link to its game.
-  await teacher.goto(`${server.url}#/class/${s.classId}`);
+  await teacher.goto(`${suite.server.url}#/class/${s.classId}`);
   await teacher.locator('#class-games [data-class-game]').first().waitFor();
   const classGames = await teacher.locator('#class-games [data-class-game]').evaluateAll((as) => as.map((a) => a.getAttribute('href')).sort());
   assert.deepEqual(classGames, [...r1.pairings, ...r2.pairings].map((p) => `#/game/${p.game}`).sort());
-  assert.match(await teacher.locator(`[data-class-game="${b1.game}"]`).textContent(), new RegExp(`${b1.white} – ${b1.black}[\\s\\S]*${b1.white} won[\\s\\S]*round 1`));
+  assert.match(await teacher.locator(`[data-class-game="${b1.game}"]`).textContent(), new RegExp(`^\\s*#${b1.game} ${b1.white} – ${b1.black}[\\s\\S]*${b1.white} won[\\s\\S]*round 1`));
   await shot(teacher, 'class-games-1024');
-  await teacher.goto(`${server.url}#/tournament/${tid}`);
+  await teacher.goto(`${suite.server.url}#/tournament/${tid}`);
   await teacher.locator('#tournament-screen[data-round="2"]').waitFor();
   await shot(teacher, 'tournament-round2-1024');
   await teacher.setViewportSize(PHONE);
@@ -548,7 +561,7 @@ test('a round robin for the class: join, start, pairings, results by hand, stand
   await shot(teacher, 'tournament-round2-360');
   await shot(teacher, 'tournament-round2-360-screen', false);
   await teacher.setViewportSize(DESKTOP);
-  await teacher.goto(`${server.url}#/tournaments`);
+  await teacher.goto(`${suite.server.url}#/tournaments`);
   await teacher.locator(`[data-status="running"] [data-tournament-link="${tid}"]`).waitFor();
   await shot(teacher, 'tournaments-1024');
 
