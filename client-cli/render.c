@@ -393,6 +393,53 @@ const char *render_result_text(const char *result)
     return _("Game over");
 }
 
+char *render_outcome(const char *result, const char *reason, const char *mine, char *buf, size_t n)
+{
+    static const struct {
+        const char *word, *text;
+    } why[] = {
+        /* TRANSLATORS: why a game ended, in parentheses after "you won",
+         * "you lost", "White won", "draw". */
+        {"resign", N_("resignation")},
+        {"timeout", N_("time")},
+        {"agreement", N_("agreement")},
+        {"no_moves", N_("no moves")},
+        {"no_pieces", N_("no pieces left")},
+        {"move_limit", N_("40 plies without a capture")},
+        {"sultan_majority", N_("no Sultan majority")},
+        {"adjudicated", N_("decided by an administrator")},
+    };
+    if (n == 0)
+        return buf;
+    if (reason && strcmp(reason, "aborted") == 0) {
+        snprintf(buf, n, "%s", _("aborted"));
+        return buf;
+    }
+    bool white = result && strcmp(result, "white") == 0;
+    bool black = result && strcmp(result, "black") == 0;
+    bool mine_w = mine && strcmp(mine, "white") == 0, mine_b = mine && strcmp(mine, "black") == 0;
+    const char *head;
+    if (white || black) {
+        if (mine_w || mine_b)
+            head = (white == mine_w) ? _("you won") : _("you lost");
+        else
+            head = white ? _("White won") : _("Black won");
+    } else if (result && strcmp(result, "draw") == 0) {
+        head = _("draw");
+    } else {
+        head = _("no result");
+    }
+    const char *text = reason;
+    for (size_t i = 0; reason && i < sizeof why / sizeof why[0]; i++)
+        if (strcmp(reason, why[i].word) == 0)
+            text = _(why[i].text);
+    if (text && *text)
+        snprintf(buf, n, "%s (%s)", head, text);
+    else
+        snprintf(buf, n, "%s", head);
+    return buf;
+}
+
 static const char *str_field(const cJSON *obj, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);

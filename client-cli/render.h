@@ -140,4 +140,17 @@ const char *render_variant_name(const char *id, char *buf, size_t n);
  * Static storage. */
 const char *render_result_text(const char *result);
 
+/* How a game ended, in the reader's terms, into buf (size n, truncated to
+ * fit); returns buf. result is "white", "black", "draw" or NULL; reason a
+ * reason word of PROTOCOL.md or NULL; mine the reader's side ("white",
+ * "black") or NULL when the reader did not play (or is not known). Shapes:
+ *   mine given:  "you won (resignation)", "you lost (time)"
+ *   mine NULL:   "White won (resignation)", "Black won (no moves)"
+ *   a draw:      "draw (agreement)"; aborted: "aborted"; no result: "no result"
+ * The reasons read: resignation, time, agreement, no moves, no pieces left,
+ * 40 plies without a capture, no Sultan majority, decided by an
+ * administrator; an unknown word is shown as it is; no reason, no
+ * parentheses. The one phrasing of `resign` and `inbox`. */
+char *render_outcome(const char *result, const char *reason, const char *mine, char *buf, size_t n);
+
 #endif
