@@ -168,7 +168,7 @@ const cmd_def cmd_table[] = {
      "[--imported] [--status S] [--limit N] [--after ID]",
      N_("find stored games: a table, newest first")},
     {"class", cmd_class, NULL, NEED_LOGIN, 1, 3, NULL,
-     "create NAME | join CODE | add-students CLASS FILE | reset-password CLASS USER | show [CLASS]",
+     "create NAME | join CODE (ABCD 2345) | add-students CLASS FILE | reset-password CLASS USER | show [CLASS]",
      N_("classes: FILE has one student a line, \"username\" or \"username,display name\"")},
     {"tournament", cmd_tournament, NULL, NEED_LOGIN, 1, 4,
      OPTS({OPT_STR, "system", "round_robin|swiss", N_("create: the pairing system")},

@@ -19,10 +19,11 @@
 
 static void print_class(cli *c, const cJSON *cl)
 {
+    char code[32];
     fprintf(c->out, _("Class %lld: %s (teacher %s), join code %s\n"), cli_int(cl, "id"),
             cli_str(cl, "name") ? cli_str(cl, "name") : "?",
             cli_str(cl, "teacher") ? cli_str(cl, "teacher") : "?",
-            cli_str(cl, "code") ? cli_str(cl, "code") : "-");
+            render_join_code(cli_str(cl, "code"), code, sizeof code));
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(cl, "students"), *s;
     cJSON_ArrayForEach(s, st)
     {
@@ -134,6 +135,9 @@ int cmd_class(cli *c, const cmd_args *a)
     if (want == 0)
         return cli_usage_error(c, _("class create|join|add-students|reset-password|show, not \"%s\""),
                                act);
+    /* The join code may come as two words: class join abcd 2345. */
+    if (strcmp(act, "join") == 0 && a->npos == 3)
+        want = 3;
     if (want > 0 && a->npos != want)
         return cli_usage_error(c, P_("class %s takes %d argument", "class %s takes %d arguments", want - 1),
                                act, want - 1);
@@ -142,8 +146,13 @@ int cmd_class(cli *c, const cmd_args *a)
         if (req && !cJSON_AddStringToObject(req, "name", a->pos[1]))
             goto oom;
     } else if (strcmp(act, "join") == 0) {
+        char code[9];
+        if (render_join_code_parse((const char *const *)a->pos + 1, a->npos - 1, code) != 0)
+            return cli_usage_error(c, _("a join code is 8 letters and digits, like ABCD 2345 (case, "
+                                        "spaces and dashes do not matter), not \"%s%s%s\""),
+                                   a->pos[1], a->npos > 2 ? " " : "", a->npos > 2 ? a->pos[2] : "");
         req = cli_request("class_join");
-        if (req && !cJSON_AddStringToObject(req, "code", a->pos[1]))
+        if (req && !cJSON_AddStringToObject(req, "code", code))
             goto oom;
     } else if (strcmp(act, "add-students") == 0) {
         req = cli_request("class_add_students");

@@ -393,6 +393,42 @@ const char *render_result_text(const char *result)
     return _("Game over");
 }
 
+char *render_join_code(const char *code, char *buf, size_t n)
+{
+    if (n == 0)
+        return buf;
+    if (code && strlen(code) == 8)
+        snprintf(buf, n, "%.4s %.4s", code, code + 4);
+    else
+        snprintf(buf, n, "%s", code ? code : "-");
+    return buf;
+}
+
+int render_join_code_parse(const char *const *words, int nwords, char *out)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (int i = 0; i < nwords; i++)
+        for (const char *p = words[i]; *p; p++) {
+            char ch = *p;
+            if (ch == ' ' || ch == '-' || ch == '\t')
+                continue;
+            if (ch >= 'a' && ch <= 'z')
+                ch = (char)(ch - 'a' + 'A');
+            if (k == 8 || !((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))) {
+                out[0] = '\0';
+                return -1;
+            }
+            out[k++] = ch;
+        }
+    out[k] = '\0';
+    if (k != 8) {
+        out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 char *render_outcome(const char *result, const char *reason, const char *mine, char *buf, size_t n)
 {
     static const struct {

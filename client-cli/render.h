@@ -140,6 +140,18 @@ const char *render_variant_name(const char *id, char *buf, size_t n);
  * Static storage. */
 const char *render_result_text(const char *result);
 
+/* A class join code as people see it everywhere: its first four
+ * characters, a space, its last four ("ABCD2345" -> "ABCD 2345"), into
+ * buf (size n, truncated to fit); any other length is copied as it is
+ * (NULL: "-"). Returns buf. */
+char *render_join_code(const char *code, char *buf, size_t n);
+
+/* A join code as typed: the words (nwords of them: "abcd 2345" as one
+ * word, or "abcd" "2345" as two) joined, spaces and dashes dropped, in
+ * capitals, into out (size >= 9). Returns 0, or -1 (out then empty) when
+ * what is left is not 8 letters and digits. */
+int render_join_code_parse(const char *const *words, int nwords, char *out);
+
 /* How a game ended, in the reader's terms, into buf (size n, truncated to
  * fit); returns buf. result is "white", "black", "draw" or NULL; reason a
  * reason word of PROTOCOL.md or NULL; mine the reader's side ("white",

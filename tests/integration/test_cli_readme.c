@@ -93,3 +93,56 @@ Test(cli_readme, register_and_login_without_a_terminal)
     hsrv_stop(&srv);
     h_pass();
 }
+
+/* Issue 24: the join code in one format. `class create` prints it as
+ * "ABCD 2345"; a student types it back in small letters as two words (the
+ * README's `qirkat class join 9vwh v6qv`) and joins. */
+Test(cli_readme, class_join_code_shown_as_two_groups_and_typed_back_as_two_words)
+{
+    hsrv srv;
+    hsrv_start(&srv);
+    char td[H_PATH], sd[H_PATH];
+    hsrv_userdir(&srv, "teacher", td);
+    hsrv_userdir(&srv, "kid", sd);
+    hrun r;
+    hcli_run(&r, td, srv.addr, "teacher password\n", "register", "mme_ali", "--password-stdin",
+             NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    hrun_free(&r);
+    hcli_run(&r, sd, srv.addr, "kid's password\n", "register", "chloe", "--password-stdin", NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    hrun_free(&r);
+    hcli_run(&r, td, srv.addr, NULL, "class", "create", "5B", NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    const char *at = strstr(r.out, ", join code ");
+    cr_assert_not_null(at, "%s", r.out);
+    at += strlen(", join code ");
+    /* ABCD 2345: 4 of the alphabet, a space, 4 more, the end of the line. */
+    const char *alphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+    for (int i = 0; i < 9; i++)
+        cr_assert(i == 4 ? at[i] == ' ' : strchr(alphabet, at[i]) != NULL, "%s", r.out);
+    cr_assert_eq(at[9], '\n', "%s", r.out);
+    cr_assert_eq(strncmp(r.out, "Class 1: 5B (teacher mme_ali), join code ", 41), 0, "%s", r.out);
+    char first[5], second[5];
+    for (int i = 0; i < 4; i++) {
+        first[i] = (char)(at[i] >= 'A' && at[i] <= 'Z' ? at[i] - 'A' + 'a' : at[i]);
+        second[i] = (char)(at[5 + i] >= 'A' && at[5 + i] <= 'Z' ? at[5 + i] - 'A' + 'a' : at[5 + i]);
+    }
+    first[4] = second[4] = '\0';
+    char shown[10];
+    memcpy(shown, at, 9);
+    shown[9] = '\0';
+    hrun_free(&r);
+    hcli_run(&r, sd, srv.addr, NULL, "class", "join", first, second, NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "Joined 5B (class 1, teacher mme_ali)\n");
+    hrun_free(&r);
+    hcli_run(&r, td, srv.addr, NULL, "class", "show", "1", NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    char want[128];
+    snprintf(want, sizeof want, "Class 1: 5B (teacher mme_ali), join code %s\n  chloe", shown);
+    cr_assert_eq(strncmp(r.out, want, strlen(want)), 0, "%s", r.out);
+    hrun_free(&r);
+    hsrv_stop(&srv);
+    h_pass();
+}
