@@ -33,7 +33,7 @@
  * one move (with its number and clock) is longer by itself. */
 #define QK_PDN_WIDTH 80
 /* Room for an error message, NUL included. */
-#define QK_PDN_MSGLEN 160
+#define QK_PDN_MSGLEN 256
 
 /* Error codes (negative), also the `code` of qk_pdn_error. */
 enum {

@@ -19,6 +19,13 @@
 /* Longest token (a move, a number, a result) the reader looks at. */
 #define TOKEN_MAX 256
 
+/* The refusals of issue 24: a move in numbered-square notation, the
+ * result 0-0. */
+#define NUMERIC_MSG                                                                                \
+    "'%s' is numbered-square notation (other draughts programs); a move names RULES.md's "      \
+    "points, like b2-c3 or b4xd2 (README: \"Game record files\")"
+#define BOTH_LOSE_MSG "Result 0-0 (both sides lose) is not a result of these games; * is an unfinished game"
+
 enum phase {
     PH_NONE,  /* no game open */
     PH_TAGS,  /* tags read, no movetext yet */
@@ -202,11 +209,15 @@ static int read_tag(rd *r)
         return QK_PDN_OK;
     }
     rc = qk_pdn_set(g, name, val.buf);
+    bool both_lose = strcmp(name, "Result") == 0 && strcmp(val.buf, "0-0") == 0;
     free(val.buf);
     if (rc == QK_PDN_ENOMEM)
         return fail(r, rc, r->line, "%s", "out of memory");
+    if (rc != QK_PDN_OK && both_lose)
+        return fail(r, QK_PDN_ERESULT, r->line, "%s", BOTH_LOSE_MSG);
     if (rc != QK_PDN_OK) {
-        const char *why = strcmp(name, "Result") == 0     ? "Result must be 1-0, 0-1, 1/2-1/2 or *"
+        const char *why = strcmp(name, "Result") == 0
+                              ? "Result must be 1-0, 0-1, 1/2-1/2, 2-0, 0-2, 1-1 or *"
                           : strcmp(name, "PlyCount") == 0 ? "PlyCount must be a number"
                           : strcmp(name, "Variant") == 0  ? "Variant name too long"
                                                           : "control character in the value";
@@ -330,6 +341,27 @@ static bool move_shape(const char *t)
     }
 }
 
+/* A move in the numbered-square notation of other draughts programs
+ * (FMJD PDN for international draughts: "32-28", "11x18", "11x18x27"):
+ * numbers joined by '-' or 'x'. Qirkat's records name points (RULES.md
+ * section 1), so such a record is refused with a message that says so. */
+static bool numeric_move(const char *t)
+{
+    int numbers = 0;
+    for (;;) {
+        if (*t < '0' || *t > '9')
+            return false;
+        while (*t >= '0' && *t <= '9')
+            t++;
+        numbers++;
+        if (!*t)
+            return numbers >= 2;
+        if (*t != '-' && *t != 'x')
+            return false;
+        t++;
+    }
+}
+
 static int read_token(rd *r)
 {
     char tok[TOKEN_MAX];
@@ -359,6 +391,10 @@ static int read_token(rd *r)
     r->last_line = line;
 
     int res = qk_pdn_result_parse(tok);
+    if (res < 0 && strcmp(tok, "0-0") == 0)
+        return fail(r, QK_PDN_ERESULT, line, "%s", BOTH_LOSE_MSG);
+    if (res < 0 && numeric_move(tok))
+        return fail(r, QK_PDN_ESYNTAX, line, NUMERIC_MSG, tok);
     if (res >= 0) {
         if (r->ph == PH_DONE)
             return fail(r, QK_PDN_EAFTER, line, "result '%s' after the result", tok);
@@ -387,6 +423,8 @@ static int read_token(rd *r)
         return QK_PDN_OK;
     if (*t == '$') /* a NAG glued to nothing else */
         return QK_PDN_OK;
+    if (numeric_move(t)) /* "1.32-28" */
+        return fail(r, QK_PDN_ESYNTAX, line, NUMERIC_MSG, t);
     size_t m = strlen(t);
     while (m > 0 && (t[m - 1] == '!' || t[m - 1] == '?'))
         t[--m] = '\0';

@@ -146,3 +146,68 @@ Test(cli_readme, class_join_code_shown_as_two_groups_and_typed_back_as_two_words
     hsrv_stop(&srv);
     h_pass();
 }
+
+/* Issue 24: the README's example record ("Game record files", its
+ * ```pdn block, [Result "2-0"]) is imported by `qirkat import` into the
+ * real qirkatd and exported back with 1-0; a record in numbered-square
+ * notation is refused, nothing sent, with the message naming the notation
+ * to use and the README's section. */
+Test(cli_readme, the_example_record_imports_and_numbered_squares_are_refused)
+{
+    hsrv srv;
+    hsrv_start(&srv);
+    char dir[H_PATH], file[H_PATH + 16], line[512];
+    hsrv_userdir(&srv, "alice", dir);
+    hrun r;
+    hcli_run(&r, dir, srv.addr, "a long password\n", "register", "alice", "--password-stdin",
+             NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    hrun_free(&r);
+    snprintf(file, sizeof file, "%s/club.pdn", dir);
+    FILE *in = fopen("README.md", "r"), *out = fopen(file, "w");
+    cr_assert(in && out);
+    bool section = false, inside = false, done = false;
+    while (!done && fgets(line, sizeof line, in)) {
+        if (strcmp(line, "## Game record files\n") == 0)
+            section = true;
+        else if (section && !inside && strcmp(line, "```pdn\n") == 0)
+            inside = true;
+        else if (inside && strcmp(line, "```\n") == 0)
+            done = true;
+        else if (inside)
+            fputs(line, out);
+    }
+    fclose(in);
+    fclose(out);
+    cr_assert(done, "no ```pdn block in the README's \"Game record files\"");
+    hcli_run(&r, dir, srv.addr, NULL, "import", file, NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "Imported game 1 as game 1\n");
+    hrun_free(&r);
+    hcli_run(&r, dir, srv.addr, NULL, "export", "1", NULL);
+    cr_assert_eq(r.code, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "[White \"alice\"]\n[Black \"bob\"]\n[Result \"1-0\"]\n"), "%s", r.out);
+    cr_assert(strstr(r.out, "1. d2-c3 b4xd2 2. e1xc3 1-0\n"), "%s", r.out);
+    hrun_free(&r);
+
+    snprintf(file, sizeof file, "%s/intl.pdn", dir);
+    out = fopen(file, "w");
+    cr_assert_not_null(out);
+    fputs("[Event \"Dutch open\"]\n[GameType \"20\"]\n\n1. 32-28 19-23 2. 28x19 14x23 *\n", out);
+    fclose(out);
+    hcli_run(&r, dir, srv.addr, NULL, "import", file, NULL);
+    cr_assert_eq(r.code, 1, "%s", r.out);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "%s: game 1 of the file: line 4: '32-28' is numbered-square notation (other draughts "
+             "programs); a move names RULES.md's points, like b2-c3 or b4xd2 (README: \"Game "
+             "record files\")\n",
+             file);
+    cr_assert(strstr(r.err, want), "%s", r.err);
+    hrun_free(&r);
+    hcli_run(&r, dir, srv.addr, NULL, "export", "2", NULL); /* nothing was stored */
+    cr_assert_eq(r.code, 1, "%s", r.out);
+    hrun_free(&r);
+    hsrv_stop(&srv);
+    h_pass();
+}
