@@ -358,7 +358,7 @@ static int play_one(bot *b, bot_game *g)
     const char *why = NULL;
     int64_t id = g->id;
     if (qk_pos_parse(&g->v, g->position, &p, &why) != QK_OK) {
-        bot_log(b, _("game %lld: cannot read the position (%s)"), (long long)id, why ? why : "?");
+        bot_log(b, _("game %lld: cannot read the position (%s)"), (long long)id, why ? _(why) : "?");
         game_drop(b, id);
         return 0;
     }

@@ -67,7 +67,7 @@ static int variant_and_pos(cli *c, const cmd_args *a, qk_variant *v, qk_pos *p)
     }
     const char *why = NULL;
     if (qk_pos_parse(v, text, p, &why) != QK_OK)
-        return cli_usage_error(c, _("bad POSITION for %s: %s"), v->name, why ? why : _("malformed"));
+        return cli_usage_error(c, _("bad POSITION for %s: %s"), v->name, why ? _(why) : _("malformed"));
     return CLI_EXIT_OK;
 }
 

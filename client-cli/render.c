@@ -429,6 +429,32 @@ int render_join_code_parse(const char *const *words, int nwords, char *out)
     return 0;
 }
 
+char *render_pdn_error(const qk_pdn_error *e, char *buf, size_t n)
+{
+    if (n == 0)
+        return buf;
+    const char *fmt = qk_pdn_msg_format(e->msg);
+    if (!*fmt) {
+        snprintf(buf, n, "%s", e->message);
+        return buf;
+    }
+    const char *args[QK_PDN_NARGS];
+    for (int i = 0; i < QK_PDN_NARGS; i++) {
+        int kind = qk_pdn_msg_arg_kind(e->msg, i);
+        args[i] = kind == QK_PDN_ARG_REASON  ? render_reason_text(e->args[i])
+                  : kind == QK_PDN_ARG_RULES ? _(e->args[i])
+                                             : e->args[i];
+    }
+    char body[QK_PDN_MSGLEN + 2 * QK_PDN_ARGLEN];
+    qk_pdn_msg_render(_(fmt), args, QK_PDN_NARGS, body, sizeof body);
+    if (e->line > 0)
+        /* TRANSLATORS: a line of a game record file, then what is wrong on it. */
+        snprintf(buf, n, _("line %d: %s"), e->line, body);
+    else
+        snprintf(buf, n, "%s", body);
+    return buf;
+}
+
 char *render_outcome(const char *result, const char *reason, const char *mine, char *buf, size_t n)
 {
     static const struct {

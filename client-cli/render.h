@@ -37,6 +37,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "qk_pdn.h"
 #include "qk_rules.h"
 
 enum {
@@ -151,6 +152,13 @@ char *render_join_code(const char *code, char *buf, size_t n);
  * capitals, into out (size >= 9). Returns 0, or -1 (out then empty) when
  * what is left is not 8 letters and digits. */
 int render_join_code_parse(const char *const *words, int nwords, char *out);
+
+/* A PDN reader's or validator's error (qk_pdn.h) in the reader's
+ * language, into buf (size n, truncated to fit): "line 3: illegal move
+ * 'b4-c3' (move 1, Black)" from its message id and arguments, the reason
+ * words and the rules' reasons among them translated too; an error
+ * without an id (QK_PDN_M_NONE) is its English message. Returns buf. */
+char *render_pdn_error(const qk_pdn_error *e, char *buf, size_t n);
 
 /* How a game ended, in the reader's terms, into buf (size n, truncated to
  * fit); returns buf. result is "white", "black", "draw" or NULL; reason a

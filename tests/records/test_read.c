@@ -480,3 +480,56 @@ Test(read, the_readme_example_record)
     cr_assert_eq(out.reason, QK_REASON_RESIGN);
     qk_pdn_free_all(recs, 1);
 }
+
+/* Issue 24: every error carries its message id and arguments, from which
+ * a client rebuilds the message (qk_pdn_msg_render(), which also takes a
+ * translation's "%N$s"); the English message is that rendering. */
+Test(bad, errors_carry_a_message_id_and_arguments)
+{
+    qk_pdn_record *recs;
+    size_t n;
+    qk_pdn_error err;
+    cr_assert_eq(read_text("[Variant \"alquerque\"]\n\n1. d2-c3 b4-c3 *\n", &recs, &n, &err),
+                 QK_PDN_EILLEGAL);
+    cr_assert_eq(err.msg, QK_PDN_M_ILLEGAL_BLACK);
+    cr_assert_str_eq(err.args[0], "b4-c3");
+    cr_assert_str_eq(err.args[1], "1");
+    cr_assert_str_eq(err.args[2], "");
+    cr_assert_str_eq(qk_pdn_msg_format(err.msg), "illegal move '%s' (move %s, Black)");
+    const char *args[] = {err.args[0], err.args[1], err.args[2]};
+    char buf[256], line[300];
+    snprintf(line, sizeof line, "line %d: %s", err.line,
+             qk_pdn_msg_render(qk_pdn_msg_format(err.msg), args, 3, buf, sizeof buf));
+    cr_assert_str_eq(line, err.message);
+    cr_assert_eq(read_text("[Result \"1-0\"]\n1. d2-c3 0-1\n", &recs, &n, &err), QK_PDN_ERESULT);
+    cr_assert_eq(err.msg, QK_PDN_M_RESULT_TAG_MOVES);
+    cr_assert_str_eq(err.args[0], "1-0");
+    cr_assert_str_eq(err.args[1], "0-1");
+    cr_assert_eq(read_text("\n" KAWU0 " *\n", &recs, &n, &err), QK_PDN_ERESULT);
+    cr_assert_eq(err.msg, QK_PDN_M_RESULT_RULES);
+    cr_assert_str_eq(err.args[2], "no_pieces");
+    cr_assert_eq(qk_pdn_msg_arg_kind(err.msg, 2), QK_PDN_ARG_REASON);
+    cr_assert_eq(qk_pdn_msg_arg_kind(err.msg, 0), QK_PDN_ARG_TEXT);
+    cr_assert_eq(read_text("[FEN \"x\"]\n*\n", &recs, &n, &err), QK_PDN_EFEN);
+    cr_assert_eq(err.msg, QK_PDN_M_FEN);
+    cr_assert_eq(qk_pdn_msg_arg_kind(err.msg, 1), QK_PDN_ARG_RULES);
+    cr_assert_eq(read_text("", &recs, &n, &err), QK_PDN_ESYNTAX);
+    cr_assert_eq(err.msg, QK_PDN_M_NO_GAME);
+    /* Rendering: positions, percent, missing arguments, truncation. */
+    const char *ab[] = {"A", "B"};
+    cr_assert_str_eq(qk_pdn_msg_render("%2$s then %1$s, 100%%", ab, 2, buf, sizeof buf),
+                     "B then A, 100%");
+    cr_assert_str_eq(qk_pdn_msg_render("%s %s %s!", ab, 2, buf, sizeof buf), "A B !");
+    cr_assert_str_eq(qk_pdn_msg_render("%s-%s", ab, 2, buf, 3), "A-");
+    cr_assert_str_eq(qk_pdn_msg_format(QK_PDN_M_NONE), "");
+    cr_assert_str_eq(qk_pdn_msg_format(QK_PDN_M_COUNT), "");
+    /* Every message has a format with at most QK_PDN_NARGS arguments. */
+    for (int m = QK_PDN_M_NONE + 1; m < QK_PDN_M_COUNT; m++) {
+        const char *f = qk_pdn_msg_format(m);
+        cr_assert(*f, "message %d", m);
+        int k = 0;
+        for (const char *p = strstr(f, "%s"); p; p = strstr(p + 2, "%s"))
+            k++;
+        cr_assert_leq(k, QK_PDN_NARGS, "%s", f);
+    }
+}
