@@ -94,7 +94,7 @@ $(BUILD)/locale/%/LC_MESSAGES/qirkat.mo: po/%.po
 
 .PHONY: pot check-po
 pot:
-	xgettext --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --keyword=P_:1,2 \
+	xgettext --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --keyword=P_:1,2 --keyword=C_:1c,2 \
 	    --keyword=QK_N_ --add-comments=TRANSLATORS: --package-name=qirkat \
 	    --msgid-bugs-address=qirkat-issues --no-location --sort-output -o po/qirkat.pot $(POT_SRC)
 	@for l in $(PO_LANGS); do msgmerge --quiet --update --backup=none --no-location \

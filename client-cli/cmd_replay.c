@@ -139,7 +139,7 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
 }
 
 static const char loop_help[] =
-    "n or Enter: next ply  p: previous  f: first  l: last  g N: go to ply N  q: quit\n";
+    N_("n or Enter: next ply  p: previous  f: first  l: last  g N: go to ply N  q: quit\n");
 
 /* The next command as text ("n", "g 12", ...) into buf (size n). On a
  * terminal one key is a command, and g asks for its ply on a line; else
@@ -187,7 +187,7 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
     if (rc != CLI_EXIT_OK)
         return rc;
     if (tty)
-        fputs(loop_help, c->out);
+        fputs(_(loop_help), c->out);
     for (;;) {
         char line[128];
         int t = next_command(c, tty, line, sizeof line);
@@ -232,7 +232,7 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
             }
             want = (size_t)n;
         } else if (strcmp(cmd, "h") == 0 || strcmp(cmd, "help") == 0 || strcmp(cmd, "?") == 0) {
-            fputs(loop_help, c->out);
+            fputs(_(loop_help), c->out);
             continue;
         } else {
             fprintf(c->err, _("replay: unknown command '%s' (h for help)\n"), cmd);

@@ -262,3 +262,44 @@ Test(i18n, replay_of_a_bad_record_in_french)
              path);
     cr_assert(strstr(p.err, want), "%s", p.err);
 }
+
+/* Issue 24: the strings that were still English only (admin, bot,
+ * redeem-reset, solve's and verify-certificate's help) are in the
+ * catalogue. */
+Test(i18n, admin_bot_and_solve_help_in_french)
+{
+    prun p;
+    run_qirkat(&p, FR, (const char *const[]){"admin", "frob", NULL});
+    cr_assert_eq(p.code, 2);
+    cr_assert(strstr(p.err, "qirkat admin: admin ban|unban|reset-password|adjudicate|"
+                            "abort-tournament|log, pas «" NBSP "frob" NBSP "»\n"),
+              "%s", p.err);
+    run_qirkat(&p, FR, (const char *const[]){"admin", "ban", "bob", NULL});
+    cr_assert_eq(p.code, 2);
+    cr_assert(strstr(p.err, "admin ban demande --reason TEXTE (il va dans le journal)\n"), "%s",
+              p.err);
+    run_qirkat(&p, FR, (const char *const[]){"bot", NULL});
+    cr_assert_eq(p.code, 2);
+    cr_assert(strstr(p.err, "qirkat bot: --level 1, 2, 3 ou 4 est obligatoire\n"), "%s", p.err);
+    run_qirkat(&p, FR, (const char *const[]){"solve", "--help", NULL});
+    cr_assert_eq(p.code, 0);
+    cr_assert(strstr(p.out, "  --winner-only            seulement qui gagne (plus rapide)\n"), "%s",
+              p.out);
+    run_qirkat(&p, FR, (const char *const[]){"help", NULL});
+    cr_assert(strstr(p.out, "vérifier un certificat de preuve avec les seules règles (hors ligne)"),
+              "%s", p.out);
+    cr_assert(strstr(p.out, "choisir un nouveau mot de passe avec un code de réinitialisation"), "%s",
+              p.out);
+    /* The audit's TIME is when, the games' TIME their time control. */
+    const char *bin = getenv("QK_BIN") ? getenv("QK_BIN") : "build";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/locale", bin);
+    setenv("QIRKAT_LOCALEDIR", dir, 1);
+    setenv("LANGUAGE", "fr", 1);
+    setenv("LC_ALL", "C.UTF-8", 1);
+    i18n_init(NULL);
+    cr_assert_str_eq(C_("audit", "TIME"), "HEURE");
+    cr_assert_str_eq(_("TIME"), "CADENCE");
+    cr_assert_str_eq(C_("no such context", "TIME"), "TIME");
+    cr_assert_str_eq(P_("%.0f session ended", "%.0f sessions ended", 2), "%.0f sessions fermées");
+}
