@@ -346,6 +346,7 @@ const char *render_word(const char *w)
         {"finished", N_("finished")},
         {"aborted", N_("aborted")},
         {"open", N_("open")},
+        {"running", N_("running")},
         {"playing", N_("playing")},
         {"round_robin", N_("round_robin")},
         {"swiss", N_("swiss")},

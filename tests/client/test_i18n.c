@@ -302,4 +302,5 @@ Test(i18n, admin_bot_and_solve_help_in_french)
     cr_assert_str_eq(_("TIME"), "CADENCE");
     cr_assert_str_eq(C_("no such context", "TIME"), "TIME");
     cr_assert_str_eq(P_("%.0f session ended", "%.0f sessions ended", 2), "%.0f sessions fermées");
+    cr_assert_str_eq(render_word("running"), "en cours"); /* a tournament's status */
 }
