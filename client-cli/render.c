@@ -441,7 +441,8 @@ char *render_pdn_error(const qk_pdn_error *e, char *buf, size_t n)
     }
     const char *args[QK_PDN_NARGS];
     for (int i = 0; i < QK_PDN_NARGS; i++) {
-        int kind = qk_pdn_msg_arg_kind(e->msg, i);
+        /* gettext("") is the catalogue's header: an empty argument stays. */
+        int kind = e->args[i][0] ? qk_pdn_msg_arg_kind(e->msg, i) : QK_PDN_ARG_TEXT;
         args[i] = kind == QK_PDN_ARG_REASON  ? render_reason_text(e->args[i])
                   : kind == QK_PDN_ARG_RULES ? _(e->args[i])
                                              : e->args[i];

@@ -237,6 +237,10 @@ Test(i18n, pdn_errors_in_french)
     cr_assert_str_eq(render_pdn_error(&e, buf, sizeof buf),
                      "ligne 4" NBSP ": coup «" NBSP "d4-d5" NBSP
                      "» (coup 18, Noirs) après la fin de la partie (plus de pion)");
+    /* An empty argument is not looked up (gettext("") is the header). */
+    qk_pdn_error fen = {.code = QK_PDN_EFEN, .msg = QK_PDN_M_FEN, .args = {"alquerque", ""}};
+    cr_assert_str_eq(render_pdn_error(&fen, buf, sizeof buf),
+                     "FEN n'est pas une position de alquerque" NBSP ": ");
     /* No id: the message as it is (an error built by hand). */
     qk_pdn_error raw = {.code = QK_PDN_ESYNTAX, .message = "record 0: imported games only"};
     cr_assert_str_eq(render_pdn_error(&raw, buf, sizeof buf), "record 0: imported games only");
