@@ -69,9 +69,11 @@ BENCH_SRC  := $(wildcard bench/*.c)
 # $(BUILD) finds them; a new language is one more po/LANG.po.
 PO_LANGS   := $(patsubst po/%.po,%,$(wildcard po/*.po))
 MO_FILES   := $(foreach l,$(PO_LANGS),$(BUILD)/locale/$(l)/LC_MESSAGES/qirkat.mo)
-# What xgettext reads: the client, and the rules' summaries of common/
-# (marked QK_N_, translated where the client prints them).
-POT_SRC    := $(sort $(wildcard client-cli/*.c)) common/qk_rules.c
+# What xgettext reads: the client, and common/'s texts that the client
+# shows (marked QK_N_, translated where the client prints them): the rules'
+# summaries, the position parser's reasons, the PDN reader's messages.
+POT_SRC    := $(sort $(wildcard client-cli/*.c)) common/qk_rules.c common/qk_rules_text.c \
+              common/qk_pdn.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -92,7 +94,7 @@ $(BUILD)/locale/%/LC_MESSAGES/qirkat.mo: po/%.po
 
 .PHONY: pot check-po
 pot:
-	xgettext --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --keyword=P_:1,2 \
+	xgettext --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --keyword=P_:1,2 --keyword=C_:1c,2 \
 	    --keyword=QK_N_ --add-comments=TRANSLATORS: --package-name=qirkat \
 	    --msgid-bugs-address=qirkat-issues --no-location --sort-output -o po/qirkat.pot $(POT_SRC)
 	@for l in $(PO_LANGS); do msgmerge --quiet --update --backup=none --no-location \

@@ -198,17 +198,17 @@ static int read_code(cli *c, const cmd_args *a, char *buf, size_t n)
     bool from_stdin = args_has(a, "password-stdin");
     int fd = fileno(c->in);
     if (!from_stdin && (fd < 0 || !isatty(fd)))
-        return cli_usage_error(c, "stdin is not a terminal: pipe the code and the new password "
-                                  "in, one line each, with --password-stdin");
+        return cli_usage_error(c, _("stdin is not a terminal: pipe the code and the new password "
+                                    "in, one line each, with --password-stdin"));
     if (!from_stdin) {
-        fputs("Reset code: ", c->err);
+        fputs(_("Reset code: "), c->err);
         fflush(c->err);
     }
     int rc = term_read_line(c->in, buf, n);
     if (rc == TERM_EOF || (rc == TERM_OK && !buf[0]))
-        return cli_usage_error(c, "no reset code given");
+        return cli_usage_error(c, _("no reset code given"));
     if (rc != TERM_OK)
-        return cli_usage_error(c, "that is not a reset code (too long)");
+        return cli_usage_error(c, _("that is not a reset code (too long)"));
     return CLI_EXIT_OK;
 }
 
@@ -219,13 +219,15 @@ int cmd_redeem_reset(cli *c, const cmd_args *a)
     password[0] = '\0';
     int rc = read_code(c, a, code, sizeof code);
     if (rc == CLI_EXIT_OK)
-        rc = read_password(c, a, true, "New password: ", password, sizeof password);
+        rc = read_password(c, a, true, _("New password: "), password, sizeof password);
     if (rc != CLI_EXIT_OK)
         goto wipe;
     size_t chars = utf8_chars(password);
     if (chars < PASSWORD_MIN_CHARS) {
-        rc = cli_usage_error(c, "the password is too short: %zu character%s, at least %d needed",
-                             chars, chars == 1 ? "" : "s", PASSWORD_MIN_CHARS);
+        rc = cli_usage_error(c, P_("the password is too short: %zu character, at least %d needed",
+                                   "the password is too short: %zu characters, at least %d needed",
+                                   chars),
+                             chars, PASSWORD_MIN_CHARS);
         goto wipe;
     }
     rc = cli_connect(c);
@@ -240,7 +242,7 @@ int cmd_redeem_reset(cli *c, const cmd_args *a)
     }
     rc = cli_call(c, req, &resp);
     if (rc == CLI_EXIT_OK)
-        rc = save_login(c, resp, user, "redeem_reset", "Password changed; logged in");
+        rc = save_login(c, resp, user, "redeem_reset", _("Password changed; logged in"));
 wipe:
     explicit_bzero(code, sizeof code);
     explicit_bzero(password, sizeof password);

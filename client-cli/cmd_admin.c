@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "i18n.h"
 #include "render.h"
 #include "table.h"
 
@@ -45,27 +46,27 @@ int cmd_check_admin(cli *c, const cmd_args *a)
     const admin_action *x = action_of(a->pos[0]);
     if (!x)
         return cli_usage_error(c,
-                               "admin ban|unban|reset-password|adjudicate|abort-tournament|log, "
-                               "not \"%s\"",
+                               _("admin ban|unban|reset-password|adjudicate|abort-tournament|log, "
+                                 "not \"%s\""),
                                a->pos[0]);
     if (a->npos != x->npos)
-        return cli_usage_error(c, "usage: admin %s %s", x->name, x->args);
+        return cli_usage_error(c, _("usage: admin %s %s"), x->name, x->args);
     const char *reason = args_get(a, "reason");
     if (x->reason && (!reason || !*reason))
-        return cli_usage_error(c, "admin %s needs --reason TEXT (it goes into the audit)",
+        return cli_usage_error(c, _("admin %s needs --reason TEXT (it goes into the audit)"),
                                x->name);
     uint64_t id;
     if (strcmp(x->name, "adjudicate") == 0) {
-        if (cli_pos_id(c, a, 1, "GAME", &id) < 0)
+        if (cli_pos_id(c, a, 1, _("GAME"), &id) < 0)
             return CLI_EXIT_USAGE;
         const char *res = a->pos[2];
         if (strcmp(res, "white") != 0 && strcmp(res, "black") != 0 && strcmp(res, "draw") != 0)
-            return cli_usage_error(c, "the result is white, black or draw, not \"%s\"", res);
+            return cli_usage_error(c, _("the result is white, black or draw, not \"%s\""), res);
     }
-    if (strcmp(x->name, "abort-tournament") == 0 && cli_pos_id(c, a, 1, "ID", &id) < 0)
+    if (strcmp(x->name, "abort-tournament") == 0 && cli_pos_id(c, a, 1, _("ID"), &id) < 0)
         return CLI_EXIT_USAGE;
     if (args_has(a, "limit") && strcmp(x->name, "log") != 0)
-        return cli_usage_error(c, "--limit is for admin log");
+        return cli_usage_error(c, _("--limit is for admin log"));
     return CLI_EXIT_OK;
 }
 
@@ -74,17 +75,20 @@ static const char *utc_text(double ms, char *buf, size_t n)
 {
     time_t secs = (time_t)(ms / 1000);
     struct tm tm;
-    if (ms < 0 || !gmtime_r(&secs, &tm) || !strftime(buf, n, "%Y-%m-%d %H:%M UTC", &tm))
+    if (ms < 0 || !gmtime_r(&secs, &tm) || !strftime(buf, n, _("%Y-%m-%d %H:%M UTC"), &tm))
         snprintf(buf, n, "-");
     return buf;
 }
 
 static int print_log(cli *c, const cJSON *resp)
 {
-    static const char *const heads[] = {"ID", "TIME", "BY", "ACTION", "TARGET", "REASON"};
+    /* TIME here is when (the games' TIME is their time control). table_init()
+     * translates the heads: this one is translated already, with its context. */
+    const char *const heads[] = {N_("ID"),     C_("audit", "TIME"), N_("BY"),
+                                 N_("ACTION"), N_("TARGET"),        N_("REASON")};
     table t;
     if (table_init(&t, 6, heads) < 0)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     const cJSON *e;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(resp, "entries"))
     {
@@ -101,16 +105,16 @@ static int print_log(cli *c, const cJSON *resp)
                                cli_str(e, "reason")};
         if (table_add(&t, cells) < 0) {
             table_free(&t);
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         }
     }
     if (t.nrows == 0)
-        fputs("No audit entries\n", c->out);
+        fputs(_("No audit entries\n"), c->out);
     else
         table_print(&t, c->out);
     table_free(&t);
     if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(resp, "next")))
-        fputs("(older entries left out: raise --limit)\n", c->out);
+        fputs(_("(older entries left out: raise --limit)\n"), c->out);
     return CLI_EXIT_OK;
 }
 
@@ -125,11 +129,11 @@ int cmd_admin(cli *c, const cmd_args *a)
         strcmp(x->name, "abort-tournament") != 0)
         ok = cJSON_AddStringToObject(req, "username", a->pos[1]) != NULL;
     if (ok && strcmp(x->name, "adjudicate") == 0)
-        ok = cli_pos_id(c, a, 1, "GAME", &id) == 0 &&
+        ok = cli_pos_id(c, a, 1, _("GAME"), &id) == 0 &&
              cJSON_AddNumberToObject(req, "game", (double)id) &&
              cJSON_AddStringToObject(req, "result", a->pos[2]);
     if (ok && strcmp(x->name, "abort-tournament") == 0)
-        ok = cli_pos_id(c, a, 1, "ID", &id) == 0 &&
+        ok = cli_pos_id(c, a, 1, _("ID"), &id) == 0 &&
              cJSON_AddNumberToObject(req, "tournament", (double)id);
     if (ok && reason)
         ok = cJSON_AddStringToObject(req, "reason", reason) != NULL;
@@ -153,26 +157,31 @@ int cmd_admin(cli *c, const cmd_args *a)
     if (strcmp(x->name, "ban") == 0) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(resp, "sessions_ended");
         const cJSON *ch = cJSON_GetObjectItemCaseSensitive(resp, "challenges_canceled");
-        fprintf(c->out, "Banned %s: %s (%.0f session%s ended, %.0f challenge%s canceled)\n", who,
-                reason, n ? n->valuedouble : 0, n && n->valuedouble == 1 ? "" : "s",
-                ch ? ch->valuedouble : 0, ch && ch->valuedouble == 1 ? "" : "s");
+        double ns = n ? n->valuedouble : 0, nc = ch ? ch->valuedouble : 0;
+        char sessions[64], challenges[64];
+        snprintf(sessions, sizeof sessions, P_("%.0f session ended", "%.0f sessions ended", ns),
+                 ns);
+        snprintf(challenges, sizeof challenges,
+                 P_("%.0f challenge canceled", "%.0f challenges canceled", nc), nc);
+        /* TRANSLATORS: who, the reason, "N sessions ended", "N challenges canceled". */
+        fprintf(c->out, _("Banned %s: %s (%s, %s)\n"), who, reason, sessions, challenges);
     } else if (strcmp(x->name, "unban") == 0) {
-        fprintf(c->out, "Unbanned %s: they may log in again\n", who);
+        fprintf(c->out, _("Unbanned %s: they may log in again\n"), who);
     } else if (strcmp(x->name, "reset-password") == 0) {
         const cJSON *exp = cJSON_GetObjectItemCaseSensitive(resp, "expires");
         fprintf(c->out,
-                "Reset code for %s: %s\n"
-                "It works once, until %s. Give it to %s, who sets a new password with:\n"
-                "  qirkat redeem-reset %s\n",
+                _("Reset code for %s: %s\n"
+                  "It works once, until %s. Give it to %s, who sets a new password with:\n"
+                  "  qirkat redeem-reset %s\n"),
                 who, cli_str(resp, "code"),
                 utc_text(cJSON_IsNumber(exp) ? exp->valuedouble : -1, when, sizeof when), who,
                 who);
     } else if (strcmp(x->name, "adjudicate") == 0) {
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(resp, "game");
-        fprintf(c->out, "Game %llu adjudicated: %s (%s)\n", (unsigned long long)id,
+        fprintf(c->out, _("Game %llu adjudicated: %s (%s)\n"), (unsigned long long)id,
                 render_result_text(cli_str(g, "result")), reason);
     } else if (strcmp(x->name, "abort-tournament") == 0) {
-        fprintf(c->out, "Tournament %llu ended: %s\n", (unsigned long long)id, reason);
+        fprintf(c->out, _("Tournament %llu ended: %s\n"), (unsigned long long)id, reason);
     } else {
         rc = print_log(c, resp);
     }

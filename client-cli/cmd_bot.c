@@ -87,10 +87,10 @@ typedef struct bot {
 static int bot_options(cli *c, const cmd_args *a, bot *b)
 {
     if (!args_has(a, "level"))
-        return cli_usage_error(c, "--level 1, 2, 3 or 4 is required");
+        return cli_usage_error(c, _("--level 1, 2, 3 or 4 is required"));
     uint64_t level = args_uint(a, "level", 0);
     if (level < 1 || level > 4)
-        return cli_usage_error(c, "--level must be 1, 2, 3 or 4 (perfect)");
+        return cli_usage_error(c, _("--level must be 1, 2, 3 or 4 (perfect)"));
     b->level = (int)level;
     uint64_t ms = args_uint(a, "move-ms", BOT_DEFAULT_MOVE_MS);
     if (ms < 1 || ms > BOT_MAX_MOVE_MS)
@@ -358,7 +358,7 @@ static int play_one(bot *b, bot_game *g)
     const char *why = NULL;
     int64_t id = g->id;
     if (qk_pos_parse(&g->v, g->position, &p, &why) != QK_OK) {
-        bot_log(b, _("game %lld: cannot read the position (%s)"), (long long)id, why ? why : "?");
+        bot_log(b, _("game %lld: cannot read the position (%s)"), (long long)id, why ? _(why) : "?");
         game_drop(b, id);
         return 0;
     }

@@ -107,13 +107,15 @@ void cmd_note_text(const cJSON *n, char *buf, size_t len)
         snprintf(buf, len, _("game %lld: %s declined your draw offer"), game, opp);
     } else if (strcmp(kind, "game_end") == 0) {
         const char *res = cli_str(n, "result"), *why = cli_str(n, "reason");
-        const char *reason = render_reason_text(why);
         bool aborted = why && strcmp(why, "aborted") == 0;
+        char outcome[128];
+        /* color: the recipient's side (a server without it: colour words). */
+        render_outcome(res, why, cli_str(n, "color"), outcome, sizeof outcome);
         if (aborted)
             snprintf(buf, len, _("game %lld against %s was aborted"), game, opp);
         else
-            snprintf(buf, len, _("game %lld against %s is over: %s%s%s%s"), game, opp,
-                     render_result_text(res), *reason ? " (" : "", reason, *reason ? ")" : "");
+            /* TRANSLATORS: the last %s is "you won (resignation)" and the like. */
+            snprintf(buf, len, _("game %lld against %s is over: %s"), game, opp, outcome);
     } else if (strcmp(kind, "deadline_soon") == 0) {
         deadline_words(n, dl, sizeof dl);
         snprintf(buf, len, _("game %lld: less than a day left for your move against %s%s"), game, opp,

@@ -67,7 +67,7 @@ static int variant_and_pos(cli *c, const cmd_args *a, qk_variant *v, qk_pos *p)
     }
     const char *why = NULL;
     if (qk_pos_parse(v, text, p, &why) != QK_OK)
-        return cli_usage_error(c, _("bad POSITION for %s: %s"), v->name, why ? why : _("malformed"));
+        return cli_usage_error(c, _("bad POSITION for %s: %s"), v->name, why ? _(why) : _("malformed"));
     return CLI_EXIT_OK;
 }
 
@@ -226,10 +226,12 @@ int cmd_hint(cli *c, const cmd_args *a)
             (score->valueint >= QK_SCORE_MATE || score->valueint <= -QK_SCORE_MATE)) {
             int sc = score->valueint, d = QK_SCORE_WIN - (sc > 0 ? sc : -sc);
             if (sc == QK_SCORE_MATE || sc == -QK_SCORE_MATE)
-                snprintf(verdict, sizeof verdict, "%s", sc > 0 ? "winning" : "lost with perfect play");
+                snprintf(verdict, sizeof verdict, "%s",
+                         sc > 0 ? _("winning") : _("lost with perfect play"));
             else
-                snprintf(verdict, sizeof verdict, "%s, %d plies to the end",
-                         sc > 0 ? "winning" : "lost with perfect play", d);
+                snprintf(verdict, sizeof verdict,
+                         P_("%s, %d ply to the end", "%s, %d plies to the end", d),
+                         sc > 0 ? _("winning") : _("lost with perfect play"), d);
             side = "";
         }
         fprintf(c->out, _("game %llu, ply %lld: %s (%s%s%s, depth %lld)\n"), (unsigned long long)id,

@@ -314,8 +314,19 @@ int cmd_resign(cli *c, const cmd_args *a)
         return rc;
     if (!cli_json(c, resp)) {
         const cJSON *game = cJSON_GetObjectItemCaseSensitive(resp, "game");
-        fprintf(c->out, _("Resigned game %llu: %s\n"), (unsigned long long)id,
-                render_result_text(cli_str(game, "result")));
+        const char *res = cli_str(game, "result"), *me = cli_me(c);
+        const char *w = cli_str(game, "white"), *b = cli_str(game, "black");
+        /* The one who resigned lost: their side is the other one of the
+         * result, whoever the session names. */
+        const char *mine = me && w && strcmp(w, me) == 0   ? "white"
+                           : me && b && strcmp(b, me) == 0 ? "black"
+                           : res && strcmp(res, "white") == 0 ? "black"
+                           : res && strcmp(res, "black") == 0 ? "white"
+                                                              : NULL;
+        char outcome[128];
+        render_outcome(res, cli_str(game, "reason"), mine, outcome, sizeof outcome);
+        /* TRANSLATORS: %s is "you lost (resignation)". */
+        fprintf(c->out, _("Resigned game %llu: %s\n"), (unsigned long long)id, outcome);
     }
     cJSON_Delete(resp);
     return CLI_EXIT_OK;

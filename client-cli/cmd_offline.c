@@ -118,7 +118,7 @@ int cmd_perft(cli *c, const cmd_args *a)
     } else {
         const char *why = NULL;
         if (qk_pos_parse(&v, text, &pos, &why) != QK_OK)
-            return cli_usage_error(c, _("bad POSITION for %s: %s"), v.name, why ? why : _("malformed"));
+            return cli_usage_error(c, _("bad POSITION for %s: %s"), v.name, why ? _(why) : _("malformed"));
     }
     char fen[QK_POS_STRLEN];
     if (qk_pos_format(&v, &pos, fen, sizeof fen) < 0)

@@ -23,6 +23,7 @@
 #include "replay.h"
 #include "table.h"
 #include "i18n.h"
+#include "render.h"
 
 /* Raw PDN bytes per import batch: JSON escaping at most doubles them
  * (newlines and quotes), and the request line must stay under 64 KiB. */
@@ -192,11 +193,12 @@ int cmd_import(cli *c, const cmd_args *a)
     qk_pdn_record *recs;
     size_t n;
     qk_pdn_error err;
+    char ebuf[QK_PDN_MSGLEN * 2];
     int prc = qk_pdn_read(text, len, &recs, &n, &err);
     free(text);
     if (prc != QK_PDN_OK)
         return cli_fail(c, CLI_EXIT_SERVER, _("%s: game %zu of the file: %s"), path, err.record + 1,
-                        err.message);
+                        render_pdn_error(&err, ebuf, sizeof ebuf));
     int rc = CLI_EXIT_OK;
     size_t from = 0, bytes = 0, count = 0;
     for (size_t i = 0; i <= n && rc == CLI_EXIT_OK; i++) {

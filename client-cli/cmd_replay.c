@@ -82,8 +82,10 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
     const qk_pdn_record *r = src->rec;
     qk_pdn_state st;
     qk_pdn_error err;
+    char ebuf[QK_PDN_MSGLEN * 2];
     if (qk_pdn_replay(r, ply, &st, &err) != QK_PDN_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, _("game %zu: %s"), src->index + 1, err.message);
+        return cli_fail(c, CLI_EXIT_SERVER, _("game %zu: %s"), src->index + 1,
+                        render_pdn_error(&err, ebuf, sizeof ebuf));
     const qk_variant *v = &st.variant;
     /* The end of the record: the rules' verdict, or the Result's for a
      * game ended from outside them (resignation...). Before the end, the
@@ -94,7 +96,8 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
     if (ply == r->nmoves) {
         qk_pdn_outcome out;
         if (qk_pdn_validate(r, &out, &err) != QK_PDN_OK)
-            return cli_fail(c, CLI_EXIT_SERVER, _("game %zu: %s"), src->index + 1, err.message);
+            return cli_fail(c, CLI_EXIT_SERVER, _("game %zu: %s"), src->index + 1,
+                            render_pdn_error(&err, ebuf, sizeof ebuf));
         over = out.over;
         res = out.result;
         why = out.reason;
@@ -136,7 +139,7 @@ int replay_show(cli *c, const replay_src *src, size_t ply)
 }
 
 static const char loop_help[] =
-    "n or Enter: next ply  p: previous  f: first  l: last  g N: go to ply N  q: quit\n";
+    N_("n or Enter: next ply  p: previous  f: first  l: last  g N: go to ply N  q: quit\n");
 
 /* The next command as text ("n", "g 12", ...) into buf (size n). On a
  * terminal one key is a command, and g asks for its ply on a line; else
@@ -184,7 +187,7 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
     if (rc != CLI_EXIT_OK)
         return rc;
     if (tty)
-        fputs(loop_help, c->out);
+        fputs(_(loop_help), c->out);
     for (;;) {
         char line[128];
         int t = next_command(c, tty, line, sizeof line);
@@ -229,7 +232,7 @@ int replay_loop(cli *c, const replay_src *src, size_t start)
             }
             want = (size_t)n;
         } else if (strcmp(cmd, "h") == 0 || strcmp(cmd, "help") == 0 || strcmp(cmd, "?") == 0) {
-            fputs(loop_help, c->out);
+            fputs(_(loop_help), c->out);
             continue;
         } else {
             fprintf(c->err, _("replay: unknown command '%s' (h for help)\n"), cmd);
@@ -292,13 +295,15 @@ int cmd_replay(cli *c, const cmd_args *a)
     qk_pdn_record *recs;
     size_t n;
     qk_pdn_error err;
+    char ebuf[QK_PDN_MSGLEN * 2];
     int prc = qk_pdn_read(text, len, &recs, &n, &err);
     free(text);
     if (prc != QK_PDN_OK) {
         if (prc == QK_PDN_ETOOBIG)
-            return cli_fail(c, CLI_EXIT_SERVER, "%s: %s", path, err.message);
+            return cli_fail(c, CLI_EXIT_SERVER, "%s: %s", path,
+                            render_pdn_error(&err, ebuf, sizeof ebuf));
         return cli_fail(c, CLI_EXIT_SERVER, _("%s: game %zu of the file: %s"), path, err.record + 1,
-                        err.message);
+                        render_pdn_error(&err, ebuf, sizeof ebuf));
     }
     int rc;
     if (game > n) {

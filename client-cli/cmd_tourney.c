@@ -19,10 +19,11 @@
 
 static void print_class(cli *c, const cJSON *cl)
 {
+    char code[32];
     fprintf(c->out, _("Class %lld: %s (teacher %s), join code %s\n"), cli_int(cl, "id"),
             cli_str(cl, "name") ? cli_str(cl, "name") : "?",
             cli_str(cl, "teacher") ? cli_str(cl, "teacher") : "?",
-            cli_str(cl, "code") ? cli_str(cl, "code") : "-");
+            render_join_code(cli_str(cl, "code"), code, sizeof code));
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(cl, "students"), *s;
     cJSON_ArrayForEach(s, st)
     {
@@ -134,6 +135,9 @@ int cmd_class(cli *c, const cmd_args *a)
     if (want == 0)
         return cli_usage_error(c, _("class create|join|add-students|reset-password|show, not \"%s\""),
                                act);
+    /* The join code may come as two words: class join abcd 2345. */
+    if (strcmp(act, "join") == 0 && a->npos == 3)
+        want = 3;
     if (want > 0 && a->npos != want)
         return cli_usage_error(c, P_("class %s takes %d argument", "class %s takes %d arguments", want - 1),
                                act, want - 1);
@@ -142,8 +146,13 @@ int cmd_class(cli *c, const cmd_args *a)
         if (req && !cJSON_AddStringToObject(req, "name", a->pos[1]))
             goto oom;
     } else if (strcmp(act, "join") == 0) {
+        char code[9];
+        if (render_join_code_parse((const char *const *)a->pos + 1, a->npos - 1, code) != 0)
+            return cli_usage_error(c, _("a join code is 8 letters and digits, like ABCD 2345 (case, "
+                                        "spaces and dashes do not matter), not \"%s%s%s\""),
+                                   a->pos[1], a->npos > 2 ? " " : "", a->npos > 2 ? a->pos[2] : "");
         req = cli_request("class_join");
-        if (req && !cJSON_AddStringToObject(req, "code", a->pos[1]))
+        if (req && !cJSON_AddStringToObject(req, "code", code))
             goto oom;
     } else if (strcmp(act, "add-students") == 0) {
         req = cli_request("class_add_students");
@@ -228,10 +237,22 @@ oom:
 
 static void print_tourney(cli *c, const cJSON *t, bool full)
 {
-    fprintf(c->out, _("Tournament %lld: %s, %s %s, %s, round %lld of %lld (organiser %s)\n"),
-            cli_int(t, "id"), cli_str(t, "name"), render_word(cli_str(t, "system")),
-            cli_str(t, "variant"), render_word(cli_str(t, "status")), cli_int(t, "current_round"), cli_int(t, "rounds_total"),
-            cli_str(t, "organiser"));
+    const char *status = cli_str(t, "status");
+    long long round = cli_int(t, "current_round"), total = cli_int(t, "rounds_total");
+    if (round <= 0 && (!status || strcmp(status, "open") == 0)) {
+        /* Before the start there is no "round 0 of 0": a Swiss knows its
+         * rounds, a round robin only when it starts. */
+        char rounds[64] = "";
+        if (total > 0)
+            snprintf(rounds, sizeof rounds, P_(", %lld round", ", %lld rounds", total), total);
+        fprintf(c->out, _("Tournament %lld: %s, %s %s, not started%s (organiser %s)\n"),
+                cli_int(t, "id"), cli_str(t, "name"), render_word(cli_str(t, "system")),
+                cli_str(t, "variant"), rounds, cli_str(t, "organiser"));
+    } else {
+        fprintf(c->out, _("Tournament %lld: %s, %s %s, %s, round %lld of %lld (organiser %s)\n"),
+                cli_int(t, "id"), cli_str(t, "name"), render_word(cli_str(t, "system")),
+                cli_str(t, "variant"), render_word(status), round, total, cli_str(t, "organiser"));
+    }
     if (cli_str(t, "end_reason"))
         fprintf(c->out, _("Ended: %s\n"), cli_str(t, "end_reason"));
     const cJSON *x;
@@ -245,6 +266,10 @@ static void print_tourney(cli *c, const cJSON *t, bool full)
     {
         fprintf(c->out, _("Round %lld\n"), cli_int(x, "round"));
         const cJSON *p;
+        if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(x, "pairings")) > 0)
+            /* TRANSLATORS: the pairings' column heads, at most 16, 16 and
+             * 6 characters; then the game's id follows on each row. */
+            fprintf(c->out, "  %-16s %-16s %s\n", _("WHITE"), _("BLACK"), _("RESULT"));
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(x, "pairings"))
         {
             const char *res = cli_str(p, "result"), *kind = cli_str(p, "kind");
@@ -255,7 +280,7 @@ static void print_tourney(cli *c, const cJSON *t, bool full)
             bool forfeit = kind && strcmp(kind, "forfeit") == 0;
             if (forfeit)
                 score = !res ? "-/-" : strcmp(res, "white") == 0 ? "+/-" : "-/+";
-            fprintf(c->out, "  %-16s %-16s %-4s", cli_str(p, "white"), cli_str(p, "black"), score);
+            fprintf(c->out, "  %-16s %-16s %-6s", cli_str(p, "white"), cli_str(p, "black"), score);
             if (cli_int(p, "game") > 0)
                 fprintf(c->out, _(" game %lld"), cli_int(p, "game"));
             if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "by_hand")))
@@ -292,6 +317,21 @@ static void print_standings(cli *c, const cJSON *st)
                 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "withdrawn")) ? _(" (withdrawn)")
                                                                                  : "");
     }
+    /* A shared first rank (points and every tie-break equal) said in words:
+     * the ranks alone would read as a mistake. */
+    int first = 0, rows = 0;
+    cJSON_ArrayForEach(row, st)
+    {
+        rows++;
+        if (cli_int(row, "rank") == 1)
+            first++;
+    }
+    if (first >= 2 && first == rows)
+        fprintf(c->out, P_("All %d players share first place\n", "All %d players share first place\n", first),
+                first);
+    else if (first >= 2)
+        fprintf(c->out, P_("%d player shares first place\n", "%d players share first place\n", first),
+                first);
     fprintf(c->out, _("Tie-breaks in this order: Sonneborn-Berger, Buchholz, direct encounter, "
                     "wins (FIDE C.07)\n"));
 }

@@ -90,3 +90,9 @@ void i18n_init(const char *argv0)
     bind_textdomain_codeset("qirkat", "UTF-8");
     textdomain("qirkat");
 }
+
+const char *i18n_pgettext(const char *ctx_id, const char *s)
+{
+    const char *t = gettext(ctx_id);
+    return t == ctx_id ? s : t;
+}

@@ -22,6 +22,14 @@
 #define _(s) gettext(s)
 #define N_(s) s
 #define P_(one, many, n) ngettext(one, many, (unsigned long)(n))
+/* A string with a context, for one English word that says two things
+ * ("TIME": a game's time control, an audit entry's moment): gettext's
+ * pgettext, the context and the string marked for xgettext (C_:1c,2). */
+#define C_(ctx, s) i18n_pgettext(ctx "\004" s, s)
+
+/* The translation of ctx_id ("CONTEXT\004TEXT"), or s when the catalogue
+ * has none. Static storage (the catalogue's) or s. */
+const char *i18n_pgettext(const char *ctx_id, const char *s);
 
 /* The gettext set-up of main(): the locale of the environment for messages
  * and character type only (numbers stay in the C locale: cJSON and the

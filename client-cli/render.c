@@ -346,6 +346,7 @@ const char *render_word(const char *w)
         {"finished", N_("finished")},
         {"aborted", N_("aborted")},
         {"open", N_("open")},
+        {"running", N_("running")},
         {"playing", N_("playing")},
         {"round_robin", N_("round_robin")},
         {"swiss", N_("swiss")},
@@ -391,6 +392,116 @@ const char *render_result_text(const char *result)
     if (result && strcmp(result, "draw") == 0)
         return _("Draw");
     return _("Game over");
+}
+
+char *render_join_code(const char *code, char *buf, size_t n)
+{
+    if (n == 0)
+        return buf;
+    if (code && strlen(code) == 8)
+        snprintf(buf, n, "%.4s %.4s", code, code + 4);
+    else
+        snprintf(buf, n, "%s", code ? code : "-");
+    return buf;
+}
+
+int render_join_code_parse(const char *const *words, int nwords, char *out)
+{
+    size_t k = 0;
+    out[0] = '\0';
+    for (int i = 0; i < nwords; i++)
+        for (const char *p = words[i]; *p; p++) {
+            char ch = *p;
+            if (ch == ' ' || ch == '-' || ch == '\t')
+                continue;
+            if (ch >= 'a' && ch <= 'z')
+                ch = (char)(ch - 'a' + 'A');
+            if (k == 8 || !((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9'))) {
+                out[0] = '\0';
+                return -1;
+            }
+            out[k++] = ch;
+        }
+    out[k] = '\0';
+    if (k != 8) {
+        out[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+char *render_pdn_error(const qk_pdn_error *e, char *buf, size_t n)
+{
+    if (n == 0)
+        return buf;
+    const char *fmt = qk_pdn_msg_format(e->msg);
+    if (!*fmt) {
+        snprintf(buf, n, "%s", e->message);
+        return buf;
+    }
+    const char *args[QK_PDN_NARGS];
+    for (int i = 0; i < QK_PDN_NARGS; i++) {
+        /* gettext("") is the catalogue's header: an empty argument stays. */
+        int kind = e->args[i][0] ? qk_pdn_msg_arg_kind(e->msg, i) : QK_PDN_ARG_TEXT;
+        args[i] = kind == QK_PDN_ARG_REASON  ? render_reason_text(e->args[i])
+                  : kind == QK_PDN_ARG_RULES ? _(e->args[i])
+                                             : e->args[i];
+    }
+    char body[QK_PDN_MSGLEN + 2 * QK_PDN_ARGLEN];
+    qk_pdn_msg_render(_(fmt), args, QK_PDN_NARGS, body, sizeof body);
+    if (e->line > 0)
+        /* TRANSLATORS: a line of a game record file, then what is wrong on it. */
+        snprintf(buf, n, _("line %d: %s"), e->line, body);
+    else
+        snprintf(buf, n, "%s", body);
+    return buf;
+}
+
+char *render_outcome(const char *result, const char *reason, const char *mine, char *buf, size_t n)
+{
+    static const struct {
+        const char *word, *text;
+    } why[] = {
+        /* TRANSLATORS: why a game ended, in parentheses after "you won",
+         * "you lost", "White won", "draw". */
+        {"resign", N_("resignation")},
+        {"timeout", N_("time")},
+        {"agreement", N_("agreement")},
+        {"no_moves", N_("no moves")},
+        {"no_pieces", N_("no pieces left")},
+        {"move_limit", N_("40 plies without a capture")},
+        {"sultan_majority", N_("no Sultan majority")},
+        {"adjudicated", N_("decided by an administrator")},
+    };
+    if (n == 0)
+        return buf;
+    if (reason && strcmp(reason, "aborted") == 0) {
+        snprintf(buf, n, "%s", _("aborted"));
+        return buf;
+    }
+    bool white = result && strcmp(result, "white") == 0;
+    bool black = result && strcmp(result, "black") == 0;
+    bool mine_w = mine && strcmp(mine, "white") == 0, mine_b = mine && strcmp(mine, "black") == 0;
+    const char *head;
+    if (white || black) {
+        if (mine_w || mine_b)
+            head = (white == mine_w) ? _("you won") : _("you lost");
+        else
+            head = white ? _("White won") : _("Black won");
+    } else if (result && strcmp(result, "draw") == 0) {
+        head = _("draw");
+    } else {
+        head = _("no result");
+    }
+    const char *text = reason;
+    for (size_t i = 0; reason && i < sizeof why / sizeof why[0]; i++)
+        if (strcmp(reason, why[i].word) == 0)
+            text = _(why[i].text);
+    if (text && *text)
+        snprintf(buf, n, "%s (%s)", head, text);
+    else
+        snprintf(buf, n, "%s", head);
+    return buf;
 }
 
 static const char *str_field(const cJSON *obj, const char *name)

@@ -37,6 +37,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "qk_pdn.h"
 #include "qk_rules.h"
 
 enum {
@@ -139,5 +140,37 @@ const char *render_variant_name(const char *id, char *buf, size_t n);
 /* "White wins", "Black wins", "Draw" for a result word, else "Game over".
  * Static storage. */
 const char *render_result_text(const char *result);
+
+/* A class join code as people see it everywhere: its first four
+ * characters, a space, its last four ("ABCD2345" -> "ABCD 2345"), into
+ * buf (size n, truncated to fit); any other length is copied as it is
+ * (NULL: "-"). Returns buf. */
+char *render_join_code(const char *code, char *buf, size_t n);
+
+/* A join code as typed: the words (nwords of them: "abcd 2345" as one
+ * word, or "abcd" "2345" as two) joined, spaces and dashes dropped, in
+ * capitals, into out (size >= 9). Returns 0, or -1 (out then empty) when
+ * what is left is not 8 letters and digits. */
+int render_join_code_parse(const char *const *words, int nwords, char *out);
+
+/* A PDN reader's or validator's error (qk_pdn.h) in the reader's
+ * language, into buf (size n, truncated to fit): "line 3: illegal move
+ * 'b4-c3' (move 1, Black)" from its message id and arguments, the reason
+ * words and the rules' reasons among them translated too; an error
+ * without an id (QK_PDN_M_NONE) is its English message. Returns buf. */
+char *render_pdn_error(const qk_pdn_error *e, char *buf, size_t n);
+
+/* How a game ended, in the reader's terms, into buf (size n, truncated to
+ * fit); returns buf. result is "white", "black", "draw" or NULL; reason a
+ * reason word of PROTOCOL.md or NULL; mine the reader's side ("white",
+ * "black") or NULL when the reader did not play (or is not known). Shapes:
+ *   mine given:  "you won (resignation)", "you lost (time)"
+ *   mine NULL:   "White won (resignation)", "Black won (no moves)"
+ *   a draw:      "draw (agreement)"; aborted: "aborted"; no result: "no result"
+ * The reasons read: resignation, time, agreement, no moves, no pieces left,
+ * 40 plies without a capture, no Sultan majority, decided by an
+ * administrator; an unknown word is shown as it is; no reason, no
+ * parentheses. The one phrasing of `resign` and `inbox`. */
+char *render_outcome(const char *result, const char *reason, const char *mine, char *buf, size_t n);
 
 #endif

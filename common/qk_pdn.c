@@ -16,20 +16,159 @@
 
 /* ---- errors --------------------------------------------------------- */
 
-void qk_pdn_fail(qk_pdn_error *err, int code, int line, long ply, const char *fmt, ...)
+/* Every message of the reader and the validator (qk_pdn_msg, qk_pdn.h):
+ * its English format and which arguments are words a client translates
+ * (kinds: QK_PDN_ARG_*, by argument). */
+static const struct {
+    const char *fmt;
+    unsigned char kind[QK_PDN_NARGS];
+} msgs[QK_PDN_M_COUNT] = {
+    [QK_PDN_M_NONE] = {"", {0}},
+    [QK_PDN_M_NOMEM] = {QK_N_("out of memory"), {0}},
+    [QK_PDN_M_NULL_ARG] = {QK_N_("NULL argument"), {0}},
+    [QK_PDN_M_PLY_RANGE] = {QK_N_("ply %s out of range 0..%s"), {0}},
+    [QK_PDN_M_TOO_BIG] = {QK_N_("text of %s bytes is over the limit of %s"), {0}},
+    [QK_PDN_M_NUL_BYTE] = {QK_N_("NUL byte in the text"), {0}},
+    [QK_PDN_M_BAD_UTF8] = {QK_N_("invalid UTF-8 in the text"), {0}},
+    [QK_PDN_M_NO_GAME] = {QK_N_("no game in the text"), {0}},
+    [QK_PDN_M_TAG_NAME] = {QK_N_("malformed tag: bad tag name '%s'"), {0}},
+    [QK_PDN_M_TAG_QUOTES] = {QK_N_("malformed tag %s: value must be in quotes"), {0}},
+    [QK_PDN_M_TAG_UNTERMINATED] = {QK_N_("malformed tag %s: unterminated value"), {0}},
+    [QK_PDN_M_TAG_BRACKET] = {QK_N_("malformed tag %s: missing ']'"), {0}},
+    [QK_PDN_M_TAG_TWICE] = {QK_N_("tag %s given twice"), {0}},
+    [QK_PDN_M_TAG_DATE] = {QK_N_("malformed tag Date: '%s' is not YYYY.MM.DD"), {0}},
+    [QK_PDN_M_TAG_RESULT] =
+        {QK_N_("malformed tag: Result must be 1-0, 0-1, 1/2-1/2, 2-0, 0-2, 1-1 or *"), {0}},
+    [QK_PDN_M_TAG_PLYCOUNT] = {QK_N_("malformed tag: PlyCount must be a number"), {0}},
+    [QK_PDN_M_TAG_VARIANT_LONG] = {QK_N_("malformed tag: Variant name too long"), {0}},
+    [QK_PDN_M_TAG_CONTROL] = {QK_N_("malformed tag: control character in the value"), {0}},
+    [QK_PDN_M_PLYCOUNT_MOVES] = {QK_N_("PlyCount %s but the game has %s moves"), {0}},
+    [QK_PDN_M_COMMENT_OPEN] = {QK_N_("unterminated comment '{'"), {0}},
+    [QK_PDN_M_CLOCK] = {QK_N_("malformed clock comment (expected [%%clk h:mm:ss])"), {0}},
+    [QK_PDN_M_VARIATION_OPEN] = {QK_N_("unterminated variation '('"), {0}},
+    [QK_PDN_M_TOKEN_LONG] = {QK_N_("token too long in the movetext"), {0}},
+    [QK_PDN_M_UNEXPECTED] = {QK_N_("unexpected '%s'"), {0}},
+    [QK_PDN_M_RESULT_AFTER] = {QK_N_("result '%s' after the result"), {0}},
+    [QK_PDN_M_RESULT_TAG_MOVES] = {QK_N_("Result tag %s but the moves end with %s"), {0}},
+    [QK_PDN_M_NOT_MOVE_NUMBER] = {QK_N_("not a move or move number: '%s'"), {0}},
+    [QK_PDN_M_NOT_MOVE] = {QK_N_("not a move: '%s'"), {0}},
+    [QK_PDN_M_MOVE_AFTER] = {QK_N_("move '%s' after the result"), {0}},
+    [QK_PDN_M_MOVE_KEEP] = {QK_N_("cannot keep move '%s'"), {0}},
+    [QK_PDN_M_NUMERIC] = {QK_N_("'%s' is numbered-square notation (other draughts programs); a "
+                                "move names RULES.md's points, like b2-c3 or b4xd2 (README: "
+                                "\"Game record files\")"),
+                          {0}},
+    [QK_PDN_M_BOTH_LOSE] = {QK_N_("Result 0-0 (both sides lose) is not a result of these games; * "
+                                  "is an unfinished game"),
+                            {0}},
+    [QK_PDN_M_VARIANT] = {QK_N_("unknown variant '%s'"), {0}},
+    [QK_PDN_M_FEN] = {QK_N_("FEN is not a position of %s: %s"), {0, QK_PDN_ARG_RULES}},
+    [QK_PDN_M_OVER_WHITE] = {QK_N_("move '%s' (move %s, White) after the game is over (%s)"),
+                             {0, 0, QK_PDN_ARG_REASON}},
+    [QK_PDN_M_OVER_BLACK] = {QK_N_("move '%s' (move %s, Black) after the game is over (%s)"),
+                             {0, 0, QK_PDN_ARG_REASON}},
+    [QK_PDN_M_ILLEGAL_WHITE] = {QK_N_("illegal move '%s' (move %s, White)"), {0}},
+    [QK_PDN_M_ILLEGAL_BLACK] = {QK_N_("illegal move '%s' (move %s, Black)"), {0}},
+    [QK_PDN_M_MALFORMED_WHITE] = {QK_N_("malformed move '%s' (move %s, White)"), {0}},
+    [QK_PDN_M_MALFORMED_BLACK] = {QK_N_("malformed move '%s' (move %s, Black)"), {0}},
+    [QK_PDN_M_RESULT_RULES] =
+        {QK_N_("Result %s contradicts the final position: the rules give %s (%s)"),
+         {0, 0, QK_PDN_ARG_REASON}},
+    [QK_PDN_M_TERM_RULES] = {QK_N_("Termination %s contradicts the final position: the rules "
+                                   "give %s"),
+                             {0, QK_PDN_ARG_REASON}},
+    [QK_PDN_M_TERM_NOT_OVER] =
+        {QK_N_("Termination %s contradicts the final position: the game is not over"), {0}},
+    [QK_PDN_M_NO_DRAWS] = {QK_N_("Result %s: %s has no draws"), {0}},
+};
+
+const char *qk_pdn_msg_format(int msg)
+{
+    return msg > QK_PDN_M_NONE && msg < QK_PDN_M_COUNT && msgs[msg].fmt ? msgs[msg].fmt : "";
+}
+
+int qk_pdn_msg_arg_kind(int msg, int i)
+{
+    if (msg <= QK_PDN_M_NONE || msg >= QK_PDN_M_COUNT || i < 0 || i >= QK_PDN_NARGS)
+        return QK_PDN_ARG_TEXT;
+    return msgs[msg].kind[i];
+}
+
+/* How many arguments fmt takes: its "%s" and the highest "%N$s". */
+static int fmt_nargs(const char *fmt)
+{
+    int n = 0, seq = 0;
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%')
+            continue;
+        p++;
+        if (*p == 's')
+            seq++;
+        else if (*p >= '1' && *p <= '9' && p[1] == '$' && p[2] == 's' && *p - '0' > n)
+            n = *p - '0';
+        else if (!*p)
+            break;
+    }
+    return seq > n ? seq : n;
+}
+
+char *qk_pdn_msg_render(const char *fmt, const char *const *args, int nargs, char *buf, size_t n)
+{
+    size_t k = 0;
+    int next = 0;
+    for (const char *p = fmt; *p; p++) {
+        const char *put = NULL;
+        char one[2] = {*p, '\0'};
+        if (*p != '%') {
+            put = one;
+        } else if (p[1] == '%') {
+            put = "%";
+            p++;
+        } else if (p[1] == 's') {
+            put = next < nargs ? args[next] : "";
+            next++;
+            p++;
+        } else if (p[1] >= '1' && p[1] <= '9' && p[2] == '$' && p[3] == 's') {
+            int i = p[1] - '1';
+            put = i < nargs ? args[i] : "";
+            p += 3;
+        } else {
+            put = one;
+        }
+        for (; *put && k + 1 < n; put++)
+            buf[k++] = *put;
+    }
+    if (n > 0)
+        buf[k < n ? k : n - 1] = '\0';
+    return buf;
+}
+
+void qk_pdn_fail(qk_pdn_error *err, int code, int line, long ply, int msg, ...)
 {
     if (!err)
         return;
     err->code = code;
     err->line = line;
     err->ply = ply;
+    err->msg = msg;
+    memset(err->args, 0, sizeof err->args);
+    const char *fmt = qk_pdn_msg_format(msg);
+    int nargs = fmt_nargs(fmt);
+    if (nargs > QK_PDN_NARGS)
+        nargs = QK_PDN_NARGS;
+    const char *args[QK_PDN_NARGS];
+    va_list ap;
+    va_start(ap, msg);
+    for (int i = 0; i < nargs; i++) {
+        const char *a = va_arg(ap, const char *);
+        snprintf(err->args[i], sizeof err->args[i], "%s", a ? a : "");
+        args[i] = err->args[i];
+    }
+    va_end(ap);
     int k = line > 0 ? snprintf(err->message, sizeof err->message, "line %d: ", line) : 0;
     if (k < 0 || (size_t)k >= sizeof err->message)
         k = 0;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message + k, sizeof err->message - (size_t)k, fmt, ap);
-    va_end(ap);
+    qk_pdn_msg_render(fmt, args, nargs, err->message + k, sizeof err->message - (size_t)k);
 }
 
 /* ---- the record ----------------------------------------------------- */
@@ -376,32 +515,35 @@ static int line_of(const qk_pdn_record *r, size_t i)
     return r->move_line && i < r->nmoves ? r->move_line[i] : 0;
 }
 
-/* A ply as people count moves (issue 24): "move 2, Black" for ply 3 of a
- * game White starts; the number counts pairs from the first mover's move
- * (qk_pdn_write()'s numbering). side: the side that made the move. */
-static void ply_words(size_t i, unsigned side, char *buf, size_t n)
+/* A ply as people count moves (issue 24): move 2 for ply 3 of a game
+ * White starts (the number counts pairs from the first mover's move,
+ * qk_pdn_write()'s numbering), into buf; the side that made it picks the
+ * message (..._WHITE or ..._BLACK). */
+static void ply_number(size_t i, char *buf, size_t n)
 {
-    snprintf(buf, n, "move %zu, %s", i / 2 + 1, side == QK_WHITE ? "White" : "Black");
+    snprintf(buf, n, "%zu", i / 2 + 1);
 }
 
 int qk_pdn_replay(const qk_pdn_record *r, size_t ply, qk_pdn_state *st, qk_pdn_error *err)
 {
     if (!r || !st || ply > r->nmoves) {
-        qk_pdn_fail(err, QK_PDN_EINVAL, 0, -1, "ply %zu out of range 0..%zu", ply,
-                    r ? r->nmoves : 0);
+        char a[24], b[24];
+        snprintf(a, sizeof a, "%zu", ply);
+        snprintf(b, sizeof b, "%zu", r ? r->nmoves : 0);
+        qk_pdn_fail(err, QK_PDN_EINVAL, 0, -1, QK_PDN_M_PLY_RANGE, a, b);
         return QK_PDN_EINVAL;
     }
     const char *vname = r->variant[0] ? r->variant : "alquerque";
     if (qk_variant_parse(vname, &st->variant) != QK_OK) {
-        qk_pdn_fail(err, QK_PDN_EVARIANT, r->variant_line, -1, "unknown variant '%s'", vname);
+        qk_pdn_fail(err, QK_PDN_EVARIANT, r->variant_line, -1, QK_PDN_M_VARIANT, vname);
         return QK_PDN_EVARIANT;
     }
     const qk_variant *v = &st->variant;
     if (r->fen) {
         const char *why = NULL;
         if (qk_pos_parse(v, r->fen, &st->pos, &why) != QK_OK) {
-            qk_pdn_fail(err, QK_PDN_EFEN, r->fen_line, -1, "FEN is not a position of %s: %s",
-                        v->name, why ? why : "malformed");
+            qk_pdn_fail(err, QK_PDN_EFEN, r->fen_line, -1, QK_PDN_M_FEN, v->name,
+                        why ? why : "malformed");
             return QK_PDN_EFEN;
         }
     } else {
@@ -412,18 +554,20 @@ int qk_pdn_replay(const qk_pdn_record *r, size_t ply, qk_pdn_state *st, qk_pdn_e
     for (size_t i = 0; i < ply; i++) {
         qk_result res;
         qk_reason why;
-        char at[48];
-        ply_words(i, st->pos.side, at, sizeof at);
+        char at[24];
+        ply_number(i, at, sizeof at);
+        bool white = st->pos.side == QK_WHITE;
         if (qk_pos_status(v, &st->pos, &res, &why)) {
             qk_pdn_fail(err, QK_PDN_EILLEGAL, line_of(r, i), (long)i,
-                        "move '%s' (%s) after the game is over (%s)", r->moves[i], at,
+                        white ? QK_PDN_M_OVER_WHITE : QK_PDN_M_OVER_BLACK, r->moves[i], at,
                         qk_reason_name(why));
             return QK_PDN_EILLEGAL;
         }
         int rc = qk_move_parse(v, &st->pos, r->moves[i], &st->last);
         if (rc != QK_OK) {
-            qk_pdn_fail(err, QK_PDN_EILLEGAL, line_of(r, i), (long)i, "%s move '%s' (%s)",
-                        rc == QK_EILLEGAL ? "illegal" : "malformed", r->moves[i], at);
+            int m = rc == QK_EILLEGAL ? (white ? QK_PDN_M_ILLEGAL_WHITE : QK_PDN_M_ILLEGAL_BLACK)
+                                      : (white ? QK_PDN_M_MALFORMED_WHITE : QK_PDN_M_MALFORMED_BLACK);
+            qk_pdn_fail(err, QK_PDN_EILLEGAL, line_of(r, i), (long)i, m, r->moves[i], at);
             return QK_PDN_EILLEGAL;
         }
         qk_undo u;
@@ -443,7 +587,7 @@ static bool rules_reason(qk_reason r)
 int qk_pdn_validate(const qk_pdn_record *r, qk_pdn_outcome *out, qk_pdn_error *err)
 {
     if (!r || !out) {
-        qk_pdn_fail(err, QK_PDN_EINVAL, 0, -1, "NULL argument");
+        qk_pdn_fail(err, QK_PDN_EINVAL, 0, -1, QK_PDN_M_NULL_ARG);
         return QK_PDN_EINVAL;
     }
     int rc = qk_pdn_replay(r, r->nmoves, &out->end, err);
@@ -456,14 +600,12 @@ int qk_pdn_validate(const qk_pdn_record *r, qk_pdn_outcome *out, qk_pdn_error *e
     qk_reason why;
     if (qk_pos_status(v, &out->end.pos, &res, &why)) {
         if (r->result != res) {
-            qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1,
-                        "Result %s contradicts the final position: the rules give %s (%s)", claimed,
+            qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1, QK_PDN_M_RESULT_RULES, claimed,
                         qk_pdn_result_text(res), qk_reason_name(why));
             return QK_PDN_ERESULT;
         }
         if (term >= 0 && rules_reason((qk_reason)term) && term != (int)why) {
-            qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1,
-                        "Termination %s contradicts the final position: the rules give %s",
+            qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1, QK_PDN_M_TERM_RULES,
                         r->termination, qk_reason_name(why));
             return QK_PDN_ERESULT;
         }
@@ -480,14 +622,12 @@ int qk_pdn_validate(const qk_pdn_record *r, qk_pdn_outcome *out, qk_pdn_error *e
         return QK_PDN_OK;
     }
     if (term >= 0 && rules_reason((qk_reason)term)) {
-        qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1,
-                    "Termination %s contradicts the final position: the game is not over",
+        qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1, QK_PDN_M_TERM_NOT_OVER,
                     r->termination);
         return QK_PDN_ERESULT;
     }
     if (r->result == QK_RESULT_DRAW && !qk_variant_has_draws(v)) {
-        qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1, "Result %s: %s has no draws", claimed,
-                    v->name);
+        qk_pdn_fail(err, QK_PDN_ERESULT, r->result_line, -1, QK_PDN_M_NO_DRAWS, claimed, v->name);
         return QK_PDN_ERESULT;
     }
     out->over = true;

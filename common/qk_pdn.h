@@ -33,7 +33,7 @@
  * one move (with its number and clock) is longer by itself. */
 #define QK_PDN_WIDTH 80
 /* Room for an error message, NUL included. */
-#define QK_PDN_MSGLEN 160
+#define QK_PDN_MSGLEN 256
 
 /* Error codes (negative), also the `code` of qk_pdn_error. */
 enum {
@@ -49,12 +49,75 @@ enum {
     QK_PDN_EINVAL = -9, /* bad argument (NULL, ply out of range, control chars) */
 };
 
+/* What an error says, as an id (issue 24): a client shows the message in
+ * its reader's language from msg and args (qk_pdn_msg_format(),
+ * qk_pdn_msg_render()), never by parsing `message`. QK_PDN_M_NONE: only
+ * `message` (an error built by hand, e.g. by the server). */
+typedef enum qk_pdn_msg {
+    QK_PDN_M_NONE = 0,
+    QK_PDN_M_NOMEM,
+    QK_PDN_M_NULL_ARG,
+    QK_PDN_M_PLY_RANGE,        /* ply, moves */
+    QK_PDN_M_TOO_BIG,          /* bytes, limit */
+    QK_PDN_M_NUL_BYTE,
+    QK_PDN_M_BAD_UTF8,
+    QK_PDN_M_NO_GAME,
+    QK_PDN_M_TAG_NAME,         /* name */
+    QK_PDN_M_TAG_QUOTES,       /* name */
+    QK_PDN_M_TAG_UNTERMINATED, /* name */
+    QK_PDN_M_TAG_BRACKET,      /* name */
+    QK_PDN_M_TAG_TWICE,        /* name */
+    QK_PDN_M_TAG_DATE,         /* value */
+    QK_PDN_M_TAG_RESULT,
+    QK_PDN_M_TAG_PLYCOUNT,
+    QK_PDN_M_TAG_VARIANT_LONG,
+    QK_PDN_M_TAG_CONTROL,
+    QK_PDN_M_PLYCOUNT_MOVES,   /* PlyCount value, moves */
+    QK_PDN_M_COMMENT_OPEN,
+    QK_PDN_M_CLOCK,
+    QK_PDN_M_VARIATION_OPEN,
+    QK_PDN_M_TOKEN_LONG,
+    QK_PDN_M_UNEXPECTED,       /* character */
+    QK_PDN_M_RESULT_AFTER,     /* result */
+    QK_PDN_M_RESULT_TAG_MOVES, /* tag's result, the movetext's */
+    QK_PDN_M_NOT_MOVE_NUMBER,  /* token */
+    QK_PDN_M_NOT_MOVE,         /* token */
+    QK_PDN_M_MOVE_AFTER,       /* move */
+    QK_PDN_M_MOVE_KEEP,        /* move */
+    QK_PDN_M_NUMERIC,          /* token */
+    QK_PDN_M_BOTH_LOSE,
+    QK_PDN_M_VARIANT,          /* variant */
+    QK_PDN_M_FEN,              /* variant, the rules' reason (QK_PDN_ARG_RULES) */
+    QK_PDN_M_OVER_WHITE,       /* move, move number, reason word (QK_PDN_ARG_REASON) */
+    QK_PDN_M_OVER_BLACK,
+    QK_PDN_M_ILLEGAL_WHITE,    /* move, move number */
+    QK_PDN_M_ILLEGAL_BLACK,
+    QK_PDN_M_MALFORMED_WHITE,  /* move, move number */
+    QK_PDN_M_MALFORMED_BLACK,
+    QK_PDN_M_RESULT_RULES,     /* claimed result, the rules' result, reason word */
+    QK_PDN_M_TERM_RULES,       /* Termination value, the rules' reason word */
+    QK_PDN_M_TERM_NOT_OVER,    /* Termination value */
+    QK_PDN_M_NO_DRAWS,         /* claimed result, variant */
+    QK_PDN_M_COUNT
+} qk_pdn_msg;
+
+/* Arguments of a message: at most this many, each a string of at most
+ * QK_PDN_ARGLEN - 1 bytes (longer ones are cut). */
+#define QK_PDN_NARGS 3
+#define QK_PDN_ARGLEN 96
+
+/* The kinds of argument a client may translate too: a reason word of
+ * PROTOCOL.md ("no_pieces"), or a reason text of the rules module
+ * (qk_pos_parse()'s *why, English, marked for the catalogues). */
+enum { QK_PDN_ARG_TEXT = 0, QK_PDN_ARG_REASON, QK_PDN_ARG_RULES };
+
 /* Where and why a function failed. record: 0-based index of the game in
  * the text (0 for a lone record); line: 1-based line of the text, 0 when
  * the error is not about one line (a record built in code, text too big);
  * ply: 0-based ply of the offending move (PROTOCOL.md `ply`), -1 when the
- * error is not about a move. message: English, one line, no trailing
- * newline, e.g. "line 7: illegal move 'b2-b4' (move 2, Black)": moves
+ * error is not about a move. msg and args: the message as an id with its
+ * arguments (above), for clients that translate. message: English, one
+ * line, no trailing newline, e.g. "line 7: illegal move 'b2-b4' (move 2, Black)": moves
  * counted as people number them (ply 3 is Black's second move when White
  * starts), the 0-based ply is in `ply`. */
 typedef struct qk_pdn_error {
@@ -63,7 +126,26 @@ typedef struct qk_pdn_error {
     int line;
     long ply;
     char message[QK_PDN_MSGLEN];
+    int msg;                                  /* a qk_pdn_msg; QK_PDN_M_NONE: message only */
+    char args[QK_PDN_NARGS][QK_PDN_ARGLEN];   /* msg's arguments, in its format's order */
 } qk_pdn_error;
+
+/* The English format of message id msg, without the "line N: " prefix:
+ * conversions are "%s" only, one per argument in order (a translation may
+ * reorder them with "%N$s"), "%%" a percent sign. "" for QK_PDN_M_NONE or
+ * an unknown id. Static storage; every format is also in the client's
+ * catalogues (marked QK_N_, xgettext's c-format). */
+const char *qk_pdn_msg_format(int msg);
+
+/* The kind (QK_PDN_ARG_*) of argument i of message msg; QK_PDN_ARG_TEXT
+ * for out-of-range ids. */
+int qk_pdn_msg_arg_kind(int msg, int i);
+
+/* fmt with "%s" and "%N$s" (N 1..QK_PDN_NARGS) replaced by args (nargs
+ * of them, NULL-free), "%%" by '%', into buf (size n >= 1, truncated to
+ * fit, NUL-terminated). A conversion naming a missing argument writes
+ * nothing. Returns buf. */
+char *qk_pdn_msg_render(const char *fmt, const char *const *args, int nargs, char *buf, size_t n);
 
 /* A tag the contract does not name, kept in the order read. Owned by the
  * record. */

@@ -20,10 +20,17 @@ typedef struct qk_sb {
 /* Append s[0..n). Returns 0, or -1 (and sets failed) when out of memory. */
 int qk_sb_put(qk_sb *b, const char *s, size_t n);
 
-/* Fill *err (when not NULL) with code, line, ply and a printf message
- * prefixed "line N: " when line > 0. err->record is left alone. */
-void qk_pdn_fail(qk_pdn_error *err, int code, int line, long ply, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+/* Marks a string for the client's catalogues (xgettext --keyword=QK_N_)
+ * and leaves it as it is: common/ stays English. */
+#ifndef QK_N_
+#define QK_N_(s) s
+#endif
+
+/* Fill *err (when not NULL) with code, line, ply, message id msg and its
+ * arguments (as many const char * as qk_pdn_msg_format(msg) has "%s"), and
+ * the English message, prefixed "line N: " when line > 0. err->record is
+ * left alone. */
+void qk_pdn_fail(qk_pdn_error *err, int code, int line, long ply, int msg, ...);
 
 /* A PDN result word (with the draughts aliases) as a qk_result, or -1. */
 int qk_pdn_result_parse(const char *s);

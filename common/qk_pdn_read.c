@@ -19,6 +19,7 @@
 /* Longest token (a move, a number, a result) the reader looks at. */
 #define TOKEN_MAX 256
 
+
 enum phase {
     PH_NONE,  /* no game open */
     PH_TAGS,  /* tags read, no movetext yet */
@@ -45,12 +46,19 @@ static qk_pdn_record *cur(rd *r)
     return &r->recs[r->n - 1];
 }
 
-static int fail(rd *r, int code, int line, const char *fmt, const char *arg)
+/* Fail with message msg (qk_pdn_msg) and its one argument arg, or
+ * arguments arg and arg2 (NULL when it takes fewer). */
+static int fail2(rd *r, int code, int line, int msg, const char *arg, const char *arg2)
 {
-    qk_pdn_fail(r->err, code, line, -1, fmt, arg);
+    qk_pdn_fail(r->err, code, line, -1, msg, arg, arg2);
     if (r->err)
         r->err->record = r->n ? r->n - 1 : 0;
     return code;
+}
+
+static int fail(rd *r, int code, int line, int msg, const char *arg)
+{
+    return fail2(r, code, line, msg, arg, NULL);
 }
 
 static int open_game(rd *r)
@@ -59,7 +67,7 @@ static int open_game(rd *r)
         size_t cap = r->cap ? r->cap * 2 : 4;
         qk_pdn_record *p = realloc(r->recs, cap * sizeof *p);
         if (!p)
-            return fail(r, QK_PDN_ENOMEM, 0, "%s", "out of memory");
+            return fail(r, QK_PDN_ENOMEM, 0, QK_PDN_M_NOMEM, NULL);
         r->recs = p;
         r->cap = cap;
     }
@@ -80,9 +88,10 @@ static int close_game(rd *r)
         return QK_PDN_OK;
     qk_pdn_record *g = cur(r);
     if (g->ply_count >= 0 && (size_t)g->ply_count != g->nmoves) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "%ld but the game has %zu moves", g->ply_count, g->nmoves);
-        return fail(r, QK_PDN_ESYNTAX, r->plycount_line, "PlyCount %s", msg);
+        char pc[24], nm[24];
+        snprintf(pc, sizeof pc, "%ld", g->ply_count);
+        snprintf(nm, sizeof nm, "%zu", g->nmoves);
+        return fail2(r, QK_PDN_ESYNTAX, r->plycount_line, QK_PDN_M_PLYCOUNT_MOVES, pc, nm);
     }
     if (!g->result_line)
         g->result_line = r->last_line;
@@ -146,18 +155,18 @@ static int read_tag(rd *r)
         name[nl++] = s[i++];
     name[nl] = '\0';
     if (nl == 0 || !qk_pdn_name_ok(name))
-        return fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag: bad tag name '%s'", name);
+        return fail(r, QK_PDN_ESYNTAX, r->line, QK_PDN_M_TAG_NAME, name);
     while (i < end && blank(s[i]))
         i++;
     if (i >= end || s[i] != '"')
-        return fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag %s: value must be in quotes", name);
+        return fail(r, QK_PDN_ESYNTAX, r->line, QK_PDN_M_TAG_QUOTES, name);
     i++;
     qk_sb val = {0};
     qk_sb_put(&val, "", 0);
     for (;;) {
         if (i >= end || s[i] == '\n') {
             free(val.buf);
-            return fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag %s: unterminated value", name);
+            return fail(r, QK_PDN_ESYNTAX, r->line, QK_PDN_M_TAG_UNTERMINATED, name);
         }
         if (s[i] == '"')
             break;
@@ -171,12 +180,12 @@ static int read_tag(rd *r)
         i++;
     if (i >= end || s[i] != ']') {
         free(val.buf);
-        return fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag %s: missing ']'", name);
+        return fail(r, QK_PDN_ESYNTAX, r->line, QK_PDN_M_TAG_BRACKET, name);
     }
     r->i = i + 1;
     if (val.failed) {
         free(val.buf);
-        return fail(r, QK_PDN_ENOMEM, r->line, "%s", "out of memory");
+        return fail(r, QK_PDN_ENOMEM, r->line, QK_PDN_M_NOMEM, NULL);
     }
 
     qk_pdn_record *g = cur(r);
@@ -186,11 +195,11 @@ static int read_tag(rd *r)
                    : qk_pdn_get(g, name) != NULL || roster_seen(r, name);
     if (dup) {
         free(val.buf);
-        return fail(r, QK_PDN_ESYNTAX, r->line, "tag %s given twice", name);
+        return fail(r, QK_PDN_ESYNTAX, r->line, QK_PDN_M_TAG_TWICE, name);
     }
     if (strcmp(name, "Date") == 0 && !date_ok(val.buf)) {
         rc =
-            fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag Date: '%s' is not YYYY.MM.DD", val.buf);
+            fail(r, QK_PDN_ESYNTAX, r->line, QK_PDN_M_TAG_DATE, val.buf);
         free(val.buf);
         return rc;
     }
@@ -202,15 +211,18 @@ static int read_tag(rd *r)
         return QK_PDN_OK;
     }
     rc = qk_pdn_set(g, name, val.buf);
+    bool both_lose = strcmp(name, "Result") == 0 && strcmp(val.buf, "0-0") == 0;
     free(val.buf);
     if (rc == QK_PDN_ENOMEM)
-        return fail(r, rc, r->line, "%s", "out of memory");
+        return fail(r, rc, r->line, QK_PDN_M_NOMEM, NULL);
+    if (rc != QK_PDN_OK && both_lose)
+        return fail(r, QK_PDN_ERESULT, r->line, QK_PDN_M_BOTH_LOSE, NULL);
     if (rc != QK_PDN_OK) {
-        const char *why = strcmp(name, "Result") == 0     ? "Result must be 1-0, 0-1, 1/2-1/2 or *"
-                          : strcmp(name, "PlyCount") == 0 ? "PlyCount must be a number"
-                          : strcmp(name, "Variant") == 0  ? "Variant name too long"
-                                                          : "control character in the value";
-        return fail(r, QK_PDN_ESYNTAX, r->line, "malformed tag: %s", why);
+        int why = strcmp(name, "Result") == 0     ? QK_PDN_M_TAG_RESULT
+                  : strcmp(name, "PlyCount") == 0 ? QK_PDN_M_TAG_PLYCOUNT
+                  : strcmp(name, "Variant") == 0  ? QK_PDN_M_TAG_VARIANT_LONG
+                                                  : QK_PDN_M_TAG_CONTROL;
+        return fail(r, QK_PDN_ESYNTAX, r->line, why, NULL);
     }
     if (strcmp(name, "Result") == 0) {
         r->result_tag = true;
@@ -270,7 +282,7 @@ static int read_comment(rd *r)
         i++;
     }
     if (i >= r->len)
-        return fail(r, QK_PDN_ESYNTAX, start_line, "%s", "unterminated comment '{'");
+        return fail(r, QK_PDN_ESYNTAX, start_line, QK_PDN_M_COMMENT_OPEN, NULL);
     const char *body = r->s + r->i + 1, *bend = r->s + i;
     r->i = i + 1;
     for (const char *p = body; p + 5 <= bend; p++) {
@@ -278,8 +290,7 @@ static int read_comment(rd *r)
             continue;
         long long ms = parse_clk(p + 5, bend);
         if (ms < 0)
-            return fail(r, QK_PDN_ESYNTAX, start_line, "%s",
-                        "malformed clock comment (expected [%clk h:mm:ss])");
+            return fail(r, QK_PDN_ESYNTAX, start_line, QK_PDN_M_CLOCK, NULL);
         if (r->ph == PH_MOVES && cur(r)->nmoves > 0)
             cur(r)->clk[cur(r)->nmoves - 1] = ms;
         break;
@@ -302,7 +313,7 @@ static int skip_variation(rd *r)
             return QK_PDN_OK;
         }
     }
-    return fail(r, QK_PDN_ESYNTAX, start_line, "%s", "unterminated variation '('");
+    return fail(r, QK_PDN_ESYNTAX, start_line, QK_PDN_M_VARIATION_OPEN, NULL);
 }
 
 /* Move syntax of RULES.md section 1 as far as text alone tells: points
@@ -330,6 +341,27 @@ static bool move_shape(const char *t)
     }
 }
 
+/* A move in the numbered-square notation of other draughts programs
+ * (FMJD PDN for international draughts: "32-28", "11x18", "11x18x27"):
+ * numbers joined by '-' or 'x'. Qirkat's records name points (RULES.md
+ * section 1), so such a record is refused with a message that says so. */
+static bool numeric_move(const char *t)
+{
+    int numbers = 0;
+    for (;;) {
+        if (*t < '0' || *t > '9')
+            return false;
+        while (*t >= '0' && *t <= '9')
+            t++;
+        numbers++;
+        if (!*t)
+            return numbers >= 2;
+        if (*t != '-' && *t != 'x')
+            return false;
+        t++;
+    }
+}
+
 static int read_token(rd *r)
 {
     char tok[TOKEN_MAX];
@@ -340,7 +372,7 @@ static int read_token(rd *r)
         if (blank(c) || c == '\n' || strchr("{}[]();", c))
             break;
         if (n + 1 >= sizeof tok)
-            return fail(r, QK_PDN_ESYNTAX, line, "%s", "token too long in the movetext");
+            return fail(r, QK_PDN_ESYNTAX, line, QK_PDN_M_TOKEN_LONG, NULL);
         tok[n++] = c;
         r->i++;
     }
@@ -348,7 +380,7 @@ static int read_token(rd *r)
     if (n == 0) { /* a stray '}', ']' or ')' */
         tok[0] = r->s[r->i];
         tok[1] = '\0';
-        return fail(r, QK_PDN_ESYNTAX, line, "unexpected '%s'", tok);
+        return fail(r, QK_PDN_ESYNTAX, line, QK_PDN_M_UNEXPECTED, tok);
     }
     if (r->ph == PH_NONE) {
         int rc = open_game(r);
@@ -359,14 +391,16 @@ static int read_token(rd *r)
     r->last_line = line;
 
     int res = qk_pdn_result_parse(tok);
+    if (res < 0 && strcmp(tok, "0-0") == 0)
+        return fail(r, QK_PDN_ERESULT, line, QK_PDN_M_BOTH_LOSE, NULL);
+    if (res < 0 && numeric_move(tok))
+        return fail(r, QK_PDN_ESYNTAX, line, QK_PDN_M_NUMERIC, tok);
     if (res >= 0) {
         if (r->ph == PH_DONE)
-            return fail(r, QK_PDN_EAFTER, line, "result '%s' after the result", tok);
+            return fail(r, QK_PDN_EAFTER, line, QK_PDN_M_RESULT_AFTER, tok);
         if (r->result_tag && (qk_result)res != g->result) {
-            char msg[64];
-            snprintf(msg, sizeof msg, "%s but the moves end with %s", qk_pdn_result_text(g->result),
-                     qk_pdn_result_text((qk_result)res));
-            return fail(r, QK_PDN_ERESULT, line, "Result tag %s", msg);
+            return fail2(r, QK_PDN_ERESULT, line, QK_PDN_M_RESULT_TAG_MOVES,
+                         qk_pdn_result_text(g->result), qk_pdn_result_text((qk_result)res));
         }
         if (!r->result_tag) {
             g->result = (qk_result)res;
@@ -380,23 +414,25 @@ static int read_token(rd *r)
     while (*t >= '0' && *t <= '9')
         t++;
     if (t > tok && *t != '.')
-        return fail(r, QK_PDN_ESYNTAX, line, "not a move or move number: '%s'", tok);
+        return fail(r, QK_PDN_ESYNTAX, line, QK_PDN_M_NOT_MOVE_NUMBER, tok);
     while (*t == '.')
         t++;
     if (!*t)
         return QK_PDN_OK;
     if (*t == '$') /* a NAG glued to nothing else */
         return QK_PDN_OK;
+    if (numeric_move(t)) /* "1.32-28" */
+        return fail(r, QK_PDN_ESYNTAX, line, QK_PDN_M_NUMERIC, t);
     size_t m = strlen(t);
     while (m > 0 && (t[m - 1] == '!' || t[m - 1] == '?'))
         t[--m] = '\0';
     if (!move_shape(t))
-        return fail(r, QK_PDN_ESYNTAX, line, "not a move: '%s'", tok);
+        return fail(r, QK_PDN_ESYNTAX, line, QK_PDN_M_NOT_MOVE, tok);
     if (r->ph == PH_DONE)
-        return fail(r, QK_PDN_EAFTER, line, "move '%s' after the result", t);
+        return fail(r, QK_PDN_EAFTER, line, QK_PDN_M_MOVE_AFTER, t);
     int rc = qk_pdn_add_move(g, t, -1);
     if (rc != QK_PDN_OK)
-        return fail(r, rc == QK_PDN_ENOMEM ? rc : QK_PDN_ESYNTAX, line, "cannot keep move '%s'", t);
+        return fail(r, rc == QK_PDN_ENOMEM ? rc : QK_PDN_ESYNTAX, line, QK_PDN_M_MOVE_KEEP, t);
     g->move_line[g->nmoves - 1] = line;
     r->ph = PH_MOVES;
     return QK_PDN_OK;
@@ -404,7 +440,7 @@ static int read_token(rd *r)
 
 /* NUL bytes and invalid UTF-8 (overlong forms, surrogates, > U+10FFFF),
  * with the line they are on; 0 when the text is clean. */
-static int bad_bytes(const unsigned char *s, size_t len, int *line, const char **what)
+static int bad_bytes(const unsigned char *s, size_t len, int *line, int *what)
 {
     *line = 1;
     for (size_t i = 0; i < len;) {
@@ -412,7 +448,7 @@ static int bad_bytes(const unsigned char *s, size_t len, int *line, const char *
         if (c == '\n')
             (*line)++;
         if (c == 0) {
-            *what = "NUL byte in the text";
+            *what = QK_PDN_M_NUL_BYTE;
             return -1;
         }
         if (c < 0x80) {
@@ -434,7 +470,7 @@ static int bad_bytes(const unsigned char *s, size_t len, int *line, const char *
         i += k + 1;
         continue;
     bad:
-        *what = "invalid UTF-8 in the text";
+        *what = QK_PDN_M_BAD_UTF8;
         return -1;
     }
     return 0;
@@ -449,20 +485,22 @@ int qk_pdn_read(const char *text, size_t len, qk_pdn_record **recs, size_t *n, q
     if (n)
         *n = 0;
     if (!text || !recs || !n) {
-        qk_pdn_fail(err, QK_PDN_EINVAL, 0, -1, "NULL argument");
+        qk_pdn_fail(err, QK_PDN_EINVAL, 0, -1, QK_PDN_M_NULL_ARG);
         return QK_PDN_EINVAL;
     }
     if (err)
         err->ply = -1;
     if (len > QK_PDN_MAX_TEXT) {
-        qk_pdn_fail(err, QK_PDN_ETOOBIG, 0, -1, "text of %zu bytes is over the limit of %u", len,
-                    QK_PDN_MAX_TEXT);
+        char got[24], max[24];
+        snprintf(got, sizeof got, "%zu", len);
+        snprintf(max, sizeof max, "%u", QK_PDN_MAX_TEXT);
+        qk_pdn_fail(err, QK_PDN_ETOOBIG, 0, -1, QK_PDN_M_TOO_BIG, got, max);
         return QK_PDN_ETOOBIG;
     }
     int bad_line;
-    const char *what;
+    int what;
     if (bad_bytes((const unsigned char *)text, len, &bad_line, &what) < 0) {
-        qk_pdn_fail(err, QK_PDN_ESYNTAX, bad_line, -1, "%s", what);
+        qk_pdn_fail(err, QK_PDN_ESYNTAX, bad_line, -1, what);
         return QK_PDN_ESYNTAX;
     }
     rd r = {.s = text, .len = len, .line = 1, .err = err};
@@ -503,7 +541,7 @@ int qk_pdn_read(const char *text, size_t len, qk_pdn_record **recs, size_t *n, q
     if (rc == QK_PDN_OK)
         rc = close_game(&r);
     if (rc == QK_PDN_OK && r.n == 0) {
-        qk_pdn_fail(err, QK_PDN_ESYNTAX, 1, -1, "no game in the text");
+        qk_pdn_fail(err, QK_PDN_ESYNTAX, 1, -1, QK_PDN_M_NO_GAME);
         rc = QK_PDN_ESYNTAX;
     }
     for (size_t k = 0; rc == QK_PDN_OK && k < r.n; k++) {

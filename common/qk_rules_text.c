@@ -126,7 +126,7 @@ static const char piece_chars[] = ".wbWB";
 int qk_pos_parse(const qk_variant *v, const char *s, qk_pos *out, const char **why)
 {
     if (!v || !v->rules || !s || !out)
-        FAIL("no position");
+        FAIL(QK_N_("no position"));
     qk_pos p;
     memset(&p, 0, sizeof p);
     memset(p.from, QK_NO_POINT, sizeof p.from);
@@ -136,88 +136,88 @@ int qk_pos_parse(const qk_variant *v, const char *s, qk_pos *out, const char **w
     for (int r = R - 1; r >= 0; r--) {
         for (int f = 0; f < C; f++, s++) {
             if (*s == '/' || *s == ' ' || *s == '\0')
-                FAIL("wrong board size: a rank has too few points");
+                FAIL(QK_N_("wrong board size: a rank has too few points"));
             int pc = piece_of(*s);
             if (pc < 0)
-                FAIL("unknown letter in the board (expected w, b, W, B or .)");
+                FAIL(QK_N_("unknown letter in the board (expected w, b, W, B or .)"));
             if (qk_piece_is_sultan(pc) && !v->rules->sultans)
-                FAIL("Sultans (W, B) do not exist in this variant");
+                FAIL(QK_N_("Sultans (W, B) do not exist in this variant"));
             p.sq[r * C + f] = (uint8_t)pc;
         }
         if (r > 0) {
             if (*s == ' ' || *s == '\0')
-                FAIL("wrong board size: too few ranks");
+                FAIL(QK_N_("wrong board size: too few ranks"));
             if (*s != '/') {
                 if (piece_of(*s) >= 0)
-                    FAIL("wrong board size: a rank has too many points");
-                FAIL("unknown letter in the board (expected w, b, W, B or .)");
+                    FAIL(QK_N_("wrong board size: a rank has too many points"));
+                FAIL(QK_N_("unknown letter in the board (expected w, b, W, B or .)"));
             }
             s++;
         }
     }
     if (*s == '/')
-        FAIL("wrong board size: too many ranks");
+        FAIL(QK_N_("wrong board size: too many ranks"));
     if (*s != ' ') {
         if (*s == '\0')
-            FAIL("missing side to move");
+            FAIL(QK_N_("missing side to move"));
         if (piece_of(*s) >= 0)
-            FAIL("wrong board size: a rank has too many points");
-        FAIL("unknown letter in the board (expected w, b, W, B or .)");
+            FAIL(QK_N_("wrong board size: a rank has too many points"));
+        FAIL(QK_N_("unknown letter in the board (expected w, b, W, B or .)"));
     }
     s++;
 
     /* Field 2. */
     if ((s[0] != 'w' && s[0] != 'b') || (s[1] != ' ' && s[1] != '\0'))
-        FAIL("side to move must be w or b");
+        FAIL(QK_N_("side to move must be w or b"));
     p.side = s[0] == 'w' ? QK_WHITE : QK_BLACK;
     s++;
     if (*s != ' ')
-        FAIL("missing no-capture count");
+        FAIL(QK_N_("missing no-capture count"));
     s++;
 
     /* Field 3: plies since the last capture; canonical decimal. */
     if (*s < '0' || *s > '9')
-        FAIL("bad no-capture count: expected a decimal number");
+        FAIL(QK_N_("bad no-capture count: expected a decimal number"));
     if (s[0] == '0' && s[1] >= '0' && s[1] <= '9')
-        FAIL("bad no-capture count: leading zero");
+        FAIL(QK_N_("bad no-capture count: leading zero"));
     unsigned long q = 0;
     int digits = 0;
     for (; *s >= '0' && *s <= '9'; s++, digits++) {
         if (digits >= 5)
-            FAIL("bad no-capture count: too large");
+            FAIL(QK_N_("bad no-capture count: too large"));
         q = q * 10 + (unsigned long)(*s - '0');
     }
     if (q > UINT16_MAX)
-        FAIL("bad no-capture count: too large");
+        FAIL(QK_N_("bad no-capture count: too large"));
     /* Counts past the limit are finished games, not malformed text:
      * qk_pos_status() says so, and make() can produce them. */
     p.quiet = (uint16_t)q;
     if (*s != ' ')
-        FAIL(*s == '\0' ? "missing memory field (use -)" : "bad no-capture count");
+        FAIL(*s == '\0' ? QK_N_("missing memory field (use -)") : QK_N_("bad no-capture count"));
     s++;
 
     /* Field 4: BrainKing memory (sections 1 and 5) or '-'. */
     if (s[0] == '-') {
         s++;
     } else if (!v->rules->memory) {
-        FAIL("memory field must be - in this variant");
+        FAIL(QK_N_("memory field must be - in this variant"));
     } else {
         int last = -1;
         for (;;) {
             int at, start, n1, n2;
             if ((n1 = read_point(v, s, &at)) == 0 || s[n1] != ':' ||
                 (n2 = read_point(v, s + n1 + 1, &start)) == 0)
-                FAIL("malformed memory: expected piece:start pairs like c3:b3");
+                FAIL(QK_N_("malformed memory: expected piece:start pairs like c3:b3"));
             s += n1 + 1 + n2;
             if (at <= last)
-                FAIL("impossible memory: pairs must be ordered by point, each once");
+                FAIL(QK_N_("impossible memory: pairs must be ordered by point, each once"));
             if (p.sq[at] == QK_EMPTY)
-                FAIL("impossible memory: no piece on the point");
+                FAIL(QK_N_("impossible memory: no piece on the point"));
             /* Meaningful (the piece could step back there) and possible (it
              * could have stepped from there): only sideways steps qualify. */
             int side = qk_piece_side(p.sq[at]);
             if (!qk_memory_relevant(v, side, at, start) || !qk_memory_relevant(v, side, start, at))
-                FAIL("impossible memory: start is not a point the piece could step to");
+                FAIL(QK_N_("impossible memory: start is not a point the piece could step to"));
             p.from[at] = (uint8_t)start;
             last = at;
             if (*s != ',')
@@ -226,7 +226,7 @@ int qk_pos_parse(const qk_variant *v, const char *s, qk_pos *out, const char **w
         }
     }
     if (*s != '\0')
-        FAIL("trailing characters after the position");
+        FAIL(QK_N_("trailing characters after the position"));
     *out = p;
     return QK_OK;
 }

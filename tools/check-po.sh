@@ -6,7 +6,7 @@
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-xgettext --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --keyword=P_:1,2 \
+xgettext --from-code=UTF-8 --language=C --keyword=_ --keyword=N_ --keyword=P_:1,2 --keyword=C_:1c,2 \
     --keyword=QK_N_ --package-name=qirkat --msgid-bugs-address=qirkat-issues --no-location \
     --sort-output -o "$tmp/fresh.pot" "$@"
 fail=0

@@ -170,7 +170,8 @@ int notify_game_end(gsvc *s, const game *g)
         if (!d ||
             !(g->result ? cJSON_AddStringToObject(d, "result", qk_result_name(g->result))
                                : cJSON_AddNullToObject(d, "result")) ||
-            !cJSON_AddStringToObject(d, "reason", qk_reason_name(g->reason)))
+            !cJSON_AddStringToObject(d, "reason", qk_reason_name(g->reason)) ||
+            !cJSON_AddStringToObject(d, "color", i == 0 ? "white" : "black"))
             return oom(s, d);
         if (notify_push(s, players[i], "game_end", g->id, d) != 0)
             return -1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fake.h"
+#include "render.h"
 #include "util.h"
 
 static char cfg[64];
@@ -58,6 +59,56 @@ Test(class_cli, join_says_joined)
     crun_expect(&r, 0);
     cr_assert_str_eq(r.out, "Joined CM2 B (class 3, teacher mme_ali)\n");
     crun_free(&r);
+}
+
+/* Issue 24: one format of join codes. Whatever was typed, the request
+ * carries the 8 capitals; a code that is not 8 letters and digits is a
+ * usage error naming the format, and nothing is sent. */
+Test(class_cli, join_code_in_any_spelling_is_sent_as_its_eight_capitals)
+{
+    fake_start(&srv, script, NULL);
+    save_login("amira", srv.addr);
+    const char *spellings[][2] = {
+        {"abcd-2345", NULL}, {"abcd 2345", NULL}, {"ABCD2345", NULL}, {"abcd", "2345"}, {"Abcd-", "2345"},
+    };
+    for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+        crun r;
+        crun_do(&r, NULL, "--server", srv.addr, "class", "join", spellings[i][0], spellings[i][1],
+                NULL);
+        crun_expect(&r, 0);
+        crun_free(&r);
+        cJSON *req = fake_request(&srv, "class_join", (int)i);
+        cr_assert_not_null(req);
+        cr_assert_str_eq(cJSON_GetObjectItem(req, "code")->valuestring, "ABCD2345", "%s %s",
+                         spellings[i][0], spellings[i][1] ? spellings[i][1] : "");
+        cJSON_Delete(req);
+    }
+    crun r;
+    crun_do(&r, NULL, "--server", srv.addr, "class", "join", "abcd", "234", NULL);
+    crun_expect(&r, 2);
+    cr_assert(strstr(r.err, "a join code is 8 letters and digits, like ABCD 2345 (case, spaces and "
+                            "dashes do not matter), not \"abcd 234\"\n"),
+              "%s", r.err);
+    crun_free(&r);
+    cr_assert_eq(fake_count(&srv, "class_join"), 5);
+}
+
+/* The code is printed as ABCD 2345 in class create and show. */
+Test(class_cli, join_code_is_shown_as_two_groups_of_four)
+{
+    char b[32];
+    cr_assert_str_eq(render_join_code("ABCD2345", b, sizeof b), "ABCD 2345");
+    cr_assert_str_eq(render_join_code(NULL, b, sizeof b), "-");
+    cr_assert_str_eq(render_join_code("ABC", b, sizeof b), "ABC");
+    char out[9];
+    const char *w[] = {"9vwh-v6qv"};
+    cr_assert_eq(render_join_code_parse(w, 1, out), 0);
+    cr_assert_str_eq(out, "9VWHV6QV");
+    const char *bad[] = {"9vwh_v6qv"};
+    cr_assert_eq(render_join_code_parse(bad, 1, out), -1);
+    cr_assert_str_eq(out, "");
+    const char *longer[] = {"9vwh", "v6qv", "x"};
+    cr_assert_eq(render_join_code_parse(longer, 3, out), -1);
 }
 
 Test(class_cli, add_students_names_the_file_line)

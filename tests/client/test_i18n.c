@@ -17,6 +17,8 @@
 
 #include "cli.h"
 #include "i18n.h"
+#include "qk_pdn.h"
+#include "render.h"
 
 #define NBSP "\xc2\xa0"
 
@@ -182,4 +184,127 @@ Test(i18n, error_sentences)
     cr_assert_str_eq(P_("%lld game written to %s\n", "%lld games written to %s\n", 3),
                      "%lld parties écrites dans %s\n");
     cr_assert(cli_is_yes("oui") && cli_is_yes("o") && cli_is_yes("y") && !cli_is_yes("non"));
+}
+
+/* Issue 24: the PDN reader's errors (common/qk_pdn*.c) come with a message
+ * id and arguments; the client shows them in French, the reason words and
+ * the rules' reasons among the arguments too. In-process, as above. */
+Test(i18n, pdn_errors_in_french)
+{
+    const char *bin = getenv("QK_BIN") ? getenv("QK_BIN") : "build";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/locale", bin);
+    setenv("QIRKAT_LOCALEDIR", dir, 1);
+    setenv("LANGUAGE", "fr", 1);
+    setenv("LC_ALL", "C.UTF-8", 1);
+    i18n_init(NULL);
+    /* Every message has its French text. */
+    for (int m = QK_PDN_M_NONE + 1; m < QK_PDN_M_COUNT; m++) {
+        const char *en = qk_pdn_msg_format(m);
+        cr_assert(*en, "message %d has no format", m);
+        cr_assert(strcmp(_(en), en) != 0, "message %d (%s) has no French text", m, en);
+    }
+    struct {
+        const char *text, *want;
+    } cases[] = {
+        {"[Variant \"alquerque\"]\n\n1. d2-c3 b4-c3 *\n",
+         "ligne 3" NBSP ": coup illégal «" NBSP "b4-c3" NBSP "» (coup 1, Noirs)"},
+        {"[Event \"x\"]\n\n1. 32-28 19-23 *\n",
+         "ligne 3" NBSP ": «" NBSP "32-28" NBSP "» est en notation par cases numérotées (d'autres "
+         "programmes de dames)" NBSP "; un coup nomme les points de RULES.md, comme b2-c3 ou b4xd2 "
+         "(README" NBSP ": «" NBSP "Game record files" NBSP "»)"},
+        {"[FEN \"bbbbb/bbbbb/ww.bb/wwwww/wwwww x 0 -\"]\n*\n",
+         "ligne 1" NBSP ": FEN n'est pas une position de alquerque" NBSP
+         ": le camp au trait doit être w ou b"},
+        {"[Result \"0-1\"]\n[Termination \"no_moves\"]\n1. d2-c3 0-1\n",
+         "ligne 1" NBSP ": Termination no_moves contredit la position finale" NBSP
+         ": la partie n'est pas finie"},
+        {"1. d2-c3 {[%clk 1:2]} *\n",
+         "ligne 1" NBSP ": commentaire d'horloge mal formé ([%clk h:mm:ss] attendu)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        qk_pdn_record *recs;
+        size_t n;
+        qk_pdn_error err;
+        cr_assert_neq(qk_pdn_read(cases[i].text, strlen(cases[i].text), &recs, &n, &err), QK_PDN_OK);
+        char buf[512];
+        cr_assert_str_eq(render_pdn_error(&err, buf, sizeof buf), cases[i].want);
+    }
+    /* A reason word among the arguments: the game's end in words. */
+    qk_pdn_error e = {.code = QK_PDN_EILLEGAL, .line = 4, .ply = 35, .msg = QK_PDN_M_OVER_BLACK,
+                      .args = {"d4-d5", "18", "no_pieces"}};
+    char buf[512];
+    cr_assert_str_eq(render_pdn_error(&e, buf, sizeof buf),
+                     "ligne 4" NBSP ": coup «" NBSP "d4-d5" NBSP
+                     "» (coup 18, Noirs) après la fin de la partie (plus de pion)");
+    /* An empty argument is not looked up (gettext("") is the header). */
+    qk_pdn_error fen = {.code = QK_PDN_EFEN, .msg = QK_PDN_M_FEN, .args = {"alquerque", ""}};
+    cr_assert_str_eq(render_pdn_error(&fen, buf, sizeof buf),
+                     "FEN n'est pas une position de alquerque" NBSP ": ");
+    /* No id: the message as it is (an error built by hand). */
+    qk_pdn_error raw = {.code = QK_PDN_ESYNTAX, .message = "record 0: imported games only"};
+    cr_assert_str_eq(render_pdn_error(&raw, buf, sizeof buf), "record 0: imported games only");
+}
+
+/* The same through the real binary: `qirkat replay` of a bad file. */
+Test(i18n, replay_of_a_bad_record_in_french)
+{
+    char path[] = "/tmp/qk-i18n-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    const char *text = "[Variant \"alquerque\"]\n\n1. d2-c3 b4-c3 *\n";
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    prun p;
+    run_qirkat(&p, FR, (const char *const[]){"replay", path, NULL});
+    unlink(path);
+    cr_assert_eq(p.code, 1, "%s", p.err);
+    char want[512];
+    snprintf(want, sizeof want,
+             "%s" NBSP ": partie 1 du fichier" NBSP ": ligne 3" NBSP ": coup illégal «" NBSP
+             "b4-c3" NBSP "» (coup 1, Noirs)\n",
+             path);
+    cr_assert(strstr(p.err, want), "%s", p.err);
+}
+
+/* Issue 24: the strings that were still English only (admin, bot,
+ * redeem-reset, solve's and verify-certificate's help) are in the
+ * catalogue. */
+Test(i18n, admin_bot_and_solve_help_in_french)
+{
+    prun p;
+    run_qirkat(&p, FR, (const char *const[]){"admin", "frob", NULL});
+    cr_assert_eq(p.code, 2);
+    cr_assert(strstr(p.err, "qirkat admin: admin ban|unban|reset-password|adjudicate|"
+                            "abort-tournament|log, pas «" NBSP "frob" NBSP "»\n"),
+              "%s", p.err);
+    run_qirkat(&p, FR, (const char *const[]){"admin", "ban", "bob", NULL});
+    cr_assert_eq(p.code, 2);
+    cr_assert(strstr(p.err, "admin ban demande --reason TEXTE (il va dans le journal)\n"), "%s",
+              p.err);
+    run_qirkat(&p, FR, (const char *const[]){"bot", NULL});
+    cr_assert_eq(p.code, 2);
+    cr_assert(strstr(p.err, "qirkat bot: --level 1, 2, 3 ou 4 est obligatoire\n"), "%s", p.err);
+    run_qirkat(&p, FR, (const char *const[]){"solve", "--help", NULL});
+    cr_assert_eq(p.code, 0);
+    cr_assert(strstr(p.out, "  --winner-only            seulement qui gagne (plus rapide)\n"), "%s",
+              p.out);
+    run_qirkat(&p, FR, (const char *const[]){"help", NULL});
+    cr_assert(strstr(p.out, "vérifier un certificat de preuve avec les seules règles (hors ligne)"),
+              "%s", p.out);
+    cr_assert(strstr(p.out, "choisir un nouveau mot de passe avec un code de réinitialisation"), "%s",
+              p.out);
+    /* The audit's TIME is when, the games' TIME their time control. */
+    const char *bin = getenv("QK_BIN") ? getenv("QK_BIN") : "build";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/locale", bin);
+    setenv("QIRKAT_LOCALEDIR", dir, 1);
+    setenv("LANGUAGE", "fr", 1);
+    setenv("LC_ALL", "C.UTF-8", 1);
+    i18n_init(NULL);
+    cr_assert_str_eq(C_("audit", "TIME"), "HEURE");
+    cr_assert_str_eq(_("TIME"), "CADENCE");
+    cr_assert_str_eq(C_("no such context", "TIME"), "TIME");
+    cr_assert_str_eq(P_("%.0f session ended", "%.0f sessions ended", 2), "%.0f sessions fermées");
+    cr_assert_str_eq(render_word("running"), "en cours"); /* a tournament's status */
 }

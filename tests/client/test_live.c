@@ -507,7 +507,19 @@ Test(live, inbox_words_for_every_kind)
          "game 5: bob offers a draw (qirkat draw accept|decline 5)"},
         {"{\"kind\":\"game_end\",\"game\":5,\"opponent\":\"bob\",\"result\":\"white\","
          "\"reason\":\"timeout\"}",
-         "game 5 against bob is over: White wins (time ran out)"},
+         "game 5 against bob is over: White won (time)"},
+        {"{\"kind\":\"game_end\",\"game\":5,\"opponent\":\"bob\",\"result\":\"white\","
+         "\"reason\":\"timeout\",\"color\":\"white\"}",
+         "game 5 against bob is over: you won (time)"},
+        {"{\"kind\":\"game_end\",\"game\":5,\"opponent\":\"bob\",\"result\":\"white\","
+         "\"reason\":\"resign\",\"color\":\"black\"}",
+         "game 5 against bob is over: you lost (resignation)"},
+        {"{\"kind\":\"game_end\",\"game\":5,\"opponent\":\"bob\",\"result\":\"draw\","
+         "\"reason\":\"agreement\",\"color\":\"black\"}",
+         "game 5 against bob is over: draw (agreement)"},
+        {"{\"kind\":\"game_end\",\"game\":5,\"opponent\":\"bob\",\"result\":\"black\","
+         "\"reason\":\"adjudicated\",\"color\":\"black\"}",
+         "game 5 against bob is over: you won (decided by an administrator)"},
         {"{\"kind\":\"game_end\",\"game\":5,\"opponent\":\"bob\",\"result\":null,"
          "\"reason\":\"aborted\"}",
          "game 5 against bob was aborted"},

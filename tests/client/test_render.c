@@ -278,3 +278,26 @@ Test(render, reason_and_result_words)
     cr_assert_str_eq(render_result_text("white"), "White wins");
     cr_assert_str_eq(render_result_text(NULL), "Game over");
 }
+
+/* Issue 24: a game's end in the reader's terms (resign, inbox). */
+Test(render, outcome_in_the_readers_terms)
+{
+    char b[128];
+    cr_assert_str_eq(render_outcome("white", "resign", "white", b, sizeof b), "you won (resignation)");
+    cr_assert_str_eq(render_outcome("white", "resign", "black", b, sizeof b), "you lost (resignation)");
+    cr_assert_str_eq(render_outcome("black", "timeout", "white", b, sizeof b), "you lost (time)");
+    cr_assert_str_eq(render_outcome("black", "no_moves", "black", b, sizeof b), "you won (no moves)");
+    cr_assert_str_eq(render_outcome("white", "adjudicated", "black", b, sizeof b),
+                     "you lost (decided by an administrator)");
+    cr_assert_str_eq(render_outcome("draw", "agreement", "white", b, sizeof b), "draw (agreement)");
+    cr_assert_str_eq(render_outcome("draw", "move_limit", NULL, b, sizeof b),
+                     "draw (40 plies without a capture)");
+    cr_assert_str_eq(render_outcome("white", "resign", NULL, b, sizeof b), "White won (resignation)");
+    cr_assert_str_eq(render_outcome("black", "no_pieces", NULL, b, sizeof b),
+                     "Black won (no pieces left)");
+    cr_assert_str_eq(render_outcome(NULL, "aborted", "white", b, sizeof b), "aborted");
+    cr_assert_str_eq(render_outcome("white", NULL, NULL, b, sizeof b), "White won");
+    cr_assert_str_eq(render_outcome("white", "brand_new", "white", b, sizeof b), "you won (brand_new)");
+    cr_assert_str_eq(render_outcome(NULL, NULL, NULL, b, sizeof b), "no result");
+    cr_assert_str_eq(render_outcome("white", "resign", "white", b, 8), "you won");
+}

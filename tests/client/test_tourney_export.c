@@ -53,6 +53,23 @@ static bool script(fake *f, int conn, const cJSON *req, char *buf, size_t n)
                  second ? "[Event \\\"Cup\\\"]\\n[Round \\\"2\\\"]\\n\\n*\\n\\n"
                         : "[Event \\\"Cup\\\"]\\n[Round \\\"1\\\"]\\n\\n1. b2-c3 *\\n\\n",
                  second ? "null" : "7");
+    } else if (is(req, "tournament_standings") && tid == 5) {
+        snprintf(buf, n,
+                 "{\"type\":\"ok\",\"id\":%d,\"standings\":["
+                 "{\"rank\":1,\"username\":\"ann\",\"points\":1.5,\"tiebreaks\":{\"SB\":1,\"BH\":2,"
+                 "\"DE\":0.5,\"WIN\":1}},"
+                 "{\"rank\":1,\"username\":\"bo\",\"points\":1.5,\"tiebreaks\":{\"SB\":1,\"BH\":2,"
+                 "\"DE\":0.5,\"WIN\":1}},"
+                 "{\"rank\":3,\"username\":\"cy\",\"points\":0,\"tiebreaks\":{\"SB\":0,\"BH\":3,"
+                 "\"DE\":0,\"WIN\":0}}]}\n",
+                 id);
+    } else if (is(req, "tournament") && tid == 6) {
+        snprintf(buf, n,
+                 "{\"type\":\"ok\",\"id\":%d,\"tournament\":{\"id\":6,\"name\":\"Open\","
+                 "\"system\":\"swiss\",\"variant\":\"alquerque\",\"status\":\"open\","
+                 "\"organiser\":\"alice\",\"rounds_total\":5,\"current_round\":0,"
+                 "\"players\":[\"ann\"],\"rounds\":[],\"standings\":[]}}\n",
+                 id);
     } else if (is(req, "tournament_standings")) {
         snprintf(buf, n,
                  "{\"type\":\"ok\",\"id\":%d,\"csv\":\"rank,username\\r\\n1,bob\\r\\n\","
@@ -139,5 +156,29 @@ Test(tourney_export, csv_standings_usage_and_errors)
     crun_expect(&r, 1);
     cr_assert(strstr(r.err, "class only"), "%s", r.err);
     cr_assert_str_eq(r.out, "");
+    crun_free(&r);
+}
+
+/* Issue 24: a shared first place said in words (plural forms), and a
+ * Swiss not started yet says so with its rounds, not "round 0 of 5". */
+Test(tourney_export, shared_first_place_and_not_started)
+{
+    fake_start(&srv, script, NULL);
+    save_login("alice", srv.addr);
+    crun r;
+    crun_do(&r, NULL, "--server", srv.addr, "tournament", "standings", "5", NULL);
+    crun_expect(&r, 0);
+    cr_assert_str_eq(r.out, "RANK PLAYER               POINTS     SB     BH     DE  WIN\n"
+                            "1    ann                     1.5      1      2    0.5    1\n"
+                            "1    bo                      1.5      1      2    0.5    1\n"
+                            "3    cy                        0      0      3      0    0\n"
+                            "2 players share first place\n"
+                            "Tie-breaks in this order: Sonneborn-Berger, Buchholz, direct "
+                            "encounter, wins (FIDE C.07)\n");
+    crun_free(&r);
+    crun_do(&r, NULL, "--server", srv.addr, "tournament", "show", "6", NULL);
+    crun_expect(&r, 0);
+    cr_assert_str_eq(r.out, "Tournament 6: Open, swiss alquerque, not started, 5 rounds (organiser "
+                            "alice)\nPlayers: ann\n");
     crun_free(&r);
 }

@@ -135,3 +135,61 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     hsrv_stop(&srv);
     h_pass();
 }
+
+/* Issue 24: a game's end in the reader's terms. alice resigns: `resign`
+ * says "you lost (resignation)"; bob's inbox (the game_end notification,
+ * which carries his colour) says "you won (resignation)"; in French too. */
+Test(cli_corr, resign_and_inbox_say_who_won_in_the_readers_terms)
+{
+    hsrv srv;
+    hsrv_start(&srv);
+    char ad[H_PATH], bd[H_PATH];
+    hsrv_userdir(&srv, "alice", ad);
+    hsrv_userdir(&srv, "bob", bd);
+    hrun r;
+    hcli_run(&r, ad, srv.addr, "pw-alice-1\n", "register", "alice", "--password-stdin", NULL);
+    ok(&r);
+    hrun_free(&r);
+    hcli_run(&r, bd, srv.addr, "pw-bob-12\n", "register", "bob", "--password-stdin", NULL);
+    ok(&r);
+    hrun_free(&r);
+    hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", NULL);
+    long long cid =
+        (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
+            ->valuedouble;
+    hrun_free(&r);
+    char id[32];
+    snprintf(id, sizeof id, "%lld", cid);
+    hcli_run(&r, bd, srv.addr, NULL, "--json", "accept", id, NULL);
+    long long gid =
+        (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "game"), "id")
+            ->valuedouble;
+    hrun_free(&r);
+    char gs[32], want[128];
+    snprintf(gs, sizeof gs, "%lld", gid);
+    hcli_run(&r, bd, srv.addr, NULL, "inbox", NULL); /* bob reads the challenge */
+    ok(&r);
+    hrun_free(&r);
+    hcli_run(&r, ad, srv.addr, NULL, "resign", gs, NULL);
+    ok(&r);
+    snprintf(want, sizeof want, "Resigned game %lld: you lost (resignation)\n", gid);
+    cr_assert_str_eq(r.out, want);
+    hrun_free(&r);
+    setenv("LANGUAGE", "fr", 1);
+    setenv("LC_ALL", "C.UTF-8", 1);
+    hcli_run(&r, bd, srv.addr, NULL, "inbox", NULL);
+    unsetenv("LANGUAGE");
+    unsetenv("LC_ALL");
+    ok(&r);
+    snprintf(want, sizeof want, "la partie %lld contre alice est terminée\xc2\xa0: vous avez gagné (abandon)\n",
+             gid);
+    cr_assert(strstr(r.out, want), "%s", r.out);
+    hrun_free(&r);
+    hcli_run(&r, ad, srv.addr, NULL, "inbox", NULL);
+    ok(&r);
+    snprintf(want, sizeof want, "game %lld against bob is over: you lost (resignation)\n", gid);
+    cr_assert(strstr(r.out, want), "%s", r.out);
+    hrun_free(&r);
+    hsrv_stop(&srv);
+    h_pass();
+}

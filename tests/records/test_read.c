@@ -65,7 +65,7 @@ Test(bad, malformed_tags)
     expect_err("[Result \"*\"]\n[Result \"*\"]\n", QK_PDN_ESYNTAX, 0, 2, -1,
                "line 2: tag Result given twice");
     expect_err("[Result \"2-1\"]\n", QK_PDN_ESYNTAX, 0, 1, -1,
-               "line 1: malformed tag: Result must be 1-0, 0-1, 1/2-1/2 or *");
+               "line 1: malformed tag: Result must be 1-0, 0-1, 1/2-1/2, 2-0, 0-2, 1-1 or *");
     expect_err("[Date \"2026-12-01\"]\n", QK_PDN_ESYNTAX, 0, 1, -1,
                "line 1: malformed tag Date: '2026-12-01' is not YYYY.MM.DD");
     expect_err("[PlyCount \"3a\"]\n", QK_PDN_ESYNTAX, 0, 1, -1,
@@ -167,6 +167,40 @@ Test(bad, illegal_and_malformed_moves)
     expect_err("1. d2-c3 12a *\n", QK_PDN_ESYNTAX, 0, 1, -1,
                "line 1: not a move or move number: '12a'");
     expect_err("1. d2-c3 } *\n", QK_PDN_ESYNTAX, 0, 1, -1, "line 1: unexpected '}'");
+}
+
+/* Issue 24: a record in the numbered-square notation of other draughts
+ * programs is refused with a message naming the notation to use and the
+ * README's section; FMJD's result forms are read (2-0, 0-2, 1-1 as 1-0,
+ * 0-1, 1/2-1/2), and 0-0 (both lose) is refused with its reason. */
+#define NUMERIC(tok)                                                                               \
+    "'" tok "' is numbered-square notation (other draughts programs); a move names RULES.md's "   \
+    "points, like b2-c3 or b4xd2 (README: \"Game record files\")"
+Test(bad, numbered_square_notation_and_fmjd_results)
+{
+    expect_err("[Event \"x\"]\n\n1. 32-28 19-23 *\n", QK_PDN_ESYNTAX, 0, 3, -1,
+               "line 3: " NUMERIC("32-28"));
+    expect_err("1. d2-c3 11x18 *\n", QK_PDN_ESYNTAX, 0, 1, -1, "line 1: " NUMERIC("11x18"));
+    expect_err("1.32-28 *\n", QK_PDN_ESYNTAX, 0, 1, -1, "line 1: " NUMERIC("32-28"));
+    expect_err("1. d2-c3\n11x18x27 *\n", QK_PDN_ESYNTAX, 0, 2, -1, "line 2: " NUMERIC("11x18x27"));
+    expect_err("[Result \"0-0\"]\n*\n", QK_PDN_ERESULT, 0, 1, -1,
+               "line 1: Result 0-0 (both sides lose) is not a result of these games; * is an "
+               "unfinished game");
+    expect_err("1. d2-c3 0-0\n", QK_PDN_ERESULT, 0, 1, -1,
+               "line 1: Result 0-0 (both sides lose) is not a result of these games; * is an "
+               "unfinished game");
+    const char *forms[][2] = {{"2-0", "1-0"}, {"0-2", "0-1"}, {"1-1", "1/2-1/2"},
+                              {"1-0", "1-0"}, {"0-1", "0-1"}, {"1/2-1/2", "1/2-1/2"}};
+    qk_result want[] = {QK_RESULT_WHITE, QK_RESULT_BLACK, QK_RESULT_DRAW,
+                        QK_RESULT_WHITE, QK_RESULT_BLACK, QK_RESULT_DRAW};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "[Result \"%s\"]\n1. d2-c3 %s\n", forms[i][0], forms[i][0]);
+        qk_pdn_record *recs = expect_ok(text, 1);
+        cr_assert_eq(recs[0].result, want[i], "%s", forms[i][0]);
+        cr_assert_str_eq(qk_pdn_result_text(recs[0].result), forms[i][1]);
+        qk_pdn_free_all(recs, 1);
+    }
 }
 
 Test(bad, comments_bytes_and_empty_text)
@@ -404,4 +438,98 @@ Test(read, fen_custom_start_round_trip)
     qk_pdn_free_all(recs, 1);
     qk_pdn_free(&r);
     free(s);
+}
+
+/* Issue 24: the README's example record ("Game record files", the first
+ * ```pdn block) is read and validated as it is written: it is importable. */
+Test(read, the_readme_example_record)
+{
+    FILE *f = fopen("README.md", "r");
+    cr_assert_not_null(f, "README.md (tests run from the project root)");
+    char line[512], text[4096] = "";
+    size_t len = 0;
+    bool section = false, in = false, done = false;
+    while (!done && fgets(line, sizeof line, f)) {
+        if (strcmp(line, "## Game record files\n") == 0)
+            section = true;
+        else if (section && !in && strcmp(line, "```pdn\n") == 0)
+            in = true;
+        else if (in && strcmp(line, "```\n") == 0)
+            done = true;
+        else if (in) {
+            cr_assert_lt(len + strlen(line), sizeof text);
+            memcpy(text + len, line, strlen(line) + 1);
+            len += strlen(line);
+        }
+    }
+    fclose(f);
+    cr_assert(done, "no ```pdn block in the README's \"Game record files\"");
+    qk_pdn_record *recs = expect_ok(text, 1);
+    cr_assert_str_eq(recs[0].event, "Club evening");
+    cr_assert_str_eq(recs[0].white, "alice");
+    cr_assert_str_eq(recs[0].black, "bob");
+    cr_assert_str_eq(recs[0].date, "2026.11.28");
+    cr_assert_eq(recs[0].result, QK_RESULT_WHITE);
+    cr_assert_eq(recs[0].nmoves, 3);
+    cr_assert_str_eq(recs[0].moves[2], "e1xc3");
+    qk_pdn_outcome out;
+    qk_pdn_error err;
+    cr_assert_eq(qk_pdn_validate(&recs[0], &out, &err), QK_PDN_OK, "%s", err.message);
+    cr_assert(out.over && !out.by_rules);
+    cr_assert_eq(out.result, QK_RESULT_WHITE);
+    cr_assert_eq(out.reason, QK_REASON_RESIGN);
+    qk_pdn_free_all(recs, 1);
+}
+
+/* Issue 24: every error carries its message id and arguments, from which
+ * a client rebuilds the message (qk_pdn_msg_render(), which also takes a
+ * translation's "%N$s"); the English message is that rendering. */
+Test(bad, errors_carry_a_message_id_and_arguments)
+{
+    qk_pdn_record *recs;
+    size_t n;
+    qk_pdn_error err;
+    cr_assert_eq(read_text("[Variant \"alquerque\"]\n\n1. d2-c3 b4-c3 *\n", &recs, &n, &err),
+                 QK_PDN_EILLEGAL);
+    cr_assert_eq(err.msg, QK_PDN_M_ILLEGAL_BLACK);
+    cr_assert_str_eq(err.args[0], "b4-c3");
+    cr_assert_str_eq(err.args[1], "1");
+    cr_assert_str_eq(err.args[2], "");
+    cr_assert_str_eq(qk_pdn_msg_format(err.msg), "illegal move '%s' (move %s, Black)");
+    const char *args[] = {err.args[0], err.args[1], err.args[2]};
+    char buf[256], line[300];
+    snprintf(line, sizeof line, "line %d: %s", err.line,
+             qk_pdn_msg_render(qk_pdn_msg_format(err.msg), args, 3, buf, sizeof buf));
+    cr_assert_str_eq(line, err.message);
+    cr_assert_eq(read_text("[Result \"1-0\"]\n1. d2-c3 0-1\n", &recs, &n, &err), QK_PDN_ERESULT);
+    cr_assert_eq(err.msg, QK_PDN_M_RESULT_TAG_MOVES);
+    cr_assert_str_eq(err.args[0], "1-0");
+    cr_assert_str_eq(err.args[1], "0-1");
+    cr_assert_eq(read_text("\n" KAWU0 " *\n", &recs, &n, &err), QK_PDN_ERESULT);
+    cr_assert_eq(err.msg, QK_PDN_M_RESULT_RULES);
+    cr_assert_str_eq(err.args[2], "no_pieces");
+    cr_assert_eq(qk_pdn_msg_arg_kind(err.msg, 2), QK_PDN_ARG_REASON);
+    cr_assert_eq(qk_pdn_msg_arg_kind(err.msg, 0), QK_PDN_ARG_TEXT);
+    cr_assert_eq(read_text("[FEN \"x\"]\n*\n", &recs, &n, &err), QK_PDN_EFEN);
+    cr_assert_eq(err.msg, QK_PDN_M_FEN);
+    cr_assert_eq(qk_pdn_msg_arg_kind(err.msg, 1), QK_PDN_ARG_RULES);
+    cr_assert_eq(read_text("", &recs, &n, &err), QK_PDN_ESYNTAX);
+    cr_assert_eq(err.msg, QK_PDN_M_NO_GAME);
+    /* Rendering: positions, percent, missing arguments, truncation. */
+    const char *ab[] = {"A", "B"};
+    cr_assert_str_eq(qk_pdn_msg_render("%2$s then %1$s, 100%%", ab, 2, buf, sizeof buf),
+                     "B then A, 100%");
+    cr_assert_str_eq(qk_pdn_msg_render("%s %s %s!", ab, 2, buf, sizeof buf), "A B !");
+    cr_assert_str_eq(qk_pdn_msg_render("%s-%s", ab, 2, buf, 3), "A-");
+    cr_assert_str_eq(qk_pdn_msg_format(QK_PDN_M_NONE), "");
+    cr_assert_str_eq(qk_pdn_msg_format(QK_PDN_M_COUNT), "");
+    /* Every message has a format with at most QK_PDN_NARGS arguments. */
+    for (int m = QK_PDN_M_NONE + 1; m < QK_PDN_M_COUNT; m++) {
+        const char *f = qk_pdn_msg_format(m);
+        cr_assert(*f, "message %d", m);
+        int k = 0;
+        for (const char *p = strstr(f, "%s"); p; p = strstr(p + 2, "%s"))
+            k++;
+        cr_assert_leq(k, QK_PDN_NARGS, "%s", f);
+    }
 }

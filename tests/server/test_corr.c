@@ -96,6 +96,15 @@ Test(corr, timeout_gives_the_win_to_the_other_side_and_warns_once)
     cJSON_Delete(g);
     cr_assert_eq(t_count_kind(B, "game_end"), 1);
     cr_assert_eq(t_count_kind(B, "deadline_soon"), 1);
+    /* Each player's game_end notification names their own side. */
+    cJSON *r = tc_rpc(B, "{\"type\":\"notifications\"}");
+    t_ok(r, "notifications");
+    const cJSON *n, *end = NULL;
+    cJSON_ArrayForEach(n, t_obj(r, "notifications")) if (strcmp(t_str(n, "kind"), "game_end") == 0) end = n;
+    cr_assert_not_null(end);
+    cr_assert_str_eq(t_str(end, "color"), "black");
+    cr_assert_str_eq(t_str(end, "result"), "white");
+    cJSON_Delete(r);
 }
 
 Test(corr, live_clock_runs_out_for_white)
@@ -236,6 +245,7 @@ Test(corr, offline_user_gets_every_notification_at_login_once_and_read_marks_sur
     cr_assert_str_neq(t_str(cJSON_GetArrayItem(notes, 0), "move"), "");
     cr_assert_str_eq(t_str(cJSON_GetArrayItem(notes, 2), "result"), "white");
     cr_assert_str_eq(t_str(cJSON_GetArrayItem(notes, 2), "reason"), "resign");
+    cr_assert_str_eq(t_str(cJSON_GetArrayItem(notes, 2), "color"), "white", "the recipient's side");
     cJSON_Delete(r);
     r = tc_rpc(A, "{\"type\":\"read\",\"all\":true}");
     t_ok(r, "read");
