@@ -225,13 +225,12 @@ int cmd_hint(cli *c, const cmd_args *a)
             cJSON_IsNumber(score) &&
             (score->valueint >= QK_SCORE_MATE || score->valueint <= -QK_SCORE_MATE)) {
             int sc = score->valueint, d = QK_SCORE_WIN - (sc > 0 ? sc : -sc);
+            const char *word = sc > 0 ? _("winning") : _("lost with perfect play");
             if (sc == QK_SCORE_MATE || sc == -QK_SCORE_MATE)
-                snprintf(verdict, sizeof verdict, "%s",
-                         sc > 0 ? _("winning") : _("lost with perfect play"));
-            else
+                snprintf(verdict, sizeof verdict, "%s", word);
+            else /* the mover's longest loss or fastest win (level 4, qk_engine.h) */
                 snprintf(verdict, sizeof verdict,
-                         P_("%s, %d ply to the end", "%s, %d plies to the end", d),
-                         sc > 0 ? _("winning") : _("lost with perfect play"), d);
+                         P_("%s, %d ply to the end", "%s, %d plies to the end", d), word, d);
             side = "";
         }
         fprintf(c->out, _("game %llu, ply %lld: %s (%s%s%s, depth %lld)\n"), (unsigned long long)id,

@@ -18,8 +18,8 @@
  * verify-certificate checks one with the rules module alone and exits 1
  * naming the position when the proof does not hold.
  *
- * User-visible strings are few and in plain printf calls (for the message
- * catalogues). The variant and position parsing repeats cmd_engine.c's
+ * User-visible strings go through _() and P_() (client-cli/i18n.h; the
+ * French is in po/fr.po); --json output is not translated. The variant and position parsing repeats cmd_engine.c's
  * (kept static there).
  */
 #include <signal.h>
@@ -30,6 +30,7 @@
 #include "cmd.h"
 #include "qk_cert.h"
 #include "qk_solve.h"
+#include "i18n.h"
 #include "render.h"
 
 #define SOLVE_DEFAULT_MS 60000
@@ -47,13 +48,13 @@ static void solve_sigint_cb(int sig)
 static int solve_variant_pos(cli *c, const cmd_args *a, qk_variant *v, qk_pos *p)
 {
     if (qk_variant_parse(a->pos[0], v) != QK_OK)
-        return cli_usage_error(c, "unknown variant '%s'", a->pos[0]);
+        return cli_usage_error(c, _("unknown variant '%s'"), a->pos[0]);
     char text[QK_POS_STRLEN] = "";
     size_t len = 0;
     for (int i = 1; i < a->npos; i++) {
         size_t n = strlen(a->pos[i]);
         if (len + n + 2 > sizeof text)
-            return cli_usage_error(c, "POSITION too long");
+            return cli_usage_error(c, _("POSITION too long"));
         if (i > 1)
             text[len++] = ' ';
         memcpy(text + len, a->pos[i], n + 1);
@@ -65,7 +66,7 @@ static int solve_variant_pos(cli *c, const cmd_args *a, qk_variant *v, qk_pos *p
     }
     const char *why = NULL;
     if (qk_pos_parse(v, text, p, &why) != QK_OK)
-        return cli_usage_error(c, "bad POSITION for %s: %s", v->name, why ? why : "malformed");
+        return cli_usage_error(c, _("bad POSITION for %s: %s"), v->name, why ? why : _("malformed"));
     return CLI_EXIT_OK;
 }
 
@@ -94,8 +95,8 @@ static void progress_cb(const qk_solve_progress *pr, void *arg)
         uint64_t s = pr->elapsed_ms / 1000;
         double rate = pr->elapsed_ms ? (double)pr->nodes / (double)pr->elapsed_ms / 1000.0 : 0;
         fprintf(x->c->err,
-                "solve: %llu positions visited, %llu searched, %.2f M/s, table %.1f%% of %llu "
-                "entries, %llu:%02llu:%02llu elapsed\n",
+                _("solve: %llu positions visited, %llu searched, %.2f M/s, table %.1f%% of %llu "
+                "entries, %llu:%02llu:%02llu elapsed\n"),
                 (unsigned long long)pr->nodes, (unsigned long long)pr->expanded, rate,
                 pr->capacity ? 100.0 * (double)pr->filled / (double)pr->capacity : 0.0,
                 (unsigned long long)pr->capacity, (unsigned long long)(s / 3600),
@@ -106,10 +107,10 @@ static void progress_cb(const qk_solve_progress *pr, void *arg)
         x->next_save += CHECKPOINT_EVERY_MS;
         uint64_t n = 0;
         if (qk_solver_save(x->s, x->checkpoint, x->tag, 2, &n) == QK_OK)
-            fprintf(x->c->err, "solve: checkpoint %s: %llu entries\n", x->checkpoint,
+            fprintf(x->c->err, _("solve: checkpoint %s: %llu entries\n"), x->checkpoint,
                     (unsigned long long)n);
         else
-            fprintf(x->c->err, "solve: cannot write checkpoint %s\n", x->checkpoint);
+            fprintf(x->c->err, _("solve: cannot write checkpoint %s\n"), x->checkpoint);
     }
 }
 
@@ -121,30 +122,30 @@ int cmd_solve(cli *c, const cmd_args *a)
     if (rc != CLI_EXIT_OK)
         return rc;
     if (!qk_variant_is_konane(&v))
-        return cli_usage_error(c, "the solver decides Alquerkonane boards only, not %s", v.name);
+        return cli_usage_error(c, _("the solver decides Alquerkonane boards only, not %s"), v.name);
     uint64_t ms = args_uint(a, "ms", SOLVE_DEFAULT_MS);
     if (ms > 864000000)
-        return cli_usage_error(c, "--ms must be 0..864000000");
+        return cli_usage_error(c, _("--ms must be 0..864000000"));
     if (args_has(a, "exact") && args_has(a, "winner-only"))
-        return cli_usage_error(c, "give --exact or --winner-only, not both");
+        return cli_usage_error(c, _("give --exact or --winner-only, not both"));
     bool feasible = qk_solve_feasible(&v, &p);
     bool exact = args_has(a, "exact") || (!args_has(a, "winner-only") && feasible);
     /* Small problems: a 256 MB table and one thread, so the counts are
      * reproducible (docs/solved.tsv); large ones get the machine. */
     uint64_t hash_mb = args_uint(a, "hash-mb", feasible ? 256 : default_hash_mb());
     if (hash_mb < 1 || hash_mb > (1u << 20))
-        return cli_usage_error(c, "--hash-mb must be 1..1048576");
+        return cli_usage_error(c, _("--hash-mb must be 1..1048576"));
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t threads = args_uint(a, "threads", feasible || ncpu < 1 ? 1 : (uint64_t)ncpu);
     if (threads < 1 || threads > QK_SOLVE_MAX_THREADS)
-        return cli_usage_error(c, "--threads must be 1..%d", QK_SOLVE_MAX_THREADS);
+        return cli_usage_error(c, _("--threads must be 1..%d"), QK_SOLVE_MAX_THREADS);
     uint64_t every = args_uint(a, "progress", 10);
     const char *cert = args_get(a, "certificate"), *ckpt = args_get(a, "checkpoint");
 
     qk_solver s;
     memset(&s, 0, sizeof s);
     if (qk_solver_init(&s, (size_t)hash_mb << 20) != QK_OK)
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory for a %llu MB table",
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory for a %llu MB table"),
                         (unsigned long long)hash_mb);
     char fen[QK_POS_STRLEN], tag[QK_POS_STRLEN + 64];
     qk_pos_format(&v, &p, fen, sizeof fen);
@@ -153,10 +154,10 @@ int cmd_solve(cli *c, const cmd_args *a)
         uint64_t n = 0;
         if (qk_solver_load(&s, ckpt, tag, &n) != QK_OK) {
             qk_solver_free(&s);
-            return cli_fail(c, CLI_EXIT_SERVER, "%s is not a checkpoint of this problem (%s)",
+            return cli_fail(c, CLI_EXIT_SERVER, _("%s is not a checkpoint of this problem (%s)"),
                             ckpt, tag);
         }
-        fprintf(c->err, "solve: resumed from %s: %llu entries\n", ckpt, (unsigned long long)n);
+        fprintf(c->err, _("solve: resumed from %s: %llu entries\n"), ckpt, (unsigned long long)n);
     }
     progress_ctx px = {.c = c, .s = &s, .checkpoint = ckpt, .tag = tag, .every_ms = every * 1000,
                        .next_print = every ? (every < 10 ? every : 10) * 1000 : 0,
@@ -174,7 +175,7 @@ int cmd_solve(cli *c, const cmd_args *a)
     if (exact && !args_has(a, "ms"))
         lim.time_ms = 0;
     if (!exact && lim.time_ms) { /* may take the whole --ms: say so, so it does not look hung */
-        fprintf(c->err, "searching for the winner only (at most %llu s)...\n",
+        fprintf(c->err, _("searching for the winner only (at most %llu s)...\n"),
                 (unsigned long long)((ms + 999) / 1000));
         fflush(c->err);
     }
@@ -186,31 +187,31 @@ int cmd_solve(cli *c, const cmd_args *a)
     sigaction(SIGTERM, &oldterm, NULL);
     if (rc != QK_OK) {
         qk_solver_free(&s);
-        return cli_fail(c, CLI_EXIT_SERVER, "the solver failed (%d)", rc);
+        return cli_fail(c, CLI_EXIT_SERVER, _("the solver failed (%d)"), rc);
     }
     if (ckpt && !res.solved) {
         uint64_t n = 0;
         if (qk_solver_save(&s, ckpt, tag, 0, &n) == QK_OK)
-            fprintf(c->err, "solve: checkpoint %s: %llu entries\n", ckpt, (unsigned long long)n);
+            fprintf(c->err, _("solve: checkpoint %s: %llu entries\n"), ckpt, (unsigned long long)n);
     }
     qk_cert_stats cs = {0};
     int64_t cert_ms = 0;
     if (cert && v.ranks * v.files > 64) {
         qk_solver_free(&s);
-        return cli_fail(c, CLI_EXIT_SERVER, "certificates are for boards of at most 64 squares");
+        return cli_fail(c, CLI_EXIT_SERVER, _("certificates are for boards of at most 64 squares"));
     }
     if (res.solved && cert) {
         FILE *f = fopen(cert, "w");
         if (!f) {
             qk_solver_free(&s);
-            return cli_fail(c, CLI_EXIT_SERVER, "cannot write %s", cert);
+            return cli_fail(c, CLI_EXIT_SERVER, _("cannot write %s"), cert);
         }
         int64_t c0 = net_now_ms();
         int crc = qk_solve_certificate(&s, &v, &p, NULL, f, &cs);
         cert_ms = net_now_ms() - c0;
         if (fclose(f) != 0 || crc != QK_OK) {
             qk_solver_free(&s);
-            return cli_fail(c, CLI_EXIT_SERVER, "cannot write the certificate %s (%d)", cert, crc);
+            return cli_fail(c, CLI_EXIT_SERVER, _("cannot write the certificate %s (%d)"), cert, crc);
         }
     }
     qk_move pv[128];
@@ -255,41 +256,50 @@ int cmd_solve(cli *c, const cmd_args *a)
             !cJSON_AddNumberToObject(o, "certificate_ms", (double)cert_ms)) {
             cJSON_Delete(o);
             cJSON_Delete(words);
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         }
         char *txt = cJSON_PrintUnformatted(o);
         cJSON_Delete(o);
         cJSON_Delete(words);
         if (!txt)
-            return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+            return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
         fprintf(c->out, "%s\n", txt);
         free(txt);
         return res.solved ? CLI_EXIT_OK : CLI_EXIT_SERVER;
     }
-    const char *mover = p.side == QK_WHITE ? "White" : "Black";
-    fprintf(c->out, "variant:  %s\nposition: %s (%s to move)\n", v.name, fen, mover);
+    const char *mover = p.side == QK_WHITE ? _("White") : _("Black");
+    fprintf(c->out, _("variant:  %s\nposition: %s (%s to move)\n"), v.name, fen, mover);
     if (!res.solved) {
         cJSON_Delete(words);
-        fprintf(c->out, "unsolved: stopped after %lld ms with %llu positions searched\n",
+        fprintf(c->out, _("unsolved: stopped after %lld ms with %llu positions searched\n"),
                 (long long)took, (unsigned long long)res.expanded);
         return CLI_EXIT_SERVER;
     }
-    const char *wname = winner[0] == 'w' ? "White" : "Black";
-    if (res.exact)
-        fprintf(c->out, "result:   %s wins with perfect play (%s to move %s in %d plies)\n", wname,
-                mover, res.mover_wins ? "wins" : "loses", res.distance);
+    const char *wname = winner[0] == 'w' ? _("White") : _("Black");
+    if (res.exact && res.mover_wins)
+        fprintf(c->out,
+                P_("result:   %s wins with perfect play (%s to move wins in %d ply)\n",
+                   "result:   %s wins with perfect play (%s to move wins in %d plies)\n",
+                   res.distance),
+                wname, mover, res.distance);
+    else if (res.exact)
+        fprintf(c->out,
+                P_("result:   %s wins with perfect play (%s to move loses in %d ply)\n",
+                   "result:   %s wins with perfect play (%s to move loses in %d plies)\n",
+                   res.distance),
+                wname, mover, res.distance);
     else
-        fprintf(c->out, "result:   %s wins with perfect play (winner only, distance unknown)\n",
+        fprintf(c->out, _("result:   %s wins with perfect play (winner only, distance unknown)\n"),
                 wname);
     if (best[0])
-        fprintf(c->out, "best:     %s\n", best);
+        fprintf(c->out, _("best:     %s\n"), best);
     if (npv)
-        render_wrapped(c->out, "line:    ", words, 10);
+        render_wrapped(c->out, _("line:    "), words, 10);
     cJSON_Delete(words);
-    fprintf(c->out, "searched: %llu positions (%llu visited with table hits) in %lld ms\n",
+    fprintf(c->out, _("searched: %llu positions (%llu visited with table hits) in %lld ms\n"),
             (unsigned long long)res.expanded, (unsigned long long)res.nodes, (long long)took);
     if (cert)
-        fprintf(c->out, "certificate: %s, %llu positions, %llu bytes, %lld ms\n", cert,
+        fprintf(c->out, _("certificate: %s, %llu positions, %llu bytes, %lld ms\n"), cert,
                 (unsigned long long)cs.lines, (unsigned long long)cs.bytes, (long long)cert_ms);
     return CLI_EXIT_OK;
 }
@@ -298,26 +308,26 @@ int cmd_verify_certificate(cli *c, const cmd_args *a)
 {
     FILE *f = strcmp(a->pos[0], "-") == 0 ? stdin : fopen(a->pos[0], "r");
     if (!f)
-        return cli_fail(c, CLI_EXIT_SERVER, "cannot open %s", a->pos[0]);
+        return cli_fail(c, CLI_EXIT_SERVER, _("cannot open %s"), a->pos[0]);
     qk_cert_report *r = malloc(sizeof *r);
     if (!r) {
         if (f != stdin)
             fclose(f);
-        return cli_fail(c, CLI_EXIT_SERVER, "out of memory");
+        return cli_fail(c, CLI_EXIT_SERVER, _("out of memory"));
     }
     int rc = qk_cert_verify(f, r);
     if (f != stdin)
         fclose(f);
     if (rc != QK_OK) {
-        rc = cli_fail(c, CLI_EXIT_SERVER, "certificate refused: %s", r->error);
+        rc = cli_fail(c, CLI_EXIT_SERVER, _("certificate refused: %s"), r->error);
         free(r);
         return rc;
     }
-    const char *w = r->winner == QK_RESULT_WHITE ? "White" : "Black";
+    const char *w = r->winner == QK_RESULT_WHITE ? _("White") : _("Black");
     fprintf(c->out,
-            "certificate holds: %s, %s wins from %s\n"
+            _("certificate holds: %s, %s wins from %s\n"
             "visited: %llu positions with %s to move, %llu with the loser to move (%llu with no "
-            "legal move); %llu lines, %llu unused\n",
+            "legal move); %llu lines, %llu unused\n"),
             r->variant, w, r->start, (unsigned long long)r->winner_positions, w,
             (unsigned long long)r->loser_positions, (unsigned long long)r->loser_ends,
             (unsigned long long)r->lines, (unsigned long long)r->unused);

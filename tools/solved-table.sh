@@ -6,8 +6,8 @@
 # rows not decided). Each run is `qirkat solve ... --json --certificate`;
 # boards of at most 36 squares on one thread and a 256 MiB table (so the
 # certificate sizes reproduce, tests/engine/test_certificate.c), larger
-# ones on both threads with HASH_MB (default 4096) within ROW_MS each
-# (default 300000). Certificates go to CERTS (default build/certs); those
+# ones on THREADS threads (default 1: the machine is shared) with HASH_MB
+# (default 4096) within ROW_MS each (default 300000), winner only. Certificates go to CERTS (default build/certs); those
 # under 1 MB are copied to docs/certificates/.
 #
 #   sh tools/solved-table.sh [QIRKAT] [OUT]
@@ -20,6 +20,7 @@ HASH_MB=${HASH_MB:-4096}
 MAXR=${MAXR:-8}
 MAXC=${MAXC:-8}
 RETRY=${RETRY:-0}
+THREADS=${THREADS:-1}
 mkdir -p "$CERTS" docs/certificates
 MACHINE="$(nproc) cores, $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)"
 [ -f "$OUT" ] || printf '# variant\tposition\tfirst\tstatus\twinner\tdistance\tpositions\tcertificate_lines\tcertificate_bytes\ttime_ms\tmachine\n' > "$OUT"
@@ -47,7 +48,7 @@ for R in $(seq 2 "$MAXR"); do
                 fi
             fi
             SQ=$((R * C))
-            if [ "$SQ" -le 36 ]; then T=1 H=256 MS=0; else T=2 H=$HASH_MB MS=$ROW_MS; fi
+            if [ "$SQ" -le 36 ]; then T=1 H=256 MS=0; else T=$THREADS H=$HASH_MB MS=$ROW_MS; fi
             CERT="$CERTS/$V-$S.cert"
             echo "solving $V, $FIRST first ($POS)" >&2
             set +e

@@ -617,6 +617,39 @@ Test(usability, solve_beyond_exact_says_it_is_searching_first)
 
 /* ---- 10, 12. resign asks at a terminal; vacation's end ---------------- */
 
+/* hint on a lost Alquerkonane position: the server's level 4 solved it
+ * (score -(QK_SCORE_WIN - 9): the mover loses in 9 plies at the longest). */
+static bool lost_hint_script(fake *f, int conn, const cJSON *req, char *buf, size_t n)
+{
+    (void)f;
+    (void)conn;
+    if (fake_basic(req, buf, n))
+        return true;
+    if (is(req, "hint"))
+        snprintf(buf, n,
+                 "{\"type\":\"ok\",\"id\":%d,\"game\":5,\"ply\":3,\"move\":\"c4xa4\","
+                 "\"eval\":\"-299.91\",\"score\":%d,\"solved\":true,\"depth\":9,"
+                 "\"line\":[\"c4xa4\"]}\n",
+                 req_id(req), -(30000 - 9));
+    else if (is(req, "game"))
+        snprintf(buf, n, "{\"type\":\"error\",\"id\":%d,\"code\":\"not_found\","
+                 "\"message\":\"no such game\"}\n", req_id(req));
+    return true;
+}
+
+Test(usability, hint_in_a_lost_position_says_so_and_how_long)
+{
+    fake_start(&srv, lost_hint_script, NULL);
+    save_alice();
+    crun r;
+    crun_do(&r, "", "--server", srv.addr, "hint", "5", NULL);
+    crun_expect(&r, 0);
+    cr_assert(strstr(r.out, "game 5, ply 3: c4xa4 (-299.91: lost with perfect play, 9 plies to "
+                            "the end, depth 9)\n"),
+              "%s", r.out);
+    crun_free(&r);
+}
+
 static bool resign_script(fake *f, int conn, const cJSON *req, char *buf, size_t n)
 {
     (void)f;

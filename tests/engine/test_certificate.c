@@ -33,7 +33,7 @@ Test(certificate, bitboards_agree_with_the_rules)
     uint64_t seed = 7;
     for (int R = 2; R <= 8; R++)
         for (int C = 2; C <= 8; C++) {
-            char name[32];
+            char name[48]; /* room for any two ints: no truncation warning at -O1 */
             snprintf(name, sizeof name, "alquerkonane-%dx%d", R, C);
             qk_variant v = tv(name);
             qk_bbgeo g;
@@ -99,7 +99,7 @@ Test(certificate, small_boards_verify)
         for (int C = 2; C <= 5; C++) {
             if (R * C > 25 && !(R == 6 && C == 4))
                 continue;
-            char name[32];
+            char name[48]; /* room for any two ints: no truncation warning at -O1 */
             snprintf(name, sizeof name, "alquerkonane-%dx%d", R, C);
             qk_variant v = tv(name);
             for (int side = 0; side < 2; side++) {
@@ -353,4 +353,131 @@ Test(certificate, the_published_table)
     fclose(f);
     cr_assert_geq(rows, 50, "every board 2..6 x 2..6, both sides (docs/solved.md: 7 and 8 pending)");
     cr_assert_geq(checked, 30);
+}
+
+/* ---- the perfect level in lost positions (issue 25) -------------------- */
+
+/* The longest loss from p (lost for the mover) by exhaustive minimax
+ * (plain_negamax on every child, no table, no pruning): returns the
+ * distance D in plies and sets best[i] for the moves that reach it; -1
+ * when p is not lost, has no move, or a child needs more than limit
+ * nodes. */
+static int longest_loss(const qk_variant *v, const qk_pos *p, qk_move *moves, int *n, bool *best,
+                        uint64_t limit)
+{
+    qk_pos q = *p;
+    *n = qk_movegen(v, &q, moves, 64);
+    if (*n <= 0)
+        return -1;
+    int dist[64], D = -1;
+    for (int i = 0; i < *n; i++) {
+        qk_undo u;
+        qk_pos_make(v, &q, &moves[i], &u);
+        uint64_t nodes = 0;
+        int c = plain_negamax(v, &q, &nodes, limit);
+        qk_pos_unmake(v, &q, &moves[i], &u);
+        if (c == QK_SCORE_INF || c < 0)
+            return -1; /* too big, or this move wins: p is not lost */
+        dist[i] = QK_SCORE_WIN - c + 1; /* the opponent wins in QK_SCORE_WIN - c */
+        if (dist[i] > D)
+            D = dist[i];
+    }
+    for (int i = 0; i < *n; i++)
+        best[i] = dist[i] == D;
+    return D;
+}
+
+/* Level 4 in a lost position plays a move that makes the opponent's win
+ * longest, and reports the loss and its exact distance: every lost
+ * position met in seeded random games on 4x4 and 5x4 (both sides first)
+ * whose tree is small enough for plain minimax, against that minimax.
+ * Exact expected values of two of them are written out. */
+Test(certificate, perfect_level_makes_the_loss_longest, .timeout = 300)
+{
+    qk_move moves[64];
+    bool best[64];
+    int n, D;
+    /* Two positions met in those games, written out: one move lasts
+     * longest, the others lose sooner. */
+    struct {
+        const char *pos, *move;
+        int d;
+    } fixed[] = {{".bw./...w/...b/.wb. w 3 -", "c4xa4", 8}, {"..w./.w../..../b.bw b 0 -", "a1-b2", 6}};
+    qk_variant v44 = tv("alquerkonane-4x4");
+    for (int k = 0; k < 2; k++) {
+        qk_pos p = tp(&v44, fixed[k].pos);
+        D = longest_loss(&v44, &p, moves, &n, best, 300000);
+        cr_assert_eq(D, fixed[k].d, "%s", fixed[k].pos);
+        qk_engine e;
+        cr_assert_eq(qk_engine_init(&e, 1u << 20), QK_OK);
+        qk_limits lim;
+        cr_assert_eq(qk_engine_level_limits(4, 1000, &lim), QK_OK);
+        lim.time_ms = 0;
+        qk_search_result r;
+        cr_assert_eq(qk_engine_search(&e, &v44, &p, &lim, &r), QK_OK);
+        qk_engine_free(&e);
+        cr_assert(r.solved);
+        cr_assert_eq(r.score, -(QK_SCORE_WIN - fixed[k].d));
+        cr_assert_str_eq(tmove(&v44, &r.best), fixed[k].move);
+        for (int j = 0; j < n; j++)
+            cr_assert_eq(best[j], strcmp(tmove(&v44, &moves[j]), fixed[k].move) == 0, "%s %s",
+                         fixed[k].pos, tmove(&v44, &moves[j]));
+    }
+    const char *boards[] = {"alquerkonane-4x4", "alquerkonane-5x4", "alquerkonane-4x5"};
+    uint64_t seed = 25;
+    int checked = 0, choices = 0;
+    for (size_t k = 0; k < sizeof boards / sizeof boards[0]; k++) {
+        qk_variant v = tv(boards[k]);
+        for (int game = 0; game < 8; game++) {
+            qk_pos g;
+            qk_variant_start(&v, &g);
+            g.side = (uint8_t)(game & 1);
+            for (int ply = 0; ply < 40; ply++) {
+                D = longest_loss(&v, &g, moves, &n, best, 300000);
+                if (D > 0) {
+                    qk_engine e;
+                    cr_assert_eq(qk_engine_init(&e, 1u << 20), QK_OK);
+                    qk_limits lim;
+                    cr_assert_eq(qk_engine_level_limits(4, 1000, &lim), QK_OK);
+                    lim.time_ms = 0; /* no clock: machine-independent */
+                    qk_search_result r;
+                    cr_assert_eq(qk_engine_search(&e, &v, &g, &lim, &r), QK_OK);
+                    qk_engine_free(&e);
+                    char fen[QK_POS_STRLEN];
+                    qk_pos_format(&v, &g, fen, sizeof fen);
+                    cr_assert(r.solved && r.has_move, "%s %s", v.name, fen);
+                    cr_assert_eq(r.score, -(QK_SCORE_WIN - D), "%s %s: score %d, the loss lasts %d",
+                                 v.name, fen, r.score, D);
+                    int i = 0;
+                    while (i < n && !tsame(&moves[i], &r.best))
+                        i++;
+                    cr_assert_lt(i, n, "%s %s: %s is not legal", v.name, fen, tmove(&v, &r.best));
+                    cr_assert(best[i], "%s %s: %s does not last %d plies", v.name, fen,
+                              tmove(&v, &r.best), D);
+                    int nbest = 0;
+                    for (int j = 0; j < n; j++)
+                        nbest += best[j];
+                    choices += nbest < n; /* some move loses sooner: the choice mattered */
+                    if (checked < 6 && nbest < n) {
+                        printf("%s %s: lost in %d, level 4 plays %s, minimax:", v.name, fen, D,
+                               tmove(&v, &r.best));
+                        for (int j = 0; j < n; j++)
+                            printf(" %s%s", tmove(&v, &moves[j]), best[j] ? "*" : "");
+                        printf("\n");
+                    }
+                    checked++;
+                }
+                qk_move m[64];
+                int nm = qk_movegen(&v, &g, m, 64);
+                if (nm <= 0)
+                    break;
+                qk_undo u;
+                qk_pos_make(&v, &g, &m[trand(&seed) % (uint64_t)nm], &u);
+            }
+        }
+    }
+    printf("perfect level in lost positions: %d checked, %d where a move loses sooner\n", checked,
+           choices);
+    cr_assert_geq(checked, 50);
+    cr_assert_geq(choices, 20);
 }
