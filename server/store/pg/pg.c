@@ -28,18 +28,11 @@ bool store_is_pg(const store *s)
     return s && s->core == &pg_core_ops;
 }
 
-typedef struct listen_ctx {
-    void (*cb)(void *arg, const char *payload);
-    void *arg;
-} listen_ctx;
-
-static listen_ctx listener;
-
 static void on_notify(void *arg, const char *channel, const char *payload)
 {
-    (void)arg;
-    if (listener.cb && strcmp(channel, STORE_PG_CHANNEL) == 0)
-        listener.cb(listener.arg, payload);
+    pg_store *s = arg;
+    if (s->listen_cb && strcmp(channel, STORE_PG_CHANNEL) == 0)
+        s->listen_cb(s->listen_arg, payload);
 }
 
 int store_pg_listen(store *base, void (*cb)(void *arg, const char *payload), void *arg)
@@ -47,8 +40,10 @@ int store_pg_listen(store *base, void (*cb)(void *arg, const char *payload), voi
     if (!store_is_pg(base))
         return STORE_EIO;
     pg_store *s = pg_of(base);
-    listener = (listen_ctx){cb, arg};
+    s->listen_cb = cb;
+    s->listen_arg = arg;
     s->on_notify = on_notify;
+    s->notify_arg = s;
     return STORE_OK;
 }
 

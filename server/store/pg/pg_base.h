@@ -153,6 +153,10 @@ typedef struct pg_store {
     int fail_commit_at;
     pg_notify_cb on_notify;
     void *notify_arg;
+    /* store_pg_listen()'s callback: the payloads of STORE_PG_CHANNEL
+     * (pg.c filters the channel; NULL = none) */
+    void (*listen_cb)(void *arg, const char *payload);
+    void *listen_arg;
     uint64_t blocking_waits; /* waits that blocked a running loop (a bug: logged) */
     struct metric *commit_h; /* qirkat_fsync_seconds: COMMIT to its answer (NULL = none) */
 } pg_store;
