@@ -369,6 +369,11 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
         if (task_enable(true) != 0 || cluster_init(&s->cluster, &s->api) != 0)
             goto fail_api;
         s->clustered = true;
+        s->cluster.m_events = metrics_counter(
+            &s->metrics, "qirkat_cluster_events_total",
+            "Events between nodes on one PostgreSQL: published (NOTIFY), received from another "
+            "node, too big to publish, and received but not an event (ignored).",
+            "outcome", cluster_outcomes, CLUSTER_OUTCOMES, NULL, NULL, 0);
         g->sink = cluster_sink(&s->cluster);
         store_pg_on_lost(s->store, database_lost, s);
     }

@@ -13,6 +13,7 @@
 #include "game/games.h"
 #include "store/pg.h"
 #include "util/log.h"
+#include "util/metrics.h"
 #include "util/task.h"
 
 static void deliver(void *ctx, const char *name, const cJSON *ev, const events_to *to)
@@ -39,10 +40,13 @@ static void deliver(void *ctx, const char *name, const cJSON *ev, const events_t
     }
     if (strlen(text) > CLUSTER_PAYLOAD_MAX) {
         c->too_big++;
+        metric_inc(c->m_events, CLUSTER_TOO_BIG, 0);
         log_warn("cluster: %s event of %zu bytes is too big to publish to the other nodes", name,
                  strlen(text));
-    } else if (store_pg_notify(c->api->svc->store, text) == STORE_OK)
+    } else if (store_pg_notify(c->api->svc->store, text) == STORE_OK) {
         c->sent++;
+        metric_inc(c->m_events, CLUSTER_SENT, 0);
+    }
     free(text);
     return;
 oom:
@@ -55,6 +59,8 @@ static bool online(void *ctx, int64_t user_id)
     cluster *c = ctx;
     return c->local.online && c->local.online(c->local.ctx, user_id);
 }
+
+const char *const cluster_outcomes[CLUSTER_OUTCOMES] = {"sent", "received", "too_big", "bad"};
 
 typedef struct received {
     cluster *c;
@@ -81,6 +87,7 @@ static void received_fn(void *arg)
     if (!cJSON_IsString(n) || !cJSON_IsString(e) || !cJSON_IsObject(ev) || !cJSON_IsArray(u) ||
         cJSON_GetArraySize(u) != 2) {
         c->bad++;
+        metric_inc(c->m_events, CLUSTER_BAD, 0);
         log_warn("cluster: a payload that is not an event was ignored");
         cJSON_Delete(p);
         return;
@@ -90,6 +97,7 @@ static void received_fn(void *arg)
         return;
     }
     c->received++;
+    metric_inc(c->m_events, CLUSTER_RECEIVED, 0);
     events_to to = {
         .users = {(int64_t)cJSON_GetArrayItem(u, 0)->valuedouble,
                   (int64_t)cJSON_GetArrayItem(u, 1)->valuedouble},

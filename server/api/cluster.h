@@ -39,7 +39,14 @@ typedef struct cluster {
     event_sink local; /* fanout_sink(api) */
     char node[17];    /* this node's id: 16 hex digits, random per start */
     uint64_t sent, received, too_big, bad;
+    /* qirkat_cluster_events_total{outcome}, CLUSTER_SENT..CLUSTER_BAD
+     * (set by the server after cluster_init; NULL = none) */
+    struct metric *m_events;
 } cluster;
+
+/* The outcomes of m_events, in the order of cluster_outcomes. */
+enum { CLUSTER_SENT, CLUSTER_RECEIVED, CLUSTER_TOO_BIG, CLUSTER_BAD, CLUSTER_OUTCOMES };
+extern const char *const cluster_outcomes[CLUSTER_OUTCOMES];
 
 /* Set c up over a (whose svc's store must be PostgreSQL): a fresh node
  * id, the local sink, and LISTEN's callback. 0, or -1 (logged). */

@@ -747,3 +747,34 @@ void t_db_unchanged(const char *db, char *before, const char *what)
     free(before);
     cr_assert(same, "%s changed the database", what);
 }
+
+/* One HTTP/1.1 GET on port (Connection: close): the status into *status,
+ * the body (malloc'd) returned. */
+char *t_http_get(int port, const char *path, int *status)
+{
+    tconn *c = tc_open(port);
+    char req[256];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                     path);
+    cr_assert(tc_send(c, req, (size_t)n));
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    for (;;) {
+        struct pollfd p = {c->fd, POLLIN, 0};
+        cr_assert_gt(poll(&p, 1, T_TIMEOUT_MS), 0, "no answer to GET %s", path);
+        if (len + 4096 > cap)
+            buf = realloc(buf, cap *= 2);
+        ssize_t r = read(c->fd, buf + len, cap - len - 1);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    buf[len] = '\0';
+    tc_close(c);
+    cr_assert_eq(sscanf(buf, "HTTP/1.1 %d", status), 1, "%s", buf);
+    char *body = strstr(buf, "\r\n\r\n");
+    cr_assert_not_null(body);
+    char *out = strdup(body + 4);
+    free(buf);
+    return out;
+}

@@ -46,6 +46,10 @@ void t_pg_new_db(char *out, size_t n);
 /* The one number sql (a SELECT of one row, one column) gives on the
  * PostgreSQL database at url. */
 long long t_pg_count(const char *url, const char *sql);
+/* One HTTP/1.1 GET of path on port (Connection: close): the status into
+ * *status, the body returned (malloc'd, the caller frees). Fails the
+ * test when nothing answers. */
+char *t_http_get(int port, const char *path, int *status);
 /* Start again on the same database (after tsrv_kill or tsrv_stop). */
 void tsrv_restart(tsrv *s, const char *env);
 /* SIGTERM; asserts a clean exit 0. */

@@ -360,3 +360,58 @@ Test(nodes, a_node_killed_under_load_loses_no_acknowledged_move_and_a_due_game_e
     tc_close(c1);
     tc_close(c2);
 }
+
+/* Whatever arrives on the events channel is another node's word only if
+ * it has an event's shape (api/cluster.c): a payload that is not JSON,
+ * not an object, or lacks a field is ignored, counted as `bad` and
+ * logged, and the node goes on delivering real events. Sent here as
+ * NOTIFYs from a plain PostgreSQL session, as anything with the
+ * database's password could. */
+Test(nodes, a_payload_that_is_not_an_event_is_ignored_counted_and_events_still_cross)
+{
+    if (!getenv("QK_TEST_PG_URL"))
+        cr_skip_test("QK_TEST_PG_URL is not set (make test-pg sets it)");
+    t_pg_new_db(DB, sizeof DB);
+    tsrv_start_on(&N[0], DB, false, "QK_RATE_LIMIT=off");
+    started = 1;
+    tsrv_start_on(&N[1], DB, true, "QK_RATE_LIMIT=off");
+    started = 2;
+    static const char *const junk[] = {
+        "not json",
+        "[1,2,3]",
+        "{\"n\":\"0123456789abcdef\",\"e\":\"challenge\",\"ev\":{}}",       /* no u */
+        "{\"n\":\"0123456789abcdef\",\"e\":\"challenge\",\"ev\":{},\"u\":[1,2,3]}", /* 3 users */
+        "{\"n\":7,\"e\":\"challenge\",\"ev\":{},\"u\":[1,2]}",                /* n not a string */
+    };
+    int njunk = (int)(sizeof junk / sizeof junk[0]);
+    for (int i = 0; i < njunk; i++) {
+        char sql[512];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT pg_notify('qirkat_events', '%s')) x",
+                 junk[i]);
+        cr_assert_eq(t_pg_count(DB, sql), 1, "NOTIFY %s", junk[i]);
+    }
+    /* A real event after them still crosses: a challenge made on node 0
+     * reaches its target on node 1. */
+    tconn *a = tc_open(N[0].port), *b = tc_open(N[1].port);
+    t_register(a, "sender");
+    t_register(b, "target");
+    cJSON *r = tc_rpc(a, "{\"type\":\"challenge\",\"to\":\"target\",\"variant\":\"alquerque\"}");
+    t_ok(r, "challenge on node 0");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(b, "challenge", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "node 1 still gets node 0's events after the junk");
+    cJSON_Delete(ev);
+    /* Exactly the junk was counted bad (and node 0's own events, seen by
+     * node 1 as received), on node 1's /metrics. */
+    int status = 0;
+    char *m = t_http_get(N[1].http_port, "/metrics", &status);
+    cr_assert_eq(status, 200);
+    char want[96];
+    snprintf(want, sizeof want, "qirkat_cluster_events_total{outcome=\"bad\"} %d\n", njunk);
+    cr_assert_not_null(strstr(m, want), "want %s in:\n%s", want, m);
+    cr_assert_null(strstr(m, "qirkat_cluster_events_total{outcome=\"received\"} 0\n"),
+                   "node 0's challenge was received: %s", m);
+    free(m);
+    tc_close(a);
+    tc_close(b);
+}

@@ -404,37 +404,6 @@ Test(ops, check_reports_a_game_that_does_not_replay, .fini = cleanup, .timeout =
 
 /* ---- GET /metrics and /healthz ---------------------------------------- */
 
-/* One HTTP/1.1 GET on port (Connection: close): the status into *status,
- * the body (malloc'd) returned. */
-static char *http_get(int port, const char *path, int *status)
-{
-    tconn *c = tc_open(port);
-    char req[256];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
-                     path);
-    cr_assert(tc_send(c, req, (size_t)n));
-    size_t len = 0, cap = 1 << 16;
-    char *buf = malloc(cap);
-    for (;;) {
-        struct pollfd p = {c->fd, POLLIN, 0};
-        cr_assert_gt(poll(&p, 1, T_TIMEOUT_MS), 0, "no answer to GET %s", path);
-        if (len + 4096 > cap)
-            buf = realloc(buf, cap *= 2);
-        ssize_t r = read(c->fd, buf + len, cap - len - 1);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    buf[len] = '\0';
-    tc_close(c);
-    cr_assert_eq(sscanf(buf, "HTTP/1.1 %d", status), 1, "%s", buf);
-    char *body = strstr(buf, "\r\n\r\n");
-    cr_assert_not_null(body);
-    char *out = strdup(body + 4);
-    free(buf);
-    return out;
-}
-
 /* The value of the series "name{labels}" (labels as the parser prints
  * them, sorted: 'a=x,b=y'; "" for none) in the exposition text, parsed
  * by prometheus_client's own parser (Debian python3-prometheus-client),
@@ -443,7 +412,7 @@ static char *http_get(int port, const char *path, int *status)
 static double scrape(int port, const char *name, const char *labels)
 {
     int status = 0;
-    char *body = http_get(port, "/metrics", &status);
+    char *body = t_http_get(port, "/metrics", &status);
     cr_assert_eq(status, 200);
     char path[128], cmd[600], out[1 << 16];
     snprintf(path, sizeof path, "%s/metrics.txt", dir);
@@ -509,7 +478,7 @@ Test(ops, healthz_is_503_while_stopping, .fini = cleanup, .timeout = 60)
      * flight (srv.h "Stopping" step 3), and meanwhile the port answers. */
     tsrv_start_http(&S, "QK_TEST_HASH_DELAY_MS=1500");
     int status = 0;
-    char *body = http_get(S.http_port, "/healthz", &status);
+    char *body = t_http_get(S.http_port, "/healthz", &status);
     cr_assert_eq(status, 200);
     cr_assert_str_eq(body, "ok\n");
     free(body);
@@ -519,7 +488,7 @@ Test(ops, healthz_is_503_while_stopping, .fini = cleanup, .timeout = 60)
     usleep(200000);
     cr_assert_eq(kill(S.pid, SIGTERM), 0);
     usleep(200000);
-    body = http_get(S.http_port, "/healthz", &status);
+    body = t_http_get(S.http_port, "/healthz", &status);
     cr_assert_eq(status, 503, "%s", body);
     cr_assert_str_eq(body, "stopping\n");
     free(body);
