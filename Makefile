@@ -165,6 +165,8 @@ run: deps
 T ?= $(TEST_AREAS)
 tests: $(TESTS)
 
+# COST_GUARD=0: without the instruction-count guard (cost-guard, below).
+COST_GUARD ?= 1
 test: all tests check-layers check-po $(if $(filter 1,$(COST_GUARD)),cost-guard)
 	@set -e; for a in $(filter-out pg,$(T)); do \
 	    if [ -x $(BUILD)/test-$$a ]; then \
@@ -261,7 +263,6 @@ bench-pg: all $(BUILD)/bench-ratios
 # test` runs it (COST_GUARD=0 skips it: `make asan` does, as a sanitized
 # build counts other instructions). bench-count prints every count: both
 # servers' instructions and syscalls (strace -c) per move.
-COST_GUARD ?= 1
 .PHONY: cost-guard bench-count
 cost-guard: all $(BUILD)/bench-ratios
 	@echo "== cost-guard"
