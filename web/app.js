@@ -679,7 +679,6 @@ async function showGame(id) {
         </div>
       </div>
     </section>`;
-  $('#board').setAttribute('aria-describedby', 'board-help');
   $('#board').insertAdjacentHTML('afterend', `<p class="sr-only" id="board-help">${t('Keyboard: arrow keys move between points, Enter or Space picks a piece and then where it goes, Escape cancels.')}</p>`);
   app.board = new BoardView($('#board'), {
     onMove: sendMove,
@@ -690,6 +689,7 @@ async function showGame(id) {
       if (pending) $('#pending-play').textContent = t('Play {move}', { move: pending });
     },
   });
+  app.board.svg.setAttribute('aria-describedby', 'board-help');
   $('#pending-play').addEventListener('click', () => app.board.playPending());
   $('#pending-cancel').addEventListener('click', () => app.board.clearSelection());
   drawGame();

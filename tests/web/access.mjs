@@ -114,6 +114,7 @@ test('a move played with the keyboard alone, announced; focus, roving tab stop a
   const gid = Number(await page.locator('#game-screen').getAttribute('data-game-id'));
   s.gid = gid;
 
+  assert.ok((await page.locator('#board-help').boundingBox()).width <= 1, 'the keys are not shown before the board has the focus');
   // One tab stop for the whole board, on a piece that can move.
   const tabs = await tabTo(page, (f) => f?.point != null, 30);
   assert.ok(tabs <= 12, `the board is ${tabs} Tab presses from the top`);
@@ -122,6 +123,10 @@ test('a move played with the keyboard alone, announced; focus, roving tab stop a
   const first = (await focused(page)).point;
   assert.equal(await page.locator(`#board .piece.movable[data-at="${first}"]`).count(), 1, `the tab stop starts on a movable piece (${first})`);
   assert.match((await focused(page)).label, new RegExp(`^${first}, white piece, can move`));
+  // While the board has the keyboard's focus, the keys are written under it.
+  assert.ok((await page.locator('#board-help').boundingBox()).width > 200, 'the keys are shown');
+  assert.match(await page.locator('#board-help').textContent(), /arrow keys/);
+  assert.equal(await page.locator('#board svg').getAttribute('aria-describedby'), 'board-help');
 
   // Home/End: the ends of the row; with Ctrl the corners (a5 top-left, e1 bottom-right as White sees it).
   await page.keyboard.press('End');
