@@ -12,7 +12,8 @@
  * --checkpoint FILE loads FILE when it exists and was written for the same
  * problem, saves the table there every 5 minutes and when the run ends
  * unsolved (a limit, or Ctrl-C or SIGTERM, which stops the search cleanly), so a long
- * run resumes where it stopped. --certificate FILE writes a proof
+ * run resumes where it stopped. --dfpn decides the winner by proof-number
+ * search (qk_solve_dfpn) instead, on one thread. --certificate FILE writes a proof
  * certificate of a decided position (docs/solved.md).
  *
  * verify-certificate checks one with the rules module alone and exits 1
@@ -128,15 +129,22 @@ int cmd_solve(cli *c, const cmd_args *a)
         return cli_usage_error(c, _("--ms must be 0..864000000"));
     if (args_has(a, "exact") && args_has(a, "winner-only"))
         return cli_usage_error(c, _("give --exact or --winner-only, not both"));
+    bool dfpn = args_has(a, "dfpn");
+    if (dfpn && (args_has(a, "exact") || args_has(a, "certificate") || args_has(a, "checkpoint") ||
+                 args_has(a, "threads")))
+        return cli_usage_error(c, _("--dfpn decides the winner on one thread: no --exact, "
+                                    "--threads, --certificate or --checkpoint"));
+    if (dfpn && v.ranks * v.files > 64)
+        return cli_usage_error(c, _("--dfpn is for boards of at most 64 squares"));
     bool feasible = qk_solve_feasible(&v, &p);
-    bool exact = args_has(a, "exact") || (!args_has(a, "winner-only") && feasible);
+    bool exact = !dfpn && (args_has(a, "exact") || (!args_has(a, "winner-only") && feasible));
     /* Small problems: a 256 MB table and one thread, so the counts are
      * reproducible (docs/solved.tsv); large ones get the machine. */
     uint64_t hash_mb = args_uint(a, "hash-mb", feasible ? 256 : default_hash_mb());
     if (hash_mb < 1 || hash_mb > (1u << 20))
         return cli_usage_error(c, _("--hash-mb must be 1..1048576"));
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t threads = args_uint(a, "threads", feasible || ncpu < 1 ? 1 : (uint64_t)ncpu);
+    uint64_t threads = args_uint(a, "threads", feasible || dfpn || ncpu < 1 ? 1 : (uint64_t)ncpu);
     if (threads < 1 || threads > QK_SOLVE_MAX_THREADS)
         return cli_usage_error(c, _("--threads must be 1..%d"), QK_SOLVE_MAX_THREADS);
     uint64_t every = args_uint(a, "progress", 10);
@@ -181,7 +189,12 @@ int cmd_solve(cli *c, const cmd_args *a)
     }
     qk_solve_result res;
     int64_t t0 = net_now_ms();
-    rc = qk_solve(&s, &v, &p, &lim, &res);
+    if (dfpn) { /* the calling thread, no progress lines (qk_solve_dfpn) */
+        lim.progress = NULL;
+        lim.progress_ms = 0;
+        rc = qk_solve_dfpn(&s, &v, &p, &lim, &res);
+    } else
+        rc = qk_solve(&s, &v, &p, &lim, &res);
     int64_t took = net_now_ms() - t0;
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &oldterm, NULL);

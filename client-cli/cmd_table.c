@@ -136,12 +136,13 @@ const cmd_def cmd_table[] = {
      OPTS({OPT_UINT, "ms", "MS", N_("time limit (default 60000 for a winner-only search; 0: none)")},
           {OPT_FLAG, "exact", NULL, N_("exact distances whatever the board")},
           {OPT_FLAG, "winner-only", NULL, N_("only who wins (faster)")},
+          {OPT_FLAG, "dfpn", NULL, N_("who wins by proof-number search (df-pn), one thread")},
           {OPT_UINT, "hash-mb", "MB", N_("table size (default 1/4 of memory, at most 4096)")},
           {OPT_UINT, "threads", "N", N_("search threads (default: the processors)")},
           {OPT_UINT, "progress", "S", N_("progress line on stderr every S seconds (0: none)")},
           {OPT_STR, "certificate", "FILE", N_("write a proof certificate (docs/solved.md)")},
           {OPT_STR, "checkpoint", "FILE", N_("resume from FILE and save the table there")}),
-     "alquerkonane-RxC [POSITION] [--ms MS] [--exact|--winner-only] [--hash-mb MB] "
+     "alquerkonane-RxC [POSITION] [--ms MS] [--exact|--winner-only|--dfpn] [--hash-mb MB] "
      "[--threads N] [--certificate FILE] [--checkpoint FILE]",
      N_("who wins with perfect play, and how many positions that took (offline)")},
     {"verify-certificate", cmd_verify_certificate, NULL, NEED_NOTHING, 1, 1, NULL,

@@ -167,6 +167,21 @@ bool qk_solve_feasible(const qk_variant *v, const qk_pos *p);
 int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_limits *lim,
              qk_solve_result *out);
 
+/* Decide who wins p by depth-first proof-number search (df-pn,
+ * common/qk_solve_dfpn.c) instead of alpha-beta: the winner only (out->exact
+ * false, distance -1, score +-1, best a winning move or, when lost, the
+ * first legal move). Boards of at most 64 squares, one thread; lim->nodes
+ * bounds the positions visited, lim->time_ms and lim->stop as for
+ * qk_solve() (threads, winner_only and progress are ignored). The
+ * solver's table is its memory: it is cleared before and after (what it
+ * held is lost; checkpoints and qk_solve_certificate() need qk_solve()).
+ * out->expanded counts positions whose moves were generated. Returns
+ * QK_OK (out->solved false when a limit stopped it) or QK_EINVAL
+ * (argument NULL, no table, not Alquerkonane or over 64 squares). Source:
+ * RULES.md section 7 (no move: the mover loses; no draws, no cycles). */
+int qk_solve_dfpn(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_limits *lim,
+                  qk_solve_result *out);
+
 /* The principal variation of a position the solver has solved: up to cap
  * best moves from p, following the table. Returns the number written (0
  * when p is unsolved, finished or cap is 0). p is not modified. */

@@ -281,3 +281,75 @@ Test(solve, bad_arguments)
     p = tp(&big, "w.w.w.w./......../......../......../......../......../......../b.b.b.b. b 0 -");
     cr_assert(qk_solve_feasible(&big, &p)); /* 8 pawns */
 }
+
+/* df-pn (qk_solve_dfpn) decides what alpha-beta decides: every board of
+ * at most 25 squares, each side first, from the start and from positions
+ * of seeded random games; its winning move keeps the win. */
+Test(solve, dfpn_agrees_with_alpha_beta_up_to_25_squares, .timeout = 300)
+{
+    qk_solver d;
+    cr_assert_eq(qk_solver_init(&d, 64u << 20), QK_OK);
+    uint64_t seed = 99;
+    int checked = 0, wins = 0;
+    for (int R = 2; R <= 12; R++)
+        for (int C = 2; R * C <= 25; C++) {
+            char name[48];
+            snprintf(name, sizeof name, "alquerkonane-%dx%d", R, C);
+            qk_variant v = tv(name);
+            for (int game = 0; game < 6; game++) {
+                qk_pos p;
+                qk_variant_start(&v, &p);
+                p.side = (uint8_t)(game & 1);
+                int plies = (game / 2) * 3;
+                for (int i = 0; i < plies; i++) {
+                    qk_move m[QK_MAX_MOVES];
+                    int n = qk_movegen(&v, &p, m, QK_MAX_MOVES);
+                    if (n <= 0)
+                        break;
+                    qk_undo u;
+                    qk_pos_make(&v, &p, &m[trand(&seed) % (uint64_t)n], &u);
+                }
+                qk_solve_result a, b;
+                qk_solve_limits wo = {.winner_only = true};
+                qk_solver_clear(&S);
+                cr_assert_eq(qk_solve(&S, &v, &p, &wo, &a), QK_OK);
+                cr_assert_eq(qk_solve_dfpn(&d, &v, &p, NULL, &b), QK_OK);
+                char fen[QK_POS_STRLEN];
+                qk_pos_format(&v, &p, fen, sizeof fen);
+                cr_assert(a.solved && b.solved, "%s %s", name, fen);
+                cr_assert_eq(b.winner, a.winner, "%s %s: df-pn %s, alpha-beta %s", name, fen,
+                             qk_result_name(b.winner), qk_result_name(a.winner));
+                cr_assert_eq(b.mover_wins, a.mover_wins);
+                cr_assert_not(b.exact);
+                cr_assert_eq(b.has_move, a.has_move);
+                if (b.has_move && b.mover_wins) {
+                    cr_assert(tlegal(&v, &p, &b.best));
+                    qk_pos q = p;
+                    qk_undo u;
+                    qk_pos_make(&v, &q, &b.best, &u);
+                    qk_solve_result c;
+                    cr_assert_eq(qk_solve(&S, &v, &q, &wo, &c), QK_OK);
+                    cr_assert(!c.has_move || !c.mover_wins, "%s %s: df-pn's %s lets the win go",
+                              name, fen, tmove(&v, &b.best));
+                    wins++;
+                }
+                checked++;
+            }
+        }
+    qk_solve_result r;
+    qk_variant big = tv("alquerkonane-9x9");
+    qk_pos bp;
+    qk_variant_start(&big, &bp);
+    cr_assert_eq(qk_solve_dfpn(&d, &big, &bp, NULL, &r), QK_EINVAL);
+    /* A node budget stops it: unsolved. */
+    qk_variant v66 = tv("alquerkonane-6x6");
+    qk_variant_start(&v66, &bp);
+    qk_solve_limits lim = {.nodes = 1000};
+    cr_assert_eq(qk_solve_dfpn(&d, &v66, &bp, &lim, &r), QK_OK);
+    cr_assert_not(r.solved);
+    qk_solver_free(&d);
+    printf("df-pn against alpha-beta: %d positions, %d won with df-pn's move checked\n", checked,
+           wins);
+    cr_assert_geq(checked, 150);
+    cr_assert_geq(wins, 40);
+}
