@@ -121,6 +121,22 @@ void cmp_game(const cmp_side *b, int64_t white, int64_t black, int64_t at)
     cmp_exec(b, sql);
 }
 
+store_game cmp_a_game(int64_t white, int64_t black, const char *tc, int64_t created)
+{
+    store_game g = {0};
+    snprintf(g.variant, sizeof g.variant, "alquerque");
+    g.white_id = white;
+    g.black_id = black;
+    snprintf(g.start, sizeof g.start, CMP_START);
+    snprintf(g.position, sizeof g.position, CMP_START);
+    snprintf(g.turn, sizeof g.turn, "white");
+    snprintf(g.status, sizeof g.status, "active");
+    snprintf(g.time_control, sizeof g.time_control, "%s", tc);
+    g.deadline = g.white_ms = g.black_ms = -1;
+    g.created = g.updated = created;
+    return g;
+}
+
 void cmp_tr(cmp_trace *t, const char *fmt, ...)
 {
     va_list ap;

@@ -1,12 +1,13 @@
 /*
  * storecmp: what the tests that compare the two backends area by area
- * share (test_store_challenges.c, _admin, _ratings, _records): the two
- * stores under test, plain SQL on each one's database, and the trace. A
- * sequence of store operations runs once on a fresh PostgreSQL database
- * and once on a fresh SQLite file; each call's code and every field of
- * every row it returns is written as one line of that side's trace, and
- * the two traces must be equal line for line (cmp_same()). The sequences
- * assert exact values as well, so both backends being wrong alike fails.
+ * share (test_store_admin.c, _challenges, _corr, _games, _ratings,
+ * _records, _tourney): the two stores under test, plain SQL on each one's
+ * database, and the trace. A sequence of store operations runs once on a
+ * fresh PostgreSQL database and once on a fresh SQLite file; each call's
+ * code and every field of every row it returns is written as one line of
+ * that side's trace, and the two traces must be equal line for line
+ * (cmp_same()). The sequences assert exact values as well, so both
+ * backends being wrong alike fails.
  *
  * Only the test's own process: criterion runs each test in a process of
  * its own, and the helpers fail the current test with cr_assert.
@@ -46,6 +47,16 @@ int64_t cmp_user(store *s, const char *name, bool bot);
 /* A game between white and black as the games area would store it (plain
  * SQL), created at `at`. */
 void cmp_game(const cmp_side *b, int64_t white, int64_t black, int64_t at);
+
+/* The start position and two time controls of the games that
+ * test_store_games.c and test_store_corr.c write through the games area. */
+#define CMP_START "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -"
+#define CMP_TC_CORR "{\"kind\":\"correspondence\",\"days\":3}"
+#define CMP_TC_LIVE "{\"kind\":\"live\",\"base_ms\":60000,\"inc_ms\":0}"
+/* For those two: an active alquerque game of white and black from
+ * CMP_START, white to move, no deadline, no clocks (-1), created and
+ * updated at `created`, as store_game_insert() takes it (not inserted). */
+store_game cmp_a_game(int64_t white, int64_t black, const char *tc, int64_t created);
 
 /* The trace of one side. */
 typedef struct cmp_trace {

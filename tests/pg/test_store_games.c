@@ -4,9 +4,9 @@
  * mark) on both backends: one sequence of operations runs on a fresh
  * PostgreSQL database and on a fresh SQLite file, each call's code and
  * every field of every row it returns is written as one line of a trace,
- * and the two traces must be equal line for line. The sequence asserts
- * exact values too (ids, orders, codes), so both backends being wrong
- * alike fails as well.
+ * and the two traces must be equal line for line (storecmp.h). The
+ * sequence asserts exact values too (ids, orders, codes), so both
+ * backends being wrong alike fails as well.
  *
  * Then what only PostgreSQL can show (issue 22, "a ply is accepted once
  * across all nodes"): two stores on one database, as two nodes, race for
@@ -20,265 +20,72 @@
  * databases, so the test needs no other area than users.
  */
 #include <criterion/criterion.h>
-#include <libpq-fe.h>
 #include <pthread.h>
-#include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "pgtest.h"
-#include "store/store.h"
-#include "util/log.h"
+#include "storecmp.h"
 
-/* ---- the two stores --------------------------------------------------- */
+TestSuite(pg_games, .init = cmp_init, .fini = cmp_fini, .timeout = 60);
 
-static char sqdir[64];
+/* ---- this area's rows in the trace ------------------------------------ */
 
-static void fini(void)
+static void tr_game(cmp_trace *t, const store_game *g)
 {
-    pgtest_drop_all();
-    if (sqdir[0]) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", sqdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "cannot remove %s\n", sqdir);
-        sqdir[0] = '\0';
-    }
-}
-
-static void init(void)
-{
-    log_set_level(LOG_ERROR);
-}
-
-TestSuite(pg_games, .init = init, .fini = fini, .timeout = 60);
-
-/* One backend under test: its store and where plain SQL reaches it. */
-typedef struct side {
-    store *s;
-    bool pg;
-    char where[512]; /* the PostgreSQL URL or the SQLite file */
-} side;
-
-static void open_pg(side *b)
-{
-    b->pg = true;
-    cr_assert_eq(pgtest_new_db(b->where, sizeof b->where), 0);
-    cr_assert_eq(store_open(b->where, &b->s), STORE_OK);
-}
-
-static void open_sqlite(side *b)
-{
-    b->pg = false;
-    snprintf(sqdir, sizeof sqdir, "/tmp/qk-pggames-XXXXXX");
-    cr_assert_not_null(mkdtemp(sqdir));
-    snprintf(b->where, sizeof b->where, "%s/t.db", sqdir);
-    cr_assert_eq(store_open(b->where, &b->s), STORE_OK);
-}
-
-/* Plain SQL on the side's database, from a second connection, committed
- * (call it with no transaction of the store open). */
-static void exec_sql(const side *b, const char *sql)
-{
-    if (b->pg) {
-        PGconn *c = PQconnectdb(b->where);
-        cr_assert_eq(PQstatus(c), CONNECTION_OK, "%s", PQerrorMessage(c));
-        PGresult *r = PQexec(c, sql);
-        cr_assert_eq(PQresultStatus(r), PGRES_COMMAND_OK, "%s: %s", sql, PQresultErrorMessage(r));
-        PQclear(r);
-        PQfinish(c);
-        return;
-    }
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open(b->where, &h), SQLITE_OK);
-    sqlite3_busy_timeout(h, 5000);
-    char *err = NULL;
-    cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &err), SQLITE_OK, "%s: %s", sql, err ? err : "");
-    sqlite3_close(h);
-}
-
-/* One integer read with plain SQL (a second connection); -1 for NULL. */
-static long long sql_int(const side *b, const char *sql)
-{
-    long long v = -1;
-    if (b->pg) {
-        PGconn *c = PQconnectdb(b->where);
-        cr_assert_eq(PQstatus(c), CONNECTION_OK, "%s", PQerrorMessage(c));
-        PGresult *r = PQexec(c, sql);
-        cr_assert_eq(PQresultStatus(r), PGRES_TUPLES_OK, "%s: %s", sql, PQresultErrorMessage(r));
-        cr_assert_eq(PQntuples(r), 1, "%s", sql);
-        if (!PQgetisnull(r, 0, 0))
-            v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-        PQclear(r);
-        PQfinish(c);
-        return v;
-    }
-    sqlite3 *h;
-    sqlite3_stmt *st;
-    cr_assert_eq(sqlite3_open(b->where, &h), SQLITE_OK);
-    cr_assert_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK, "%s", sql);
-    cr_assert_eq(sqlite3_step(st), SQLITE_ROW, "%s", sql);
-    if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-        v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return v;
-}
-
-static int64_t add_user(store *s, const char *name, bool bot)
-{
-    int64_t id = 0;
-    cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(store_user_insert(s, name, bot, "$argon2id$fake", 1000, &id), STORE_OK);
-    cr_assert_eq(store_commit(s), STORE_OK);
-    return id;
-}
-
-/* ---- the trace -------------------------------------------------------- */
-
-typedef struct trace {
-    char buf[1 << 17];
-    size_t n;
-} trace;
-
-static void tr(trace *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t->buf + t->n, sizeof t->buf - t->n, fmt, ap);
-    va_end(ap);
-    cr_assert(k >= 0 && (size_t)k < sizeof t->buf - t->n, "trace full");
-    t->n += (size_t)k;
-}
-
-/* Compare two traces line by line, naming the first line that differs. */
-static void same_traces(const trace *a, const trace *b)
-{
-    const char *p = a->buf, *q = b->buf;
-    for (int line = 1; *p || *q; line++) {
-        size_t lp = strcspn(p, "\n"), lq = strcspn(q, "\n");
-        cr_assert(lp == lq && memcmp(p, q, lp) == 0,
-                  "line %d differs:\n  postgresql: %.*s\n  sqlite:     %.*s", line, (int)lp, p,
-                  (int)lq, q);
-        p += lp + (p[lp] == '\n');
-        q += lq + (q[lq] == '\n');
-    }
-}
-
-/* The rc of a call, traced under a label, and returned. */
-static int rc_of(trace *t, const char *what, int rc)
-{
-    tr(t, "%s rc=%d\n", what, rc);
-    return rc;
-}
-
-static void tr_game(trace *t, const store_game *g)
-{
-    tr(t,
-       "  game id=%lld variant=%s white_id=%lld black_id=%lld white=%s black=%s start=%s "
-       "position=%s ply=%lld turn=%s status=%s result=%s reason=%s tc=%s deadline=%lld "
-       "white_ms=%lld black_ms=%lld created=%lld updated=%lld white_bot=%d black_bot=%d "
-       "rated=%d imported=%d tournament=%lld\n",
-       (long long)g->id, g->variant, (long long)g->white_id, (long long)g->black_id, g->white,
-       g->black, g->start, g->position, (long long)g->ply, g->turn, g->status, g->result, g->reason,
-       g->time_control, (long long)g->deadline, (long long)g->white_ms, (long long)g->black_ms,
-       (long long)g->created, (long long)g->updated, g->white_bot, g->black_bot, g->rated,
-       g->imported, (long long)g->tournament);
-}
-
-/* A listing's rows: each traced, the ids kept for exact checks. */
-typedef struct seen {
-    trace *t;
-    int64_t id[16];
-    int n;
-    int stop_after; /* > 0: return 7 after that many rows */
-} seen;
-
-static int keep(seen *w, int64_t id)
-{
-    if (w->n < 16)
-        w->id[w->n] = id;
-    w->n++;
-    return w->stop_after > 0 && w->n >= w->stop_after ? 7 : 0;
+    cmp_tr(t,
+           "  game id=%lld variant=%s white_id=%lld black_id=%lld white=%s black=%s start=%s "
+           "position=%s ply=%lld turn=%s status=%s result=%s reason=%s tc=%s deadline=%lld "
+           "white_ms=%lld black_ms=%lld created=%lld updated=%lld white_bot=%d black_bot=%d "
+           "rated=%d imported=%d tournament=%lld\n",
+           (long long)g->id, g->variant, (long long)g->white_id, (long long)g->black_id, g->white,
+           g->black, g->start, g->position, (long long)g->ply, g->turn, g->status, g->result,
+           g->reason, g->time_control, (long long)g->deadline, (long long)g->white_ms,
+           (long long)g->black_ms, (long long)g->created, (long long)g->updated, g->white_bot,
+           g->black_bot, g->rated, g->imported, (long long)g->tournament);
 }
 
 static int on_game(void *arg, const store_game *g)
 {
-    seen *w = arg;
+    cmp_seen *w = arg;
     tr_game(w->t, g);
-    return keep(w, g->id);
+    return cmp_keep(w, g->id);
 }
 
 static int on_move(void *arg, int64_t ply, const char *move, int64_t user_id)
 {
-    seen *w = arg;
-    tr(w->t, "  move ply=%lld move=%s user_id=%lld\n", (long long)ply, move, (long long)user_id);
-    return keep(w, ply);
-}
-
-#define IDS(w, ...)                                                                                \
-    do {                                                                                           \
-        const int64_t want_[] = {__VA_ARGS__};                                                     \
-        int n_ = (int)(sizeof want_ / sizeof want_[0]);                                            \
-        cr_assert_eq((w).n, n_, "%d rows, want %d", (w).n, n_);                                    \
-        for (int i_ = 0; i_ < n_; i_++)                                                            \
-            cr_assert_eq((w).id[i_], want_[i_], "row %d: %lld, want %lld", i_,                     \
-                         (long long)(w).id[i_], (long long)want_[i_]);                             \
-    } while (0)
-
-static seen fresh(trace *t)
-{
-    return (seen){.t = t};
+    cmp_seen *w = arg;
+    cmp_tr(w->t, "  move ply=%lld move=%s user_id=%lld\n", (long long)ply, move,
+           (long long)user_id);
+    return cmp_keep(w, ply);
 }
 
 /* ---- games ------------------------------------------------------------ */
 
 #define TC_UNLIMITED "{\"kind\":\"unlimited\"}"
-#define TC_CORR "{\"kind\":\"correspondence\",\"days\":3}"
-#define TC_LIVE "{\"kind\":\"live\",\"base_ms\":60000,\"inc_ms\":0}"
-#define START "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -"
 
-/* An active game of w and b with white to move: no deadline, no clocks. */
-static store_game a_game(int64_t w, int64_t b, const char *tc, int64_t created)
+static int64_t insert(cmp_trace *t, store *s, store_game *g)
 {
-    store_game g = {0};
-    snprintf(g.variant, sizeof g.variant, "alquerque");
-    g.white_id = w;
-    g.black_id = b;
-    snprintf(g.start, sizeof g.start, START);
-    snprintf(g.position, sizeof g.position, START);
-    snprintf(g.turn, sizeof g.turn, "white");
-    snprintf(g.status, sizeof g.status, "active");
-    snprintf(g.time_control, sizeof g.time_control, "%s", tc);
-    g.deadline = g.white_ms = g.black_ms = -1;
-    g.created = g.updated = created;
-    return g;
-}
-
-static int64_t insert(trace *t, store *s, store_game *g)
-{
-    rc_of(t, "game_insert", store_game_insert(s, g));
-    tr(t, "  id=%lld\n", (long long)g->id);
+    cmp_rc(t, "game_insert", store_game_insert(s, g));
+    cmp_tr(t, "  id=%lld\n", (long long)g->id);
     return g->id;
 }
 
-static void get(trace *t, store *s, int64_t id, store_game *g)
+static void get(cmp_trace *t, store *s, int64_t id, store_game *g)
 {
     char what[32];
     snprintf(what, sizeof what, "game_get %lld", (long long)id);
-    if (rc_of(t, what, store_game_get(s, id, g)) == STORE_OK)
+    if (cmp_rc(t, what, store_game_get(s, id, g)) == STORE_OK)
         tr_game(t, g);
 }
 
 /* games_query() traced under a label, its rc returned, its ids in w. */
-static int query(trace *t, store *s, const char *what, const store_game_filter *f, seen *w)
+static int query(cmp_trace *t, store *s, const char *what, const store_game_filter *f, cmp_seen *w)
 {
-    *w = fresh(t);
-    return rc_of(t, what, store_games_query(s, f, on_game, w));
+    *w = cmp_fresh(t);
+    return cmp_rc(t, what, store_games_query(s, f, on_game, w));
 }
 
 static void played(store_played *p, int64_t game, int64_t ply, const char *move, int64_t user,
@@ -300,65 +107,65 @@ static void played(store_played *p, int64_t game, int64_t ply, const char *move,
 
 /* The users, the games and the rows they point at: g1..g7 (see the
  * listing's expectations below). */
-static void games_setup(side *b, trace *t, int64_t u[6])
+static void games_setup(cmp_side *b, cmp_trace *t, int64_t u[6])
 {
     store *s = b->s;
-    u[1] = add_user(s, "alice", false);
-    u[2] = add_user(s, "Bob", false);
-    u[3] = add_user(s, "carol", false);
-    u[4] = add_user(s, "botty", true);
-    u[5] = add_user(s, "dave", false);
+    u[1] = cmp_user(s, "alice", false);
+    u[2] = cmp_user(s, "Bob", false);
+    u[3] = cmp_user(s, "carol", false);
+    u[4] = cmp_user(s, "botty", true);
+    u[5] = cmp_user(s, "dave", false);
     cr_assert_eq(u[5], 5);
     store_game g;
-    cr_assert_eq(rc_of(t, "begin", store_begin(s)), STORE_OK);
-    g = a_game(u[1], u[2], TC_UNLIMITED, 1000); /* g1: alice-bob, no deadline */
+    cr_assert_eq(cmp_rc(t, "begin", store_begin(s)), STORE_OK);
+    g = cmp_a_game(u[1], u[2], TC_UNLIMITED, 1000); /* g1: alice-bob, no deadline */
     cr_assert_eq(insert(t, s, &g), 1);
-    g = a_game(u[2], u[3], TC_CORR, 2000); /* g2: bob-carol, correspondence, rated */
+    g = cmp_a_game(u[2], u[3], CMP_TC_CORR, 2000); /* g2: bob-carol, correspondence, rated */
     snprintf(g.variant, sizeof g.variant, "zamma");
     g.deadline = 500000;
     g.rated = true;
     cr_assert_eq(insert(t, s, &g), 2);
-    g = a_game(u[1], u[4], TC_LIVE, 3000); /* g3: alice-botty, live clocks */
+    g = cmp_a_game(u[1], u[4], CMP_TC_LIVE, 3000); /* g3: alice-botty, live clocks */
     g.deadline = 70000;
     g.white_ms = g.black_ms = 60000;
     cr_assert_eq(insert(t, s, &g), 3);
-    g = a_game(u[3], u[1], TC_UNLIMITED, 4000); /* g4: carol-alice, drawn */
+    g = cmp_a_game(u[3], u[1], TC_UNLIMITED, 4000); /* g4: carol-alice, drawn */
     snprintf(g.status, sizeof g.status, "finished");
     snprintf(g.result, sizeof g.result, "draw");
     snprintf(g.reason, sizeof g.reason, "agreement");
     cr_assert_eq(insert(t, s, &g), 4);
-    g = a_game(u[4], u[3], TC_CORR, 5000); /* g5: botty-carol, class-only tournament */
+    g = cmp_a_game(u[4], u[3], CMP_TC_CORR, 5000); /* g5: botty-carol, class-only tournament */
     snprintf(g.turn, sizeof g.turn, "black");
     g.deadline = 300000;
     cr_assert_eq(insert(t, s, &g), 5);
-    g = a_game(u[4], u[1], TC_UNLIMITED, 6000); /* g6: imported, white won */
+    g = cmp_a_game(u[4], u[1], TC_UNLIMITED, 6000); /* g6: imported, white won */
     snprintf(g.status, sizeof g.status, "finished");
     snprintf(g.result, sizeof g.result, "white");
     cr_assert_eq(insert(t, s, &g), 6);
-    g = a_game(u[1], u[3], TC_CORR, 7000); /* g7: alice-carol, private */
+    g = cmp_a_game(u[1], u[3], CMP_TC_CORR, 7000); /* g7: alice-carol, private */
     g.deadline = 100000;
     cr_assert_eq(insert(t, s, &g), 7);
     store_game_x x = {.vacation = true, .priv = true, .warned_deadline = -1, .wake_at = -1};
-    cr_assert_eq(rc_of(t, "game_x_put 7 private", store_game_x_put(s, 7, &x)), STORE_OK);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "game_x_put 7 private", store_game_x_put(s, 7, &x)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
     /* Class 1 (teacher bob, member dave), its tournament 1 (organiser
      * bob) holding g5; g6 imported with one record name. */
-    exec_sql(b, "INSERT INTO classes (name, code, teacher_id, created) "
+    cmp_exec(b, "INSERT INTO classes (name, code, teacher_id, created) "
                 "VALUES ('c', 'CODE1', 2, 100)");
-    exec_sql(b, "INSERT INTO class_members (class_id, user_id, name, created) "
+    cmp_exec(b, "INSERT INTO class_members (class_id, user_id, name, created) "
                 "VALUES (1, 5, '', 100)");
-    exec_sql(b, "INSERT INTO tournaments (name, system, variant, time_control, rounds, class_id, "
+    cmp_exec(b, "INSERT INTO tournaments (name, system, variant, time_control, rounds, class_id, "
                 "start_mode, status, organiser_id, created, updated) VALUES ('t', 'swiss', "
                 "'alquerque', '{\"kind\":\"unlimited\"}', 3, 1, 'organiser', 'running', 2, 100, "
                 "100)");
-    exec_sql(b, "INSERT INTO tournament_players (tournament_id, user_id, number, joined) "
+    cmp_exec(b, "INSERT INTO tournament_players (tournament_id, user_id, number, joined) "
                 "VALUES (1, 4, 1, 100), (1, 3, 2, 100)");
-    exec_sql(b, "UPDATE games SET tournament_id = 1, round = 1 WHERE id = 5");
-    exec_sql(b, "UPDATE games SET imported = 1, imported_white = 'Ann Old' WHERE id = 6");
+    cmp_exec(b, "UPDATE games SET tournament_id = 1, round = 1 WHERE id = 5");
+    cmp_exec(b, "UPDATE games SET imported = 1, imported_white = 'Ann Old' WHERE id = 6");
 }
 
 /* Rows and writes: insert, get, update, moves, the per-move path. */
-static void rows_sequence(side *b, trace *t)
+static void rows_sequence(cmp_side *b, cmp_trace *t)
 {
     store *s = b->s;
     store_game g;
@@ -377,23 +184,23 @@ static void rows_sequence(side *b, trace *t)
     cr_assert_str_eq(g.white, "Bob");
     get(t, s, 5, &g);
     cr_assert_eq(g.tournament, 1);
-    cr_assert_eq(rc_of(t, "game_get 99", store_game_get(s, 99, &g)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "game_get 99", store_game_get(s, 99, &g)), STORE_NOTFOUND);
 
     /* game_update, and a rolled-back one that leaves nothing. */
     cr_assert_eq(store_begin(s), STORE_OK);
     get(t, s, 4, &g);
     snprintf(g.reason, sizeof g.reason, "repetition");
     g.updated = 4500;
-    cr_assert_eq(rc_of(t, "game_update 4", store_game_update(s, &g)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "game_update 4", store_game_update(s, &g)), STORE_OK);
     g.id = 99;
-    cr_assert_eq(rc_of(t, "game_update 99", store_game_update(s, &g)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "game_update 99", store_game_update(s, &g)), STORE_NOTFOUND);
     cr_assert_eq(store_commit(s), STORE_OK);
     get(t, s, 4, &g);
     cr_assert_str_eq(g.reason, "repetition");
     cr_assert_eq(store_begin(s), STORE_OK);
     get(t, s, 2, &g);
     snprintf(g.status, sizeof g.status, "aborted");
-    cr_assert_eq(rc_of(t, "game_update 2 aborted", store_game_update(s, &g)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "game_update 2 aborted", store_game_update(s, &g)), STORE_OK);
     get(t, s, 2, &g);
     cr_assert_str_eq(g.status, "aborted"); /* inside the transaction */
     store_rollback(s);
@@ -401,21 +208,21 @@ static void rows_sequence(side *b, trace *t)
     cr_assert_str_eq(g.status, "active");
 
     /* move_insert: a taken ply is a conflict, and the transaction goes on. */
-    seen w;
+    cmp_seen w;
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "move_insert 4/0", store_move_insert(s, 4, 0, "a1-b2", u[3], 4100)),
+    cr_assert_eq(cmp_rc(t, "move_insert 4/0", store_move_insert(s, 4, 0, "a1-b2", u[3], 4100)),
                  STORE_OK);
-    cr_assert_eq(rc_of(t, "move_insert 4/0 again", store_move_insert(s, 4, 0, "x", u[3], 4101)),
+    cr_assert_eq(cmp_rc(t, "move_insert 4/0 again", store_move_insert(s, 4, 0, "x", u[3], 4101)),
                  STORE_CONFLICT);
-    cr_assert_eq(rc_of(t, "move_insert 4/1", store_move_insert(s, 4, 1, "c3-d4", u[1], 4200)),
+    cr_assert_eq(cmp_rc(t, "move_insert 4/1", store_move_insert(s, 4, 1, "c3-d4", u[1], 4200)),
                  STORE_OK);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "moves_each 4", store_moves_each(s, 4, on_move, &w)), 0);
-    IDS(w, 0, 1);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "moves_each 99", store_moves_each(s, 99, on_move, &w)), 0);
-    IDS(w);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "moves_each 4", store_moves_each(s, 4, on_move, &w)), 0);
+    CMP_IDS(w, 0, 1);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "moves_each 99", store_moves_each(s, 99, on_move, &w)), 0);
+    CMP_IDS(w);
 
     /* move_played, untimed: the draw offer goes, the clocks stay. */
     store_played p;
@@ -425,22 +232,22 @@ static void rows_sequence(side *b, trace *t)
     snprintf(x.draw_offer, sizeof x.draw_offer, "black");
     cr_assert_eq(store_game_x_put(s, 1, &x), STORE_OK);
     played(&p, 1, 0, "e1-e2", u[1], 1100, "P1", "black");
-    cr_assert_eq(rc_of(t, "move_played 1/0", store_move_played(s, &p)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "move_played 1/0", store_move_played(s, &p)), STORE_OK);
     get(t, s, 1, &g);
     cr_assert(g.ply == 1 && g.updated == 1100 && g.deadline == -1);
     cr_assert_str_eq(g.position, "P1");
     cr_assert_str_eq(g.turn, "black");
     cr_assert_eq(store_game_x_get(s, 1, &x), STORE_OK);
-    tr(t, "  x draw_offer=%s wake_at=%lld\n", x.draw_offer, (long long)x.wake_at);
+    cmp_tr(t, "  x draw_offer=%s wake_at=%lld\n", x.draw_offer, (long long)x.wake_at);
     cr_assert_str_eq(x.draw_offer, "");
     /* The same ply again (a stale write): nothing written, the
      * transaction goes on. */
     played(&p, 1, 0, "e1-e3", u[1], 1150, "PX", "black");
-    cr_assert_eq(rc_of(t, "move_played 1/0 again", store_move_played(s, &p)), STORE_CONFLICT);
+    cr_assert_eq(cmp_rc(t, "move_played 1/0 again", store_move_played(s, &p)), STORE_CONFLICT);
     played(&p, 99, 0, "e1-e3", u[1], 1150, "PX", "black");
-    cr_assert_eq(rc_of(t, "move_played 99/0", store_move_played(s, &p)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "move_played 99/0", store_move_played(s, &p)), STORE_NOTFOUND);
     played(&p, 1, 1, "a5-a4", u[2], 1200, "P2", "white");
-    cr_assert_eq(rc_of(t, "move_played 1/1", store_move_played(s, &p)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "move_played 1/1", store_move_played(s, &p)), STORE_OK);
     /* Timed: the deadline, both clocks, the wake-up and the mover's clock. */
     played(&p, 3, 0, "b1-b2", u[1], 3100, "Q1", "black");
     p.times_changed = true;
@@ -449,88 +256,78 @@ static void rows_sequence(side *b, trace *t)
     p.white_ms = 59000;
     p.black_ms = 60000;
     p.wake_at = 130000;
-    cr_assert_eq(rc_of(t, "move_played 3/0 timed", store_move_played(s, &p)), STORE_OK);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "move_played 3/0 timed", store_move_played(s, &p)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
     get(t, s, 1, &g);
     cr_assert(g.ply == 2 && g.updated == 1200);
     cr_assert_str_eq(g.position, "P2");
     get(t, s, 3, &g);
     cr_assert(g.ply == 1 && g.deadline == 130000 && g.white_ms == 59000 && g.black_ms == 60000);
     cr_assert_eq(store_game_x_get(s, 3, &x), STORE_OK);
-    tr(t, "  x wake_at=%lld\n", (long long)x.wake_at);
+    cmp_tr(t, "  x wake_at=%lld\n", (long long)x.wake_at);
     cr_assert_eq(x.wake_at, 130000);
-    long long clock = sql_int(b, "SELECT clock_ms FROM moves WHERE game_id = 3 AND ply = 0");
-    long long noclock = sql_int(b, "SELECT clock_ms FROM moves WHERE game_id = 1 AND ply = 0");
-    tr(t, "  clock_ms 3/0=%lld 1/0=%lld\n", clock, noclock);
+    long long clock = cmp_int(b, "SELECT clock_ms FROM moves WHERE game_id = 3 AND ply = 0");
+    long long noclock = cmp_int(b, "SELECT clock_ms FROM moves WHERE game_id = 1 AND ply = 0");
+    cmp_tr(t, "  clock_ms 3/0=%lld 1/0=%lld\n", clock, noclock);
     cr_assert(clock == 59000 && noclock == -1);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "moves_each 1", store_moves_each(s, 1, on_move, &w)), 0);
-    IDS(w, 0, 1);
-    w = fresh(t);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "moves_each 1", store_moves_each(s, 1, on_move, &w)), 0);
+    CMP_IDS(w, 0, 1);
+    w = cmp_fresh(t);
     w.stop_after = 1;
-    cr_assert_eq(rc_of(t, "moves_each 1 stopped", store_moves_each(s, 1, on_move, &w)), 7);
-    IDS(w, 0);
+    cr_assert_eq(cmp_rc(t, "moves_each 1 stopped", store_moves_each(s, 1, on_move, &w)), 7);
+    CMP_IDS(w, 0);
 
     /* The challenge of a game. */
     int64_t ch = -1;
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "challenge_get 1", store_game_challenge_get(s, 1, &ch)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "challenge_get 1", store_game_challenge_get(s, 1, &ch)), STORE_OK);
     cr_assert_eq(ch, 0);
-    cr_assert_eq(rc_of(t, "challenge_put 1 42", store_game_challenge_put(s, 1, 42)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "challenge_put 1 42", store_game_challenge_put(s, 1, 42)), STORE_OK);
     cr_assert_eq(store_game_challenge_get(s, 1, &ch), STORE_OK);
-    tr(t, "  challenge=%lld\n", (long long)ch);
+    cmp_tr(t, "  challenge=%lld\n", (long long)ch);
     cr_assert_eq(ch, 42);
-    cr_assert_eq(rc_of(t, "challenge_put 99", store_game_challenge_put(s, 99, 1)), STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "challenge_get 99", store_game_challenge_get(s, 99, &ch)),
+    cr_assert_eq(cmp_rc(t, "challenge_put 99", store_game_challenge_put(s, 99, 1)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "challenge_get 99", store_game_challenge_get(s, 99, &ch)),
                  STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "challenge_put 2 0", store_game_challenge_put(s, 2, 0)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "challenge_put 2 0", store_game_challenge_put(s, 2, 0)), STORE_OK);
     cr_assert_eq(store_game_challenge_get(s, 2, &ch), STORE_OK);
     cr_assert_eq(ch, 0);
 
     /* The draw-offer throttle. */
     int64_t ply = -1;
-    cr_assert_eq(rc_of(t, "draw_ply_get 1 white", store_draw_ply_get(s, 1, "white", &ply)),
+    cr_assert_eq(cmp_rc(t, "draw_ply_get 1 white", store_draw_ply_get(s, 1, "white", &ply)),
                  STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "draw_ply_put 1 white 2", store_draw_ply_put(s, 1, "white", 2)),
+    cr_assert_eq(cmp_rc(t, "draw_ply_put 1 white 2", store_draw_ply_put(s, 1, "white", 2)),
                  STORE_OK);
     cr_assert_eq(store_draw_ply_get(s, 1, "white", &ply), STORE_OK);
     cr_assert_eq(ply, 2);
-    cr_assert_eq(rc_of(t, "draw_ply_put 1 white 4", store_draw_ply_put(s, 1, "white", 4)),
+    cr_assert_eq(cmp_rc(t, "draw_ply_put 1 white 4", store_draw_ply_put(s, 1, "white", 4)),
                  STORE_OK);
     cr_assert_eq(store_draw_ply_get(s, 1, "white", &ply), STORE_OK);
-    tr(t, "  draw ply=%lld\n", (long long)ply);
+    cmp_tr(t, "  draw ply=%lld\n", (long long)ply);
     cr_assert_eq(ply, 4);
-    cr_assert_eq(rc_of(t, "draw_ply_get 1 black", store_draw_ply_get(s, 1, "black", &ply)),
+    cr_assert_eq(cmp_rc(t, "draw_ply_get 1 black", store_draw_ply_get(s, 1, "black", &ply)),
                  STORE_NOTFOUND);
 
     /* The damaged mark. */
     bool dmg = true;
-    cr_assert_eq(rc_of(t, "damaged_get 2", store_game_damaged_get(s, 2, &dmg)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "damaged_get 2", store_game_damaged_get(s, 2, &dmg)), STORE_OK);
     cr_assert(!dmg);
-    cr_assert_eq(rc_of(t, "damaged_set 2", store_game_damaged_set(s, 2)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "damaged_set 2", store_game_damaged_set(s, 2)), STORE_OK);
     cr_assert_eq(store_game_damaged_get(s, 2, &dmg), STORE_OK);
     cr_assert(dmg);
-    cr_assert_eq(rc_of(t, "damaged_get 99", store_game_damaged_get(s, 99, &dmg)), STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "damaged_set 99", store_game_damaged_set(s, 99)), STORE_OK);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "damaged_get 99", store_game_damaged_get(s, 99, &dmg)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "damaged_set 99", store_game_damaged_set(s, 99)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
     cr_assert_eq(store_game_damaged_get(s, 2, &dmg), STORE_OK);
     cr_assert(dmg);
-    tr(t, "  damaged=%d\n", dmg);
+    cmp_tr(t, "  damaged=%d\n", dmg);
 }
 
 Test(pg_games, rows_alike)
 {
-    if (!pgtest_url())
-        cr_skip_test("QK_PG_URL not set (tests/pg/cluster.sh)");
-    static side pg, sq;
-    static trace tpg, tsq;
-    open_pg(&pg);
-    open_sqlite(&sq);
-    rows_sequence(&pg, &tpg);
-    rows_sequence(&sq, &tsq);
-    same_traces(&tpg, &tsq);
-    store_close(pg.s);
-    store_close(sq.s);
+    CMP_RUN(rows_sequence);
 }
 
 /* ---- the listing ------------------------------------------------------ */
@@ -544,7 +341,7 @@ Test(pg_games, rows_alike)
  *   g5 botty-carol  active  black (carol) 300000, tournament 1 (class-only) 5000
  *   g6 botty-alice  finished white, imported                    6000
  *   g7 alice-carol  active  white (alice) 100000, private       7000 */
-static void listing_sequence(side *b, trace *t)
+static void listing_sequence(cmp_side *b, cmp_trace *t)
 {
     store *s = b->s;
     int64_t u[6];
@@ -559,143 +356,133 @@ static void listing_sequence(side *b, trace *t)
     cr_assert_eq(store_move_played(s, &p), STORE_OK);
     cr_assert_eq(store_commit(s), STORE_OK);
 
-    seen w;
+    cmp_seen w;
     store_game_filter f = {.user_id = u[1], .limit = 10};
     cr_assert_eq(query(t, s, "alice's", &f, &w), 0);
-    IDS(w, 7, 6, 4, 3, 1);
+    CMP_IDS(w, 7, 6, 4, 3, 1);
     f.status = "active";
     cr_assert_eq(query(t, s, "alice's active", &f, &w), 0);
-    IDS(w, 7, 3, 1);
+    CMP_IDS(w, 7, 3, 1);
     f = (store_game_filter){.turn_user_id = u[1], .limit = 10};
     cr_assert_eq(query(t, s, "alice's turn", &f, &w), 0);
-    IDS(w, 7, 1); /* soonest deadline first, none last */
+    CMP_IDS(w, 7, 1); /* soonest deadline first, none last */
     f.status = "finished";
     cr_assert_eq(query(t, s, "alice's turn finished", &f, &w), 0);
-    IDS(w);
+    CMP_IDS(w);
     f = (store_game_filter){.turn_user_id = u[3], .limit = 10};
     cr_assert_eq(query(t, s, "carol's turn", &f, &w), 0);
-    IDS(w, 5);
+    CMP_IDS(w, 5);
     f = (store_game_filter){
         .turn_user_id = u[1], .user_id = u[1], .opponent_id = u[2], .limit = 10};
     cr_assert_eq(query(t, s, "alice's turn against bob", &f, &w), 0);
-    IDS(w, 1);
+    CMP_IDS(w, 1);
     f = (store_game_filter){.user_id = u[1], .opponent_id = u[2], .limit = 10};
     cr_assert_eq(query(t, s, "alice against bob", &f, &w), 0);
-    IDS(w, 1);
+    CMP_IDS(w, 1);
     f = (store_game_filter){
         .user_id = u[1], .opponent_id = u[3], .status = "finished", .limit = 10};
     cr_assert_eq(query(t, s, "alice against carol finished", &f, &w), 0);
-    IDS(w, 4);
+    CMP_IDS(w, 4);
     f = (store_game_filter){.variant = "zamma", .limit = 10};
     cr_assert_eq(query(t, s, "zamma", &f, &w), 0);
-    IDS(w, 2);
+    CMP_IDS(w, 2);
     f = (store_game_filter){.variant = "nope", .limit = 10};
     cr_assert_eq(query(t, s, "no such variant", &f, &w), 0);
-    IDS(w);
+    CMP_IDS(w);
     /* Paging down with before. */
     f = (store_game_filter){.before = 5, .limit = 2};
     cr_assert_eq(query(t, s, "before 5", &f, &w), 0);
-    IDS(w, 4, 3);
+    CMP_IDS(w, 4, 3);
     f.before = 3;
     cr_assert_eq(query(t, s, "before 3", &f, &w), 0);
-    IDS(w, 2, 1);
+    CMP_IDS(w, 2, 1);
     f.before = 1;
     cr_assert_eq(query(t, s, "before 1", &f, &w), 0);
-    IDS(w);
+    CMP_IDS(w);
     /* Who may see what. */
     f = (store_game_filter){.viewer_id = u[1], .limit = 10};
     cr_assert_eq(query(t, s, "seen by alice", &f, &w), 0);
-    IDS(w, 7, 6, 4, 3, 2, 1); /* not g5: a class-only tournament's */
+    CMP_IDS(w, 7, 6, 4, 3, 2, 1); /* not g5: a class-only tournament's */
     f.viewer_id = u[2];
     cr_assert_eq(query(t, s, "seen by bob", &f, &w), 0);
-    IDS(w, 6, 5, 4, 3, 2, 1); /* the organiser and teacher; not private g7 */
+    CMP_IDS(w, 6, 5, 4, 3, 2, 1); /* the organiser and teacher; not private g7 */
     f.viewer_id = u[5];
     cr_assert_eq(query(t, s, "seen by dave", &f, &w), 0);
-    IDS(w, 6, 5, 4, 3, 2, 1); /* a member of the class */
+    CMP_IDS(w, 6, 5, 4, 3, 2, 1); /* a member of the class */
     f.viewer_id = u[3];
     cr_assert_eq(query(t, s, "seen by carol", &f, &w), 0);
-    IDS(w, 7, 6, 5, 4, 3, 2, 1);
+    CMP_IDS(w, 7, 6, 5, 4, 3, 2, 1);
     f = (store_game_filter){.viewer_id = u[1], .turn_user_id = u[3], .limit = 10};
     cr_assert_eq(query(t, s, "carol's turn seen by alice", &f, &w), 0);
-    IDS(w);
+    CMP_IDS(w);
     f = (store_game_filter){.viewer_id = u[2], .opponent_id = u[3], .limit = 10};
     cr_assert_eq(query(t, s, "with carol seen by bob", &f, &w), 0);
-    IDS(w, 5, 4, 2);
+    CMP_IDS(w, 5, 4, 2);
     /* The search filters. */
     f = (store_game_filter){.result = "draw", .limit = 10};
     cr_assert_eq(query(t, s, "drawn", &f, &w), 0);
-    IDS(w, 4);
+    CMP_IDS(w, 4);
     f = (store_game_filter){.result = "white", .limit = 10};
     cr_assert_eq(query(t, s, "white won", &f, &w), 0);
-    IDS(w, 6);
+    CMP_IDS(w, 6);
     f = (store_game_filter){.imported = 1, .limit = 10};
     cr_assert_eq(query(t, s, "imported", &f, &w), 0);
-    IDS(w, 6);
+    CMP_IDS(w, 6);
     f = (store_game_filter){.imported = -1, .user_id = u[1], .limit = 10};
     cr_assert_eq(query(t, s, "alice's played", &f, &w), 0);
-    IDS(w, 7, 4, 3, 1);
+    CMP_IDS(w, 7, 4, 3, 1);
     f = (store_game_filter){.since = 3000, .until = 6000, .limit = 10};
     cr_assert_eq(query(t, s, "created 3000..6000", &f, &w), 0);
-    IDS(w, 6, 5, 4, 3);
+    CMP_IDS(w, 6, 5, 4, 3);
     f = (store_game_filter){.since = 6500, .limit = 10};
     cr_assert_eq(query(t, s, "since 6500", &f, &w), 0);
-    IDS(w, 7);
+    CMP_IDS(w, 7);
     f = (store_game_filter){.tournament = 1, .limit = 10};
     cr_assert_eq(query(t, s, "tournament 1", &f, &w), 0);
-    IDS(w, 5);
+    CMP_IDS(w, 5);
     f = (store_game_filter){.tournament = 1, .viewer_id = u[1], .limit = 10};
     cr_assert_eq(query(t, s, "tournament 1 seen by alice", &f, &w), 0);
-    IDS(w);
+    CMP_IDS(w);
     f = (store_game_filter){.after = 2, .ascending = true, .limit = 3};
     cr_assert_eq(query(t, s, "after 2 ascending", &f, &w), 0);
-    IDS(w, 3, 4, 5);
+    CMP_IDS(w, 3, 4, 5);
     f.after = 5;
     cr_assert_eq(query(t, s, "after 5 ascending", &f, &w), 0);
-    IDS(w, 6, 7);
+    CMP_IDS(w, 6, 7);
     f = (store_game_filter){.ascending = true, .limit = 2};
     cr_assert_eq(query(t, s, "ascending", &f, &w), 0);
-    IDS(w, 1, 2);
+    CMP_IDS(w, 1, 2);
     f = (store_game_filter){.after = 2, .before = 6, .limit = 10};
     cr_assert_eq(query(t, s, "after 2 before 6", &f, &w), 0);
-    IDS(w, 5, 4, 3);
+    CMP_IDS(w, 5, 4, 3);
     f = (store_game_filter){.status = "active", .since = 1, .variant = "alquerque", .limit = 10};
     cr_assert_eq(query(t, s, "active alquerque since 1", &f, &w), 0);
-    IDS(w, 7, 5, 3, 1);
+    CMP_IDS(w, 7, 5, 3, 1);
     f = (store_game_filter){.turn_user_id = u[1], .since = 1, .limit = 10};
     cr_assert_eq(query(t, s, "alice's turn since 1", &f, &w), 0);
-    IDS(w, 7, 1); /* the search statement: newest first */
+    CMP_IDS(w, 7, 1); /* the search statement: newest first */
     f = (store_game_filter){.user_id = u[1], .opponent_id = u[3], .ascending = true, .limit = 10};
     cr_assert_eq(query(t, s, "alice against carol ascending", &f, &w), 0);
-    IDS(w, 4, 7);
+    CMP_IDS(w, 4, 7);
     f = (store_game_filter){.result = "white", .viewer_id = u[1], .limit = 10};
     cr_assert_eq(query(t, s, "white won seen by alice", &f, &w), 0);
-    IDS(w, 6);
+    CMP_IDS(w, 6);
     /* A callback that stops: its value comes back. */
     f = (store_game_filter){.limit = 10};
-    w = fresh(t);
+    w = cmp_fresh(t);
     w.stop_after = 2;
-    cr_assert_eq(rc_of(t, "all stopped", store_games_query(s, &f, on_game, &w)), 7);
-    IDS(w, 7, 6);
+    cr_assert_eq(cmp_rc(t, "all stopped", store_games_query(s, &f, on_game, &w)), 7);
+    CMP_IDS(w, 7, 6);
     f.ascending = true;
-    w = fresh(t);
+    w = cmp_fresh(t);
     w.stop_after = 1;
-    cr_assert_eq(rc_of(t, "search stopped", store_games_query(s, &f, on_game, &w)), 7);
-    IDS(w, 1);
+    cr_assert_eq(cmp_rc(t, "search stopped", store_games_query(s, &f, on_game, &w)), 7);
+    CMP_IDS(w, 1);
 }
 
 Test(pg_games, listing_alike)
 {
-    if (!pgtest_url())
-        cr_skip_test("QK_PG_URL not set (tests/pg/cluster.sh)");
-    static side pg, sq;
-    static trace tpg, tsq;
-    open_pg(&pg);
-    open_sqlite(&sq);
-    listing_sequence(&pg, &tpg);
-    listing_sequence(&sq, &tsq);
-    same_traces(&tpg, &tsq);
-    store_close(pg.s);
-    store_close(sq.s);
+    CMP_RUN(listing_sequence);
 }
 
 /* ---- a moves row already at the game's ply ---------------------------- */
@@ -705,11 +492,11 @@ Test(pg_games, listing_alike)
  * row was written; PostgreSQL: the one statement fails whole, STORE_EIO,
  * and the transaction with it (pg_games.c). After the rollback both hold
  * what they held. */
-static void dup_ply(side *b, int want)
+static void dup_ply(cmp_side *b, int want)
 {
     store *s = b->s;
-    int64_t w = add_user(s, "white", false), bl = add_user(s, "black", false);
-    store_game g = a_game(w, bl, TC_UNLIMITED, 1000);
+    int64_t w = cmp_user(s, "white", false), bl = cmp_user(s, "black", false);
+    store_game g = cmp_a_game(w, bl, TC_UNLIMITED, 1000);
     cr_assert_eq(store_begin(s), STORE_OK);
     cr_assert_eq(store_game_insert(s, &g), STORE_OK);
     cr_assert_eq(store_move_insert(s, g.id, 0, "e1-e2", w, 1100), STORE_OK);
@@ -721,19 +508,19 @@ static void dup_ply(side *b, int want)
     store_rollback(s);
     cr_assert_eq(store_game_get(s, g.id, &g), STORE_OK);
     cr_assert_eq(g.ply, 0);
-    cr_assert_str_eq(g.position, START);
-    seen m = fresh(&(trace){0});
+    cr_assert_str_eq(g.position, CMP_START);
+    cmp_seen m = cmp_fresh(&(cmp_trace){0});
     cr_assert_eq(store_moves_each(s, g.id, on_move, &m), 0);
-    IDS(m, 0);
+    CMP_IDS(m, 0);
 }
 
 Test(pg_games, dup_ply_loses_the_transaction)
 {
     if (!pgtest_url())
         cr_skip_test("QK_PG_URL not set (tests/pg/cluster.sh)");
-    static side pg, sq;
-    open_pg(&pg);
-    open_sqlite(&sq);
+    static cmp_side pg, sq;
+    cmp_open_pg(&pg);
+    cmp_open_sqlite(&sq);
     /* PostgreSQL logs the failed statement (expected). */
     dup_ply(&pg, STORE_EIO);
     dup_ply(&sq, STORE_CONFLICT);
@@ -799,12 +586,12 @@ Test(pg_games, one_ply_two_nodes)
 {
     if (!pgtest_url())
         cr_skip_test("QK_PG_URL not set (tests/pg/cluster.sh)");
-    side a;
+    cmp_side a;
     store *b = NULL;
-    open_pg(&a);
+    cmp_open_pg(&a);
     cr_assert_eq(store_open(a.where, &b), STORE_OK); /* the second node */
-    int64_t w = add_user(a.s, "white", false), bl = add_user(a.s, "black", false);
-    store_game g = a_game(w, bl, TC_UNLIMITED, 1000);
+    int64_t w = cmp_user(a.s, "white", false), bl = cmp_user(a.s, "black", false);
+    store_game g = cmp_a_game(w, bl, TC_UNLIMITED, 1000);
     cr_assert_eq(store_begin(a.s), STORE_OK);
     cr_assert_eq(store_game_insert(a.s, &g), STORE_OK);
     cr_assert_eq(store_commit(a.s), STORE_OK);
@@ -820,10 +607,10 @@ Test(pg_games, one_ply_two_nodes)
     cr_assert_eq(store_game_get(b, g.id, &gb), STORE_OK);
     cr_assert_eq(gb.ply, 1);
     cr_assert_str_eq(gb.position, "PA");
-    trace t = {0};
-    seen m = fresh(&t);
+    cmp_trace t = {0};
+    cmp_seen m = cmp_fresh(&t);
     cr_assert_eq(store_moves_each(b, g.id, on_move, &m), 0);
-    IDS(m, 0);
+    CMP_IDS(m, 0);
     cr_assert(strstr(t.buf, "move=e1-e2") != NULL, "%s", t.buf);
 
     /* A rolls back: B's write, which waited, goes through. */

@@ -3,268 +3,111 @@
  * backends: one sequence of operations runs on a fresh PostgreSQL database
  * and on a fresh SQLite file, each call's code and every field of every
  * row it returns is written as one line of a trace, and the two traces
- * must be equal line for line. The sequence also asserts exact values
- * (ids, orders, codes), so both backends being wrong alike fails too.
+ * must be equal line for line (storecmp.h). The sequence also asserts
+ * exact values (ids, orders, codes), so both backends being wrong alike
+ * fails too.
  *
  * Games are rows of the games area; the few this area points at are
  * inserted with plain SQL on each database (the same text on both), so
  * this test depends on no other area than users.
  */
 #include <criterion/criterion.h>
-#include <libpq-fe.h>
-#include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pgtest.h"
-#include "store/store.h"
-#include "util/log.h"
+#include "storecmp.h"
 
-/* ---- the two stores --------------------------------------------------- */
+TestSuite(pg_tourney, .init = cmp_init, .fini = cmp_fini, .timeout = 60);
 
-static char sqdir[64];
+/* ---- this area's rows in the trace ------------------------------------ */
 
-static void fini(void)
+static void tr_class(cmp_trace *t, const store_class *c)
 {
-    pgtest_drop_all();
-    if (sqdir[0]) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", sqdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "cannot remove %s\n", sqdir);
-        sqdir[0] = '\0';
-    }
+    cmp_tr(t, "  class id=%lld name=%s code=%s teacher_id=%lld teacher=%s created=%lld\n",
+           (long long)c->id, c->name, c->code, (long long)c->teacher_id, c->teacher,
+           (long long)c->created);
 }
 
-static void init(void)
+static void tr_tourney(cmp_trace *t, const store_tourney *x)
 {
-    log_set_level(LOG_ERROR);
+    cmp_tr(t,
+           "  tourney id=%lld name=%s system=%s variant=%s tc=%s position=%s rounds=%lld dbl=%d "
+           "rated=%d bots=%d class_id=%lld start_mode=%s status=%s organiser_id=%lld organiser=%s "
+           "current_round=%lld end_reason=%s created=%lld updated=%lld pairer=%s\n",
+           (long long)x->id, x->name, x->system, x->variant, x->time_control, x->position,
+           (long long)x->rounds, x->dbl, x->rated, x->bots, (long long)x->class_id, x->start_mode,
+           x->status, (long long)x->organiser_id, x->organiser, (long long)x->current_round,
+           x->end_reason, (long long)x->created, (long long)x->updated, x->pairer);
 }
 
-TestSuite(pg_tourney, .init = init, .fini = fini, .timeout = 60);
-
-/* One backend under test: its store and where plain SQL reaches it. */
-typedef struct side {
-    store *s;
-    bool pg;
-    char where[512]; /* the PostgreSQL URL or the SQLite file */
-} side;
-
-static void open_pg(side *b)
+static void tr_pairing(cmp_trace *t, const store_pairing *p)
 {
-    b->pg = true;
-    cr_assert_eq(pgtest_new_db(b->where, sizeof b->where), 0);
-    cr_assert_eq(store_open(b->where, &b->s), STORE_OK);
-}
-
-static void open_sqlite(side *b)
-{
-    b->pg = false;
-    snprintf(sqdir, sizeof sqdir, "/tmp/qk-pgtourney-XXXXXX");
-    cr_assert_not_null(mkdtemp(sqdir));
-    snprintf(b->where, sizeof b->where, "%s/t.db", sqdir);
-    cr_assert_eq(store_open(b->where, &b->s), STORE_OK);
-}
-
-/* Plain SQL on the side's database, from a second connection, committed. */
-static void exec_sql(const side *b, const char *sql)
-{
-    if (b->pg) {
-        PGconn *c = PQconnectdb(b->where);
-        cr_assert_eq(PQstatus(c), CONNECTION_OK, "%s", PQerrorMessage(c));
-        PGresult *r = PQexec(c, sql);
-        cr_assert_eq(PQresultStatus(r), PGRES_COMMAND_OK, "%s: %s", sql, PQresultErrorMessage(r));
-        PQclear(r);
-        PQfinish(c);
-        return;
-    }
-    sqlite3 *h;
-    cr_assert_eq(sqlite3_open(b->where, &h), SQLITE_OK);
-    sqlite3_busy_timeout(h, 5000);
-    char *err = NULL;
-    cr_assert_eq(sqlite3_exec(h, sql, NULL, NULL, &err), SQLITE_OK, "%s: %s", sql, err ? err : "");
-    sqlite3_close(h);
-}
-
-/* A game between w and b, as the games area would store it. */
-static void add_game(const side *b, int64_t w, int64_t bl)
-{
-    char sql[512];
-    snprintf(sql, sizeof sql,
-             "INSERT INTO games (variant, white_id, black_id, start, position, turn, "
-             "time_control, created, updated) VALUES ('alquerque', %lld, %lld, "
-             "'bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -', 'bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -', "
-             "'white', '{\"kind\":\"unlimited\"}', 2000, 2000)",
-             (long long)w, (long long)bl);
-    exec_sql(b, sql);
-}
-
-static int64_t add_user(store *s, const char *name, bool bot)
-{
-    int64_t id = 0;
-    cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(store_user_insert(s, name, bot, "$argon2id$fake", 1000, &id), STORE_OK);
-    cr_assert_eq(store_commit(s), STORE_OK);
-    return id;
-}
-
-/* ---- the trace -------------------------------------------------------- */
-
-typedef struct trace {
-    char buf[1 << 16];
-    size_t n;
-} trace;
-
-static void tr(trace *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t->buf + t->n, sizeof t->buf - t->n, fmt, ap);
-    va_end(ap);
-    cr_assert(k >= 0 && (size_t)k < sizeof t->buf - t->n, "trace full");
-    t->n += (size_t)k;
-}
-
-/* Compare two traces line by line, naming the first line that differs. */
-static void same_traces(const trace *a, const trace *b)
-{
-    const char *p = a->buf, *q = b->buf;
-    for (int line = 1; *p || *q; line++) {
-        size_t lp = strcspn(p, "\n"), lq = strcspn(q, "\n");
-        cr_assert(lp == lq && memcmp(p, q, lp) == 0,
-                  "line %d differs:\n  postgresql: %.*s\n  sqlite:     %.*s", line, (int)lp, p,
-                  (int)lq, q);
-        p += lp + (p[lp] == '\n');
-        q += lq + (q[lq] == '\n');
-    }
-}
-
-/* The rc of a call, traced under a label, and returned. */
-static int rc_of(trace *t, const char *what, int rc)
-{
-    tr(t, "%s rc=%d\n", what, rc);
-    return rc;
-}
-
-static void tr_class(trace *t, const store_class *c)
-{
-    tr(t, "  class id=%lld name=%s code=%s teacher_id=%lld teacher=%s created=%lld\n",
-       (long long)c->id, c->name, c->code, (long long)c->teacher_id, c->teacher,
-       (long long)c->created);
-}
-
-static void tr_tourney(trace *t, const store_tourney *x)
-{
-    tr(t,
-       "  tourney id=%lld name=%s system=%s variant=%s tc=%s position=%s rounds=%lld dbl=%d "
-       "rated=%d bots=%d class_id=%lld start_mode=%s status=%s organiser_id=%lld organiser=%s "
-       "current_round=%lld end_reason=%s created=%lld updated=%lld pairer=%s\n",
-       (long long)x->id, x->name, x->system, x->variant, x->time_control, x->position,
-       (long long)x->rounds, x->dbl, x->rated, x->bots, (long long)x->class_id, x->start_mode,
-       x->status, (long long)x->organiser_id, x->organiser, (long long)x->current_round,
-       x->end_reason, (long long)x->created, (long long)x->updated, x->pairer);
-}
-
-static void tr_pairing(trace *t, const store_pairing *p)
-{
-    tr(t,
-       "  pairing t=%lld round=%lld board=%lld white=%lld black=%lld game=%lld kind=%s "
-       "result=%s by_hand=%d\n",
-       (long long)p->tournament_id, (long long)p->round, (long long)p->board,
-       (long long)p->white_id, (long long)p->black_id, (long long)p->game_id, p->kind, p->result,
-       p->by_hand);
-}
-
-/* Listings: each row traced, and the ids seen kept for exact checks. */
-typedef struct seen {
-    trace *t;
-    int64_t id[16];
-    int n;
-    int stop_after; /* > 0: return 7 after that many rows */
-} seen;
-
-static int keep(seen *w, int64_t id)
-{
-    if (w->n < 16)
-        w->id[w->n] = id;
-    w->n++;
-    return w->stop_after > 0 && w->n >= w->stop_after ? 7 : 0;
+    cmp_tr(t,
+           "  pairing t=%lld round=%lld board=%lld white=%lld black=%lld game=%lld kind=%s "
+           "result=%s by_hand=%d\n",
+           (long long)p->tournament_id, (long long)p->round, (long long)p->board,
+           (long long)p->white_id, (long long)p->black_id, (long long)p->game_id, p->kind,
+           p->result, p->by_hand);
 }
 
 static int on_class(void *arg, const store_class *c)
 {
-    seen *w = arg;
+    cmp_seen *w = arg;
     tr_class(w->t, c);
-    return keep(w, c->id);
+    return cmp_keep(w, c->id);
 }
 
 static int on_member(void *arg, const store_member *m)
 {
-    seen *w = arg;
-    tr(w->t, "  member user_id=%lld username=%s name=%s bot=%d\n", (long long)m->user_id,
-       m->username, m->name, m->bot);
-    return keep(w, m->user_id);
+    cmp_seen *w = arg;
+    cmp_tr(w->t, "  member user_id=%lld username=%s name=%s bot=%d\n", (long long)m->user_id,
+           m->username, m->name, m->bot);
+    return cmp_keep(w, m->user_id);
 }
 
 static int on_tourney(void *arg, const store_tourney *x)
 {
-    seen *w = arg;
+    cmp_seen *w = arg;
     tr_tourney(w->t, x);
-    return keep(w, x->id);
+    return cmp_keep(w, x->id);
 }
 
 static int on_tplayer(void *arg, const store_tplayer *p)
 {
-    seen *w = arg;
-    tr(w->t, "  tplayer user_id=%lld username=%s bot=%d number=%lld withdrawn=%d late_round=%lld\n",
-       (long long)p->user_id, p->username, p->bot, (long long)p->number, p->withdrawn,
-       (long long)p->late_round);
-    return keep(w, p->user_id);
+    cmp_seen *w = arg;
+    cmp_tr(w->t,
+           "  tplayer user_id=%lld username=%s bot=%d number=%lld withdrawn=%d late_round=%lld\n",
+           (long long)p->user_id, p->username, p->bot, (long long)p->number, p->withdrawn,
+           (long long)p->late_round);
+    return cmp_keep(w, p->user_id);
 }
 
 static int on_pairing(void *arg, const store_pairing *p)
 {
-    seen *w = arg;
+    cmp_seen *w = arg;
     tr_pairing(w->t, p);
-    return keep(w, p->round * 100 + p->board);
+    return cmp_keep(w, p->round * 100 + p->board);
 }
 
 static int on_forbid(void *arg, int64_t a, int64_t b)
 {
-    seen *w = arg;
-    tr(w->t, "  forbid a=%lld b=%lld\n", (long long)a, (long long)b);
-    return keep(w, a * 100 + b);
-}
-
-#define IDS(w, ...)                                                                                \
-    do {                                                                                           \
-        const int64_t want_[] = {__VA_ARGS__};                                                     \
-        int n_ = (int)(sizeof want_ / sizeof want_[0]);                                            \
-        cr_assert_eq((w).n, n_, "%d rows, want %d", (w).n, n_);                                    \
-        for (int i_ = 0; i_ < n_; i_++)                                                            \
-            cr_assert_eq((w).id[i_], want_[i_], "row %d: %lld, want %lld", i_,                     \
-                         (long long)(w).id[i_], (long long)want_[i_]);                             \
-    } while (0)
-
-static seen fresh(trace *t)
-{
-    return (seen){.t = t};
+    cmp_seen *w = arg;
+    cmp_tr(w->t, "  forbid a=%lld b=%lld\n", (long long)a, (long long)b);
+    return cmp_keep(w, a * 100 + b);
 }
 
 /* ---- classes ---------------------------------------------------------- */
 
-static void classes_sequence(side *b, trace *t)
+static void classes_sequence(cmp_side *b, cmp_trace *t)
 {
     store *s = b->s;
     /* Usernames in mixed case: members are listed case-insensitively. */
-    int64_t tea = add_user(s, "Teacher", false);
-    int64_t bob = add_user(s, "bob", false);
-    int64_t alice = add_user(s, "Alice", false);
-    int64_t carl = add_user(s, "Carl", true);
-    int64_t under = add_user(s, "b_z", false); /* lower-cased, '_' (0x5f) sorts before letters */
+    int64_t tea = cmp_user(s, "Teacher", false);
+    int64_t bob = cmp_user(s, "bob", false);
+    int64_t alice = cmp_user(s, "Alice", false);
+    int64_t carl = cmp_user(s, "Carl", true);
+    int64_t under = cmp_user(s, "b_z", false); /* lower-cased, '_' (0x5f) sorts before letters */
     cr_assert_eq(tea, 1);
     cr_assert_eq(under, 5);
 
@@ -279,112 +122,105 @@ static void classes_sequence(side *b, trace *t)
     snprintf(c2.code, sizeof c2.code, "XYZ789");
     c2.created = 2500;
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "class_insert c1", store_class_insert(s, &c1)), STORE_OK);
-    cr_assert_eq(rc_of(t, "class_insert dup", store_class_insert(s, &dup)), STORE_CONFLICT);
-    cr_assert_eq(rc_of(t, "class_insert c2", store_class_insert(s, &c2)), STORE_OK);
-    tr(t, "ids %lld %lld\n", (long long)c1.id, (long long)c2.id);
+    cr_assert_eq(cmp_rc(t, "class_insert c1", store_class_insert(s, &c1)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "class_insert dup", store_class_insert(s, &dup)), STORE_CONFLICT);
+    cr_assert_eq(cmp_rc(t, "class_insert c2", store_class_insert(s, &c2)), STORE_OK);
+    cmp_tr(t, "ids %lld %lld\n", (long long)c1.id, (long long)c2.id);
     cr_assert_eq(c1.id, 1);
     cr_assert_eq(c2.id, 2);
-    cr_assert_eq(rc_of(t, "member_add bob", store_member_add(s, 1, bob, "Bobby", 3000)), STORE_OK);
-    cr_assert_eq(rc_of(t, "member_add alice", store_member_add(s, 1, alice, "", 3001)), STORE_OK);
-    cr_assert_eq(rc_of(t, "member_add bob again", store_member_add(s, 1, bob, "B", 3002)),
+    cr_assert_eq(cmp_rc(t, "member_add bob", store_member_add(s, 1, bob, "Bobby", 3000)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "member_add alice", store_member_add(s, 1, alice, "", 3001)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "member_add bob again", store_member_add(s, 1, bob, "B", 3002)),
                  STORE_CONFLICT);
-    cr_assert_eq(rc_of(t, "member_add carl", store_member_add(s, 1, carl, "C.", 3003)), STORE_OK);
-    cr_assert_eq(rc_of(t, "member_add under", store_member_add(s, 1, under, "U", 3004)), STORE_OK);
-    cr_assert_eq(rc_of(t, "member_add alice 2", store_member_add(s, 2, alice, "Al", 3005)),
+    cr_assert_eq(cmp_rc(t, "member_add carl", store_member_add(s, 1, carl, "C.", 3003)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "member_add under", store_member_add(s, 1, under, "U", 3004)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "member_add alice 2", store_member_add(s, 2, alice, "Al", 3005)),
                  STORE_OK);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
 
     /* A class rolled back is not there (its id is not reused below: a
      * PostgreSQL sequence does not roll back, SQLite's rowid would). */
     snprintf(c3.name, sizeof c3.name, "gone");
     snprintf(c3.code, sizeof c3.code, "GONE00");
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "class_insert c3", store_class_insert(s, &c3)), STORE_OK);
-    cr_assert_eq(rc_of(t, "member_add in c3", store_member_add(s, c3.id, bob, "", 3006)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "class_insert c3", store_class_insert(s, &c3)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "member_add in c3", store_member_add(s, c3.id, bob, "", 3006)),
+                 STORE_OK);
     store_rollback(s);
     store_class got;
-    cr_assert_eq(rc_of(t, "class_by_code GONE00", store_class_by_code(s, "GONE00", &got)),
+    cr_assert_eq(cmp_rc(t, "class_by_code GONE00", store_class_by_code(s, "GONE00", &got)),
                  STORE_NOTFOUND);
 
     /* Reads. */
-    cr_assert_eq(rc_of(t, "class_get 1", store_class_get(s, 1, &got)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "class_get 1", store_class_get(s, 1, &got)), STORE_OK);
     tr_class(t, &got);
     cr_assert_str_eq(got.name, "5B");
     cr_assert_str_eq(got.teacher, "Teacher");
     cr_assert_eq(got.created, 2000);
-    cr_assert_eq(rc_of(t, "class_get 99", store_class_get(s, 99, &got)), STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "class_by_code XYZ789", store_class_by_code(s, "XYZ789", &got)),
+    cr_assert_eq(cmp_rc(t, "class_get 99", store_class_get(s, 99, &got)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "class_by_code XYZ789", store_class_by_code(s, "XYZ789", &got)),
                  STORE_OK);
     tr_class(t, &got);
     cr_assert_eq(got.id, 2);
     cr_assert_str_eq(got.name, "Chess club");
     /* Exact: another case is another code. */
-    cr_assert_eq(rc_of(t, "class_by_code xyz789", store_class_by_code(s, "xyz789", &got)),
+    cr_assert_eq(cmp_rc(t, "class_by_code xyz789", store_class_by_code(s, "xyz789", &got)),
                  STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "class_by_code empty", store_class_by_code(s, "", &got)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "class_by_code empty", store_class_by_code(s, "", &got)),
+                 STORE_NOTFOUND);
 
-    seen w = fresh(t);
-    cr_assert_eq(rc_of(t, "members_each 1", store_members_each(s, 1, on_member, &w)), 0);
-    IDS(w, alice, under, bob, carl); /* alice, b_z, bob, carl */
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "members_each 2", store_members_each(s, 2, on_member, &w)), 0);
-    IDS(w, alice);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "members_each 99", store_members_each(s, 99, on_member, &w)), 0);
+    cmp_seen w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "members_each 1", store_members_each(s, 1, on_member, &w)), 0);
+    CMP_IDS(w, alice, under, bob, carl); /* alice, b_z, bob, carl */
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "members_each 2", store_members_each(s, 2, on_member, &w)), 0);
+    CMP_IDS(w, alice);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "members_each 99", store_members_each(s, 99, on_member, &w)), 0);
     cr_assert_eq(w.n, 0);
-    w = fresh(t);
+    w = cmp_fresh(t);
     w.stop_after = 2;
-    cr_assert_eq(rc_of(t, "members_each 1 stopped", store_members_each(s, 1, on_member, &w)), 7);
+    cr_assert_eq(cmp_rc(t, "members_each 1 stopped", store_members_each(s, 1, on_member, &w)), 7);
     cr_assert_eq(w.n, 2);
 
     bool yes = true;
-    cr_assert_eq(rc_of(t, "member_is 1 bob", store_member_is(s, 1, bob, &yes)), STORE_OK);
-    tr(t, "  yes=%d\n", yes);
+    cr_assert_eq(cmp_rc(t, "member_is 1 bob", store_member_is(s, 1, bob, &yes)), STORE_OK);
+    cmp_tr(t, "  yes=%d\n", yes);
     cr_assert(yes);
-    cr_assert_eq(rc_of(t, "member_is 2 bob", store_member_is(s, 2, bob, &yes)), STORE_OK);
-    tr(t, "  yes=%d\n", yes);
+    cr_assert_eq(cmp_rc(t, "member_is 2 bob", store_member_is(s, 2, bob, &yes)), STORE_OK);
+    cmp_tr(t, "  yes=%d\n", yes);
     cr_assert(!yes);
     yes = true;
-    cr_assert_eq(rc_of(t, "member_is 99 bob", store_member_is(s, 99, bob, &yes)), STORE_OK);
-    tr(t, "  yes=%d\n", yes);
+    cr_assert_eq(cmp_rc(t, "member_is 99 bob", store_member_is(s, 99, bob, &yes)), STORE_OK);
+    cmp_tr(t, "  yes=%d\n", yes);
     cr_assert(!yes);
-    cr_assert_eq(rc_of(t, "member_is 1 teacher", store_member_is(s, 1, tea, &yes)), STORE_OK);
-    tr(t, "  yes=%d\n", yes);
+    cr_assert_eq(cmp_rc(t, "member_is 1 teacher", store_member_is(s, 1, tea, &yes)), STORE_OK);
+    cmp_tr(t, "  yes=%d\n", yes);
     cr_assert(!yes);
 
     /* Taught or joined, by id. */
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "classes_of teacher", store_classes_of(s, tea, on_class, &w)), 0);
-    IDS(w, 1, 2);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "classes_of alice", store_classes_of(s, alice, on_class, &w)), 0);
-    IDS(w, 1, 2);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "classes_of bob", store_classes_of(s, bob, on_class, &w)), 0);
-    IDS(w, 1);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "classes_of 99", store_classes_of(s, 99, on_class, &w)), 0);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "classes_of teacher", store_classes_of(s, tea, on_class, &w)), 0);
+    CMP_IDS(w, 1, 2);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "classes_of alice", store_classes_of(s, alice, on_class, &w)), 0);
+    CMP_IDS(w, 1, 2);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "classes_of bob", store_classes_of(s, bob, on_class, &w)), 0);
+    CMP_IDS(w, 1);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "classes_of 99", store_classes_of(s, 99, on_class, &w)), 0);
     cr_assert_eq(w.n, 0);
-    w = fresh(t);
+    w = cmp_fresh(t);
     w.stop_after = 1;
-    cr_assert_eq(rc_of(t, "classes_of teacher stopped", store_classes_of(s, tea, on_class, &w)), 7);
-    IDS(w, 1);
+    cr_assert_eq(cmp_rc(t, "classes_of teacher stopped", store_classes_of(s, tea, on_class, &w)),
+                 7);
+    CMP_IDS(w, 1);
 }
 
 Test(pg_tourney, classes_alike)
 {
-    if (!pgtest_url())
-        cr_skip_test("QK_PG_URL not set (tests/pg/cluster.sh)");
-    static side pg, sq;
-    static trace tpg, tsq;
-    open_pg(&pg);
-    open_sqlite(&sq);
-    classes_sequence(&pg, &tpg);
-    classes_sequence(&sq, &tsq);
-    same_traces(&tpg, &tsq);
-    store_close(pg.s);
-    store_close(sq.s);
+    CMP_RUN(classes_sequence);
 }
 
 /* ---- tournaments ------------------------------------------------------ */
@@ -401,18 +237,18 @@ static store_tourney a_tourney(int64_t organiser, const char *name)
     return x;
 }
 
-static void tourney_sequence(side *b, trace *t)
+static void tourney_sequence(cmp_side *b, cmp_trace *t)
 {
     store *s = b->s;
-    int64_t org = add_user(s, "Org", false);
-    int64_t p1 = add_user(s, "p1", false);
-    int64_t p2 = add_user(s, "P2", true);
-    int64_t p3 = add_user(s, "p3", false);
-    int64_t p4 = add_user(s, "p4", false);
+    int64_t org = cmp_user(s, "Org", false);
+    int64_t p1 = cmp_user(s, "p1", false);
+    int64_t p2 = cmp_user(s, "P2", true);
+    int64_t p3 = cmp_user(s, "p3", false);
+    int64_t p4 = cmp_user(s, "p4", false);
     cr_assert_eq(p4, 5);
-    add_game(b, p1, p2);
-    add_game(b, p3, p4);
-    add_game(b, p2, p1);
+    cmp_game(b, p1, p2, 2000);
+    cmp_game(b, p3, p4, 2000);
+    cmp_game(b, p2, p1, 2000);
 
     store_class cl = {.teacher_id = org, .created = 4000};
     snprintf(cl.name, sizeof cl.name, "club");
@@ -439,18 +275,18 @@ static void tourney_sequence(side *b, trace *t)
     snprintf(ta.organiser, sizeof ta.organiser, "ignored");
 
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "class_insert", store_class_insert(s, &cl)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "class_insert", store_class_insert(s, &cl)), STORE_OK);
     tb.class_id = cl.id;
-    cr_assert_eq(rc_of(t, "tourney_insert a", store_tourney_insert(s, &ta)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tourney_insert b", store_tourney_insert(s, &tb)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tourney_insert c", store_tourney_insert(s, &tc)), STORE_OK);
-    tr(t, "ids %lld %lld %lld\n", (long long)ta.id, (long long)tb.id, (long long)tc.id);
+    cr_assert_eq(cmp_rc(t, "tourney_insert a", store_tourney_insert(s, &ta)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_insert b", store_tourney_insert(s, &tb)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_insert c", store_tourney_insert(s, &tc)), STORE_OK);
+    cmp_tr(t, "ids %lld %lld %lld\n", (long long)ta.id, (long long)tb.id, (long long)tc.id);
     cr_assert_eq(ta.id, 1);
     cr_assert_eq(tc.id, 3);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
 
     store_tourney got;
-    cr_assert_eq(rc_of(t, "tourney_get a", store_tourney_get(s, ta.id, &got)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_get a", store_tourney_get(s, ta.id, &got)), STORE_OK);
     tr_tourney(t, &got);
     cr_assert_str_eq(got.position, "");
     cr_assert_eq(got.class_id, 0);
@@ -459,74 +295,78 @@ static void tourney_sequence(side *b, trace *t)
     cr_assert_str_eq(got.end_reason, "");
     cr_assert_str_eq(got.organiser, "Org");
     cr_assert(!got.dbl && !got.rated && !got.bots);
-    cr_assert_eq(rc_of(t, "tourney_get b", store_tourney_get(s, tb.id, &got)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_get b", store_tourney_get(s, tb.id, &got)), STORE_OK);
     tr_tourney(t, &got);
     cr_assert_str_eq(got.pairer, "external");
     cr_assert_eq(got.class_id, cl.id);
     cr_assert(got.dbl && got.rated && !got.bots);
     cr_assert_str_eq(got.system, "round_robin");
     cr_assert_str_eq(got.position, "bbbbb/bbbbb/ww.bb/wwwww/wwwww w 0 -");
-    cr_assert_eq(rc_of(t, "tourney_get c", store_tourney_get(s, tc.id, &got)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_get c", store_tourney_get(s, tc.id, &got)), STORE_OK);
     tr_tourney(t, &got);
     cr_assert(got.bots);
-    cr_assert_eq(rc_of(t, "tourney_get 99", store_tourney_get(s, 99, &got)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "tourney_get 99", store_tourney_get(s, 99, &got)), STORE_NOTFOUND);
 
     /* Listings: newest first, a status, a limit. */
-    seen w = fresh(t);
-    cr_assert_eq(rc_of(t, "list all", store_tourneys_list(s, NULL, 10, on_tourney, &w)), 0);
-    IDS(w, 3, 2, 1);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "list all 2", store_tourneys_list(s, NULL, 2, on_tourney, &w)), 0);
-    IDS(w, 3, 2);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "list open", store_tourneys_list(s, "open", 10, on_tourney, &w)), 0);
-    IDS(w, 1);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "list running", store_tourneys_list(s, "running", 1, on_tourney, &w)), 0);
-    IDS(w, 2);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "list none", store_tourneys_list(s, "nosuch", 10, on_tourney, &w)), 0);
+    cmp_seen w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "list all", store_tourneys_list(s, NULL, 10, on_tourney, &w)), 0);
+    CMP_IDS(w, 3, 2, 1);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "list all 2", store_tourneys_list(s, NULL, 2, on_tourney, &w)), 0);
+    CMP_IDS(w, 3, 2);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "list open", store_tourneys_list(s, "open", 10, on_tourney, &w)), 0);
+    CMP_IDS(w, 1);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "list running", store_tourneys_list(s, "running", 1, on_tourney, &w)),
+                 0);
+    CMP_IDS(w, 2);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "list none", store_tourneys_list(s, "nosuch", 10, on_tourney, &w)), 0);
     cr_assert_eq(w.n, 0);
-    w = fresh(t);
+    w = cmp_fresh(t);
     w.stop_after = 1;
-    cr_assert_eq(rc_of(t, "list stopped", store_tourneys_list(s, NULL, 10, on_tourney, &w)), 7);
-    IDS(w, 3);
+    cr_assert_eq(cmp_rc(t, "list stopped", store_tourneys_list(s, NULL, 10, on_tourney, &w)), 7);
+    CMP_IDS(w, 3);
 
     /* Players, in a transaction with conflicts in the middle: it goes on. */
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_add p3", store_tplayer_add(s, 1, p3, 3, 2, 6000)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_add p1", store_tplayer_add(s, 1, p1, 1, 0, 6001)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_add p1 again", store_tplayer_add(s, 1, p1, 4, 0, 6002)),
+    cr_assert_eq(cmp_rc(t, "tplayer_add p3", store_tplayer_add(s, 1, p3, 3, 2, 6000)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tplayer_add p1", store_tplayer_add(s, 1, p1, 1, 0, 6001)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tplayer_add p1 again", store_tplayer_add(s, 1, p1, 4, 0, 6002)),
                  STORE_CONFLICT);
-    cr_assert_eq(rc_of(t, "tplayer_add number taken", store_tplayer_add(s, 1, p4, 3, 0, 6003)),
+    cr_assert_eq(cmp_rc(t, "tplayer_add number taken", store_tplayer_add(s, 1, p4, 3, 0, 6003)),
                  STORE_CONFLICT);
-    cr_assert_eq(rc_of(t, "tplayer_add p2", store_tplayer_add(s, 1, p2, 2, 0, 6004)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_add p4", store_tplayer_add(s, 1, p4, 4, 0, 6005)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_add p1 in b", store_tplayer_add(s, 2, p1, 1, 0, 6006)),
+    cr_assert_eq(cmp_rc(t, "tplayer_add p2", store_tplayer_add(s, 1, p2, 2, 0, 6004)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tplayer_add p4", store_tplayer_add(s, 1, p4, 4, 0, 6005)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tplayer_add p1 in b", store_tplayer_add(s, 2, p1, 1, 0, 6006)),
                  STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_withdraw p2", store_tplayer_withdraw(s, 1, p2)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_withdraw p2 again", store_tplayer_withdraw(s, 1, p2)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_withdraw org", store_tplayer_withdraw(s, 1, org)),
+    cr_assert_eq(cmp_rc(t, "tplayer_withdraw p2", store_tplayer_withdraw(s, 1, p2)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tplayer_withdraw p2 again", store_tplayer_withdraw(s, 1, p2)),
+                 STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tplayer_withdraw org", store_tplayer_withdraw(s, 1, org)),
                  STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "tplayer_remove p4", store_tplayer_remove(s, 1, p4)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_remove p4 again", store_tplayer_remove(s, 1, p4)),
+    cr_assert_eq(cmp_rc(t, "tplayer_remove p4", store_tplayer_remove(s, 1, p4)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tplayer_remove p4 again", store_tplayer_remove(s, 1, p4)),
                  STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "tplayer_remove in 99", store_tplayer_remove(s, 99, p1)), STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tplayer_remove in 99", store_tplayer_remove(s, 99, p1)),
+                 STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
 
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "tplayers_each 1", store_tplayers_each(s, 1, on_tplayer, &w)), 0);
-    IDS(w, p1, p2, p3);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "tplayers_each 2", store_tplayers_each(s, 2, on_tplayer, &w)), 0);
-    IDS(w, p1);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "tplayers_each 3", store_tplayers_each(s, 3, on_tplayer, &w)), 0);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "tplayers_each 1", store_tplayers_each(s, 1, on_tplayer, &w)), 0);
+    CMP_IDS(w, p1, p2, p3);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "tplayers_each 2", store_tplayers_each(s, 2, on_tplayer, &w)), 0);
+    CMP_IDS(w, p1);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "tplayers_each 3", store_tplayers_each(s, 3, on_tplayer, &w)), 0);
     cr_assert_eq(w.n, 0);
-    w = fresh(t);
+    w = cmp_fresh(t);
     w.stop_after = 2;
-    cr_assert_eq(rc_of(t, "tplayers_each 1 stopped", store_tplayers_each(s, 1, on_tplayer, &w)), 7);
-    IDS(w, p1, p2);
+    cr_assert_eq(cmp_rc(t, "tplayers_each 1 stopped", store_tplayers_each(s, 1, on_tplayer, &w)),
+                 7);
+    CMP_IDS(w, p1, p2);
 
     /* Pairings: round 2 inserted before round 1's second board, so the
      * listing's order is the store's, not the insertion's. */
@@ -546,44 +386,45 @@ static void tourney_sequence(side *b, trace *t)
     same_game.round = 3;
 
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "pairing_insert 1.1", store_pairing_insert(s, &g11)), STORE_OK);
-    cr_assert_eq(rc_of(t, "pairing_insert 2.1", store_pairing_insert(s, &g21)), STORE_OK);
-    cr_assert_eq(rc_of(t, "pairing_insert same key", store_pairing_insert(s, &same_key)),
+    cr_assert_eq(cmp_rc(t, "pairing_insert 1.1", store_pairing_insert(s, &g11)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "pairing_insert 2.1", store_pairing_insert(s, &g21)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "pairing_insert same key", store_pairing_insert(s, &same_key)),
                  STORE_CONFLICT);
-    cr_assert_eq(rc_of(t, "pairing_insert same game", store_pairing_insert(s, &same_game)),
+    cr_assert_eq(cmp_rc(t, "pairing_insert same game", store_pairing_insert(s, &same_game)),
                  STORE_CONFLICT);
-    cr_assert_eq(rc_of(t, "pairing_insert bye 1.2", store_pairing_insert(s, &bye12)), STORE_OK);
-    cr_assert_eq(rc_of(t, "game_tourney_set 1", store_game_tourney_set(s, 1, 1, 1)), STORE_OK);
-    cr_assert_eq(rc_of(t, "game_tourney_set 2", store_game_tourney_set(s, 2, 1, 2)), STORE_OK);
-    cr_assert_eq(rc_of(t, "game_tourney_set 3 none", store_game_tourney_set(s, 3, 0, 0)), STORE_OK);
-    cr_assert_eq(rc_of(t, "game_tourney_set 99", store_game_tourney_set(s, 99, 1, 1)),
+    cr_assert_eq(cmp_rc(t, "pairing_insert bye 1.2", store_pairing_insert(s, &bye12)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "game_tourney_set 1", store_game_tourney_set(s, 1, 1, 1)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "game_tourney_set 2", store_game_tourney_set(s, 2, 1, 2)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "game_tourney_set 3 none", store_game_tourney_set(s, 3, 0, 0)),
+                 STORE_OK);
+    cr_assert_eq(cmp_rc(t, "game_tourney_set 99", store_game_tourney_set(s, 99, 1, 1)),
                  STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
 
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "pairings_each 1", store_pairings_each(s, 1, on_pairing, &w)), 0);
-    IDS(w, 101, 102, 201);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "pairings_each 2", store_pairings_each(s, 2, on_pairing, &w)), 0);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "pairings_each 1", store_pairings_each(s, 1, on_pairing, &w)), 0);
+    CMP_IDS(w, 101, 102, 201);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "pairings_each 2", store_pairings_each(s, 2, on_pairing, &w)), 0);
     cr_assert_eq(w.n, 0);
 
     store_pairing pg;
-    cr_assert_eq(rc_of(t, "pairing_by_game 2", store_pairing_by_game(s, 2, &pg)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "pairing_by_game 2", store_pairing_by_game(s, 2, &pg)), STORE_OK);
     tr_pairing(t, &pg);
     cr_assert_eq(pg.round, 2);
     cr_assert_str_eq(pg.result, "draw");
     cr_assert_str_eq(pg.kind, "game");
-    cr_assert_eq(rc_of(t, "pairing_by_game 3", store_pairing_by_game(s, 3, &pg)), STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "pairing_by_game 0", store_pairing_by_game(s, 0, &pg)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "pairing_by_game 3", store_pairing_by_game(s, 3, &pg)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "pairing_by_game 0", store_pairing_by_game(s, 0, &pg)), STORE_NOTFOUND);
 
     /* A result set by hand, then cleared; a forfeit; an absent key. */
     store_pairing set = g11;
     snprintf(set.result, sizeof set.result, "black");
     set.by_hand = true;
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "pairing_set 1.1 black", store_pairing_set(s, &set)), STORE_OK);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
-    cr_assert_eq(rc_of(t, "pairing_by_game 1", store_pairing_by_game(s, 1, &pg)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "pairing_set 1.1 black", store_pairing_set(s, &set)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "pairing_by_game 1", store_pairing_by_game(s, 1, &pg)), STORE_OK);
     tr_pairing(t, &pg);
     cr_assert_str_eq(pg.result, "black");
     cr_assert(pg.by_hand);
@@ -592,51 +433,51 @@ static void tourney_sequence(side *b, trace *t)
     set.by_hand = false;
     snprintf(set.kind, sizeof set.kind, "forfeit");
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "pairing_set 1.1 cleared", store_pairing_set(s, &set)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "pairing_set 1.1 cleared", store_pairing_set(s, &set)), STORE_OK);
     set.board = 9;
-    cr_assert_eq(rc_of(t, "pairing_set 1.9", store_pairing_set(s, &set)), STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
-    cr_assert_eq(rc_of(t, "pairing_by_game 1", store_pairing_by_game(s, 1, &pg)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "pairing_set 1.9", store_pairing_set(s, &set)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "pairing_by_game 1", store_pairing_by_game(s, 1, &pg)), STORE_OK);
     tr_pairing(t, &pg);
     cr_assert_str_eq(pg.result, "");
     cr_assert_str_eq(pg.kind, "forfeit");
     cr_assert(!pg.by_hand);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "pairings_each 1 after", store_pairings_each(s, 1, on_pairing, &w)), 0);
-    IDS(w, 101, 102, 201);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "pairings_each 1 after", store_pairings_each(s, 1, on_pairing, &w)), 0);
+    CMP_IDS(w, 101, 102, 201);
 
     /* Forbidden pairs: as given, listed by (a, b); a repeat conflicts. */
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "forbid_add p3 p1", store_forbid_add(s, 1, p3, p1)), STORE_OK);
-    cr_assert_eq(rc_of(t, "forbid_add p1 p3", store_forbid_add(s, 1, p1, p3)), STORE_OK);
-    cr_assert_eq(rc_of(t, "forbid_add p3 p1 again", store_forbid_add(s, 1, p3, p1)),
+    cr_assert_eq(cmp_rc(t, "forbid_add p3 p1", store_forbid_add(s, 1, p3, p1)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "forbid_add p1 p3", store_forbid_add(s, 1, p1, p3)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "forbid_add p3 p1 again", store_forbid_add(s, 1, p3, p1)),
                  STORE_CONFLICT);
-    cr_assert_eq(rc_of(t, "forbid_add p2 p1", store_forbid_add(s, 1, p2, p1)), STORE_OK);
-    cr_assert_eq(rc_of(t, "forbid_add in 2", store_forbid_add(s, 2, p3, p1)), STORE_OK);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "forbids_each 1", store_forbids_each(s, 1, on_forbid, &w)), 0);
-    IDS(w, p1 * 100 + p3, p2 * 100 + p1, p3 * 100 + p1);
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "forbids_each 3", store_forbids_each(s, 3, on_forbid, &w)), 0);
+    cr_assert_eq(cmp_rc(t, "forbid_add p2 p1", store_forbid_add(s, 1, p2, p1)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "forbid_add in 2", store_forbid_add(s, 2, p3, p1)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "forbids_each 1", store_forbids_each(s, 1, on_forbid, &w)), 0);
+    CMP_IDS(w, p1 * 100 + p3, p2 * 100 + p1, p3 * 100 + p1);
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "forbids_each 3", store_forbids_each(s, 3, on_forbid, &w)), 0);
     cr_assert_eq(w.n, 0);
-    w = fresh(t);
+    w = cmp_fresh(t);
     w.stop_after = 1;
-    cr_assert_eq(rc_of(t, "forbids_each 1 stopped", store_forbids_each(s, 1, on_forbid, &w)), 7);
+    cr_assert_eq(cmp_rc(t, "forbids_each 1 stopped", store_forbids_each(s, 1, on_forbid, &w)), 7);
 
     /* A game's tournament. */
     int64_t tid = -1, round = -1;
-    cr_assert_eq(rc_of(t, "game_tourney_get 2", store_game_tourney_get(s, 2, &tid, &round)),
+    cr_assert_eq(cmp_rc(t, "game_tourney_get 2", store_game_tourney_get(s, 2, &tid, &round)),
                  STORE_OK);
-    tr(t, "  tid=%lld round=%lld\n", (long long)tid, (long long)round);
+    cmp_tr(t, "  tid=%lld round=%lld\n", (long long)tid, (long long)round);
     cr_assert_eq(tid, 1);
     cr_assert_eq(round, 2);
-    cr_assert_eq(rc_of(t, "game_tourney_get 3", store_game_tourney_get(s, 3, &tid, &round)),
+    cr_assert_eq(cmp_rc(t, "game_tourney_get 3", store_game_tourney_get(s, 3, &tid, &round)),
                  STORE_OK);
-    tr(t, "  tid=%lld round=%lld\n", (long long)tid, (long long)round);
+    cmp_tr(t, "  tid=%lld round=%lld\n", (long long)tid, (long long)round);
     cr_assert_eq(tid, 0);
     cr_assert_eq(round, 0);
-    cr_assert_eq(rc_of(t, "game_tourney_get 99", store_game_tourney_get(s, 99, &tid, &round)),
+    cr_assert_eq(cmp_rc(t, "game_tourney_get 99", store_game_tourney_get(s, 99, &tid, &round)),
                  STORE_NOTFOUND);
 
     /* The mutable fields; end_reason "" is none again. */
@@ -648,11 +489,11 @@ static void tourney_sequence(side *b, trace *t)
     snprintf(up.end_reason, sizeof up.end_reason, "organiser ended it");
     up.dbl = true; /* not a mutable field: stays */
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "tourney_update a", store_tourney_update(s, &up)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_update a", store_tourney_update(s, &up)), STORE_OK);
     up.id = 99;
-    cr_assert_eq(rc_of(t, "tourney_update 99", store_tourney_update(s, &up)), STORE_NOTFOUND);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tourney_get a updated", store_tourney_get(s, ta.id, &got)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_update 99", store_tourney_update(s, &up)), STORE_NOTFOUND);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_get a updated", store_tourney_get(s, ta.id, &got)), STORE_OK);
     tr_tourney(t, &got);
     cr_assert_eq(got.rounds, 5);
     cr_assert_eq(got.current_round, 2);
@@ -664,38 +505,28 @@ static void tourney_sequence(side *b, trace *t)
     up.id = ta.id;
     up.end_reason[0] = '\0';
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "tourney_update a again", store_tourney_update(s, &up)), STORE_OK);
-    cr_assert_eq(rc_of(t, "commit", store_commit(s)), STORE_OK);
-    cr_assert_eq(rc_of(t, "tourney_get a again", store_tourney_get(s, ta.id, &got)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_update a again", store_tourney_update(s, &up)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "tourney_get a again", store_tourney_get(s, ta.id, &got)), STORE_OK);
     tr_tourney(t, &got);
     cr_assert_str_eq(got.end_reason, "");
-    w = fresh(t);
-    cr_assert_eq(rc_of(t, "list finished", store_tourneys_list(s, "finished", 10, on_tourney, &w)),
+    w = cmp_fresh(t);
+    cr_assert_eq(cmp_rc(t, "list finished", store_tourneys_list(s, "finished", 10, on_tourney, &w)),
                  0);
-    IDS(w, 3, 1);
+    CMP_IDS(w, 3, 1);
 
     /* Rolled back: the player added is not there. */
     cr_assert_eq(store_begin(s), STORE_OK);
-    cr_assert_eq(rc_of(t, "tplayer_add p4 rolled back", store_tplayer_add(s, 2, p4, 2, 0, 8000)),
+    cr_assert_eq(cmp_rc(t, "tplayer_add p4 rolled back", store_tplayer_add(s, 2, p4, 2, 0, 8000)),
                  STORE_OK);
     store_rollback(s);
-    w = fresh(t);
+    w = cmp_fresh(t);
     cr_assert_eq(
-        rc_of(t, "tplayers_each 2 after rollback", store_tplayers_each(s, 2, on_tplayer, &w)), 0);
-    IDS(w, p1);
+        cmp_rc(t, "tplayers_each 2 after rollback", store_tplayers_each(s, 2, on_tplayer, &w)), 0);
+    CMP_IDS(w, p1);
 }
 
 Test(pg_tourney, tournaments_alike)
 {
-    if (!pgtest_url())
-        cr_skip_test("QK_PG_URL not set (tests/pg/cluster.sh)");
-    static side pg, sq;
-    static trace tpg, tsq;
-    open_pg(&pg);
-    open_sqlite(&sq);
-    tourney_sequence(&pg, &tpg);
-    tourney_sequence(&sq, &tsq);
-    same_traces(&tpg, &tsq);
-    store_close(pg.s);
-    store_close(sq.s);
+    CMP_RUN(tourney_sequence);
 }
