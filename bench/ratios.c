@@ -276,6 +276,50 @@ static int wrap_argv(const char **argv, int max)
     return k;
 }
 
+/* Fork and exec the wrapper's words then tail (NULL-terminated; tail[fd_at]
+ * is replaced by the write end of a pipe, the server's ready fd), with
+ * qirkatd's environment of the bench when qk_env; what the server wrote
+ * on the pipe (its port, or ports, one a line) into ready[n]. Dies if it
+ * wrote nothing (what names it). */
+static pid_t exec_ready(const char **tail, int fd_at, bool qk_env, char *ready, size_t n,
+                        const char *what)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        die("pipe");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    if (pid == 0) {
+        char fdarg[16];
+        close(p[0]);
+        snprintf(fdarg, sizeof fdarg, "%d", p[1]);
+        tail[fd_at] = fdarg;
+        if (qk_env) {
+            setenv("QK_RATE_LIMIT", "off", 1);
+            setenv("QK_CHALLENGE_RATE", "off", 1); /* games restart through challenges */
+            setenv("QK_MAX_CONNS", "20000", 1);
+            setenv("QK_MAX_CONNS_PER_ADDRESS", "20000", 1);
+        }
+        const char *argv[48];
+        int k = wrap_argv(argv, 16);
+        for (int i = 0; tail[i] && k < 47; i++)
+            argv[k++] = tail[i];
+        argv[k] = NULL;
+        execvp(argv[0], (char *const *)argv);
+        fprintf(stderr, "bench-ratios: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(p[1]);
+    memset(ready, 0, n);
+    ssize_t r = read(p[0], ready, n - 1);
+    close(p[0]);
+    if (r <= 0)
+        die("%s did not report a port", what);
+    return pid;
+}
+
 /* Set before start_qirkatd_on: the server also listens with --http and
  * its port goes here (then it is reset). */
 static int *http_port_out;
@@ -285,47 +329,21 @@ static int *http_port_out;
 static pid_t start_qirkatd_on(const char *dbarg, int *port)
 {
     const char *bin = getenv("QK_BIN");
-    char path[256], db[1024], fdarg[16];
+    char path[256], db[1024], buf[32];
     snprintf(path, sizeof path, "%s/qirkatd", bin && *bin ? bin : "build");
     if (dbarg)
         snprintf(db, sizeof db, "%s", dbarg);
     else
         snprintf(db, sizeof db, "%s/qk-%ld.db", tmpdir, (long)now_ms());
-    int p[2];
-    if (pipe(p) != 0)
-        die("pipe");
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        die("fork");
-    if (pid == 0) {
-        close(p[0]);
-        snprintf(fdarg, sizeof fdarg, "%d", p[1]);
-        setenv("QK_RATE_LIMIT", "off", 1);
-        setenv("QK_CHALLENGE_RATE", "off", 1); /* games restart through challenges */
-        setenv("QK_MAX_CONNS", "20000", 1);
-        setenv("QK_MAX_CONNS_PER_ADDRESS", "20000", 1);
-        const char *argv[32 + 16];
-        int k = wrap_argv(argv, 32);
-        const char *tail[] = {path, "--listen", "127.0.0.1:0", "--db", db, "--ready-fd", fdarg,
-                              "--pwhash", "min", "--log-level",
-                              getenv("BENCH_LOG") ? getenv("BENCH_LOG") : "error", NULL, NULL,
-                              NULL};
-        if (http_port_out) { /* --http too: the ready pipe gives both ports */
-            tail[11] = "--http";
-            tail[12] = "127.0.0.1:0";
-        }
-        memcpy(argv + k, tail, sizeof tail);
-        execvp(argv[0], (char *const *)argv);
-        fprintf(stderr, "bench-ratios: cannot run %s: %s\n", path, strerror(errno));
-        _exit(127);
+    const char *tail[] = {path, "--listen", "127.0.0.1:0", "--db", db, "--ready-fd", "",
+                          "--pwhash", "min", "--log-level",
+                          getenv("BENCH_LOG") ? getenv("BENCH_LOG") : "error", NULL, NULL,
+                          NULL};
+    if (http_port_out) { /* --http too: the ready pipe gives both ports */
+        tail[11] = "--http";
+        tail[12] = "127.0.0.1:0";
     }
-    close(p[1]);
-    char buf[32] = {0};
-    ssize_t n = read(p[0], buf, sizeof buf - 1);
-    close(p[0]);
-    if (n <= 0)
-        die("%s did not report a port", path);
+    pid_t pid = exec_ready(tail, 6, true, buf, sizeof buf, path);
     *port = atoi(buf);
     if (http_port_out) {
         const char *nl = strchr(buf, '\n');
@@ -1705,30 +1723,9 @@ static pid_t start_self_exec(const char *mode, int *port)
 {
     if (!self_exe[0] && readlink("/proc/self/exe", self_exe, sizeof self_exe - 1) <= 0)
         die("readlink /proc/self/exe");
-    int p[2];
-    char fdarg[16];
-    if (pipe(p) != 0)
-        die("pipe");
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        die("fork");
-    if (pid == 0) {
-        close(p[0]);
-        snprintf(fdarg, sizeof fdarg, "%d", p[1]);
-        const char *argv[32];
-        int k = wrap_argv(argv, 24);
-        const char *tail[] = {self_exe, mode, fdarg, base_db, NULL};
-        memcpy(argv + k, tail, sizeof tail);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(p[1]);
-    char buf[32] = {0};
-    ssize_t n = read(p[0], buf, sizeof buf - 1);
-    close(p[0]);
-    if (n <= 0)
-        die("the baseline did not report a port");
+    char buf[32];
+    const char *tail[] = {self_exe, mode, "", base_db, NULL};
+    pid_t pid = exec_ready(tail, 2, false, buf, sizeof buf, mode);
     *port = atoi(buf);
     return pid;
 }
