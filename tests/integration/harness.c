@@ -626,6 +626,21 @@ void hrun_free(hrun *r)
     memset(r, 0, sizeof *r);
 }
 
+void hcli_register_pair(const hsrv *s, char *ad, char *bd)
+{
+    static const char *const name[2] = {"alice", "bob"};
+    static const char *const pw[2] = {"pw-alice-1\n", "pw-bob-12\n"};
+    char *dir[2] = {ad, bd};
+    for (int i = 0; i < 2; i++) {
+        hsrv_userdir(s, name[i], dir[i]);
+        hrun r;
+        hcli_run(&r, dir[i], s->addr, pw[i], "register", name[i], "--password-stdin", NULL);
+        cr_assert_eq(r.code, 0, "register %s: exit %d\nstdout: %s\nstderr: %s", name[i], r.code,
+                     r.out, r.err);
+        hrun_free(&r);
+    }
+}
+
 /* ---- sanitizers ------------------------------------------------------------------ */
 
 /* LeakSanitizer hook (used only in `make asan` builds): Criterion 2.4's

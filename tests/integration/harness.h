@@ -89,6 +89,10 @@ void hsrv_stop(hsrv *s);
 void hsrv_kill(hsrv *s);
 /* Per-user config dir dir/NAME (created), for XDG_CONFIG_HOME. */
 void hsrv_userdir(const hsrv *s, const char *name, char *out);
+/* alice and bob registered through the CLI (passwords "pw-alice-1" and
+ * "pw-bob-12" on stdin), each with a config dir of their own, into ad and
+ * bd (H_PATH bytes each). Fails the test when a registration fails. */
+void hcli_register_pair(const hsrv *s, char *ad, char *bd);
 
 /* ---- raw JSON-lines client ---------------------------------------------- */
 

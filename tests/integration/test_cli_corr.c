@@ -24,15 +24,8 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     hsrv srv;
     hsrv_start(&srv);
     char ad[H_PATH], bd[H_PATH];
-    hsrv_userdir(&srv, "alice", ad);
-    hsrv_userdir(&srv, "bob", bd);
+    hcli_register_pair(&srv, ad, bd);
     hrun r;
-    hcli_run(&r, ad, srv.addr, "pw-alice-1\n", "register", "alice", "--password-stdin", NULL);
-    ok(&r);
-    hrun_free(&r);
-    hcli_run(&r, bd, srv.addr, "pw-bob-12\n", "register", "bob", "--password-stdin", NULL);
-    ok(&r);
-    hrun_free(&r);
     hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", "--time",
              "corr:2", NULL);
     long long cid =
@@ -144,15 +137,8 @@ Test(cli_corr, resign_and_inbox_say_who_won_in_the_readers_terms)
     hsrv srv;
     hsrv_start(&srv);
     char ad[H_PATH], bd[H_PATH];
-    hsrv_userdir(&srv, "alice", ad);
-    hsrv_userdir(&srv, "bob", bd);
+    hcli_register_pair(&srv, ad, bd);
     hrun r;
-    hcli_run(&r, ad, srv.addr, "pw-alice-1\n", "register", "alice", "--password-stdin", NULL);
-    ok(&r);
-    hrun_free(&r);
-    hcli_run(&r, bd, srv.addr, "pw-bob-12\n", "register", "bob", "--password-stdin", NULL);
-    ok(&r);
-    hrun_free(&r);
     hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", NULL);
     long long cid =
         (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")

@@ -26,15 +26,8 @@ Test(cli_ratings, user_show_games_leaderboard_and_seek_range)
     hsrv srv;
     hsrv_start(&srv);
     char ad[H_PATH], bd[H_PATH];
-    hsrv_userdir(&srv, "alice", ad);
-    hsrv_userdir(&srv, "bob", bd);
+    hcli_register_pair(&srv, ad, bd);
     hrun r;
-    hcli_run(&r, ad, srv.addr, "pw-alice-1\n", "register", "alice", "--password-stdin", NULL);
-    ok(&r);
-    hrun_free(&r);
-    hcli_run(&r, bd, srv.addr, "pw-bob-12\n", "register", "bob", "--password-stdin", NULL);
-    ok(&r);
-    hrun_free(&r);
     hcli_run(&r, ad, srv.addr, NULL, "user", "bob", NULL);
     ok(&r);
     cr_assert_str_eq(r.out, "bob\nNo rated games yet\n");

@@ -71,15 +71,8 @@ Test(cli_records, replay_export_import_search)
     hsrv srv;
     hsrv_start(&srv);
     char ad[H_PATH], bd[H_PATH], gidtext[32], plytext[32], file[H_PATH + 16];
-    hsrv_userdir(&srv, "alice", ad);
-    hsrv_userdir(&srv, "bob", bd);
+    hcli_register_pair(&srv, ad, bd);
     hrun r;
-    hcli_run(&r, ad, srv.addr, "pw-alice-1\n", "register", "alice", "--password-stdin", NULL);
-    ok(&r);
-    hrun_free(&r);
-    hcli_run(&r, bd, srv.addr, "pw-bob-12\n", "register", "bob", "--password-stdin", NULL);
-    ok(&r);
-    hrun_free(&r);
     hconn *w = hconn_open(srv.port), *b = hconn_open(srv.port);
     hconn_login(w, "alice", "pw-alice-1");
     hconn_login(b, "bob", "pw-bob-12");
