@@ -135,8 +135,14 @@ void ops_game_over(req *r, const game *g)
 
 bool ops_active_after_flag(req *r, game *g)
 {
-    if (g->status == GAME_ACTIVE && corr_check_time(r->api->svc, g) < 0) {
+    int64_t id = g->id;
+    int rc = g->status == GAME_ACTIVE ? corr_check_time(r->api->svc, g) : 0;
+    if (rc < 0) {
         req_error(r, QK_ERR_INTERNAL, NULL);
+        return false;
+    }
+    if (rc == 3) { /* g is gone (corr.h) */
+        ops_game_changed(r, id);
         return false;
     }
     if (g->status != GAME_ACTIVE) {

@@ -181,8 +181,10 @@ int corr_vacation(gsvc *s, int64_t user_id, int64_t now, store_vacation *v, bool
 }
 
 /* A deadline of g reached at now: move it (vacation), abort the game (a
- * live game's first-move window) or end it on time. */
-static void deadline_reached(gsvc *s, game *g, int64_t now)
+ * live game's first-move window) or end it on time. GAMES_ESTALE when
+ * another node had changed the game first: g is gone (games_finish), the
+ * caller must not read it; 0 otherwise (a store error poisons the batch). */
+static int deadline_reached(gsvc *s, game *g, int64_t now)
 {
     int64_t mover = games_turn_user(g);
     store_vacation v;
@@ -196,22 +198,25 @@ static void deadline_reached(gsvc *s, game *g, int64_t now)
         if (games_extend(s->games, g, moved, "vacation") == STORE_OK)
             log_info("game %lld: deadline moved by %lld ms (vacation)", (long long)g->id,
                      (long long)(moved - now));
-        return;
+        return 0;
     }
     if (g->tc.kind == TC_LIVE && g->ply < 2) {
-        if (games_finish(s->games, g, QK_RESULT_NONE, QK_REASON_ABORTED) != STORE_OK)
-            return;
+        int rc = games_finish(s->games, g, QK_RESULT_NONE, QK_REASON_ABORTED);
+        if (rc != STORE_OK)
+            return rc == GAMES_ESTALE ? rc : 0;
         log_info("game %lld: aborted, %s did not make a first move", (long long)g->id,
                  games_side_name((qk_side)g->pos.side));
         notify_game_over(s, g);
-        return;
+        return 0;
     }
     qk_result winner = g->pos.side == QK_WHITE ? QK_RESULT_BLACK : QK_RESULT_WHITE;
-    if (games_finish(s->games, g, winner, QK_REASON_TIMEOUT) != STORE_OK)
-        return;
+    int rc = games_finish(s->games, g, winner, QK_REASON_TIMEOUT);
+    if (rc != STORE_OK)
+        return rc == GAMES_ESTALE ? rc : 0;
     log_info("game %lld: %s ran out of time", (long long)g->id,
              winner == QK_RESULT_BLACK ? "white" : "black");
     notify_game_over(s, g);
+    return 0;
 }
 
 /* One due game. */
@@ -246,7 +251,8 @@ int corr_check_time(gsvc *s, game *g)
     if (svc_write_begin(s) != 0)
         return -1;
     int64_t deadline = g->deadline;
-    deadline_reached(s, g, now);
+    if (deadline_reached(s, g, now) == GAMES_ESTALE)
+        return 3; /* g is gone: another node ended or moved it first */
     if (svc_poisoned(s))
         return -1;
     return g->status != GAME_ACTIVE ? 1 : g->deadline != deadline ? 2 : -1;

@@ -78,8 +78,10 @@ void corr_after_flush(gsvc *s);
  * notifications queued (notify_game_over), or move a vacationer's
  * correspondence deadline. Returns 0 when not due (nothing changed), 1
  * when the game ended (the caller answers game_over), 2 when the deadline
- * moved (vacation: the game goes on), -1 on a store error (batch
- * poisoned: answer internal). */
+ * moved (vacation: the game goes on), 3 when another node had moved or
+ * ended the game first (issue 22: nothing changed here, g is gone and
+ * must not be read; the caller answers as for a stale ply), -1 on a store
+ * error (batch poisoned: answer internal). */
 int corr_check_time(gsvc *s, struct game *g);
 
 /* Handle every game due at svc_now() (inside the iteration's

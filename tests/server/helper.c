@@ -231,11 +231,13 @@ bool tsrv_alive(tsrv *s)
     return s->pid && waitpid(s->pid, NULL, WNOHANG) == 0;
 }
 
+/* QK_TEST_KEEP=1 keeps the server's directory (its server.log: a crash's
+ * sanitizer report) instead of removing it. */
 void tsrv_cleanup(tsrv *s)
 {
     tsrv_kill(s);
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
+    snprintf(cmd, sizeof cmd, getenv("QK_TEST_KEEP") ? "true '%s'" : "rm -rf '%s'", s->dir);
     if (s->dir[0] && system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", s->dir);
 }
