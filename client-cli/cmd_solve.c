@@ -139,8 +139,8 @@ int cmd_solve(cli *c, const cmd_args *a)
                  args_has(a, "threads")))
         return cli_usage_error(c, _("--dfpn decides the winner on one thread: no --exact, "
                                     "--threads, --certificate or --checkpoint"));
-    if (dfpn && v.ranks * v.files > 64)
-        return cli_usage_error(c, _("--dfpn is for boards of at most 64 squares"));
+    if (dfpn && (v.ranks > 8 || v.files > 8))
+        return cli_usage_error(c, _("--dfpn is for boards of at most 8 ranks and 8 files"));
     bool feasible = qk_solve_feasible(&v, &p);
     bool exact = !dfpn && (args_has(a, "exact") || (!args_has(a, "winner-only") && feasible));
     /* Small problems: a 256 MB table and one thread, so the counts are
@@ -216,9 +216,9 @@ int cmd_solve(cli *c, const cmd_args *a)
     }
     qk_cert_stats cs = {0};
     int64_t cert_ms = 0;
-    if (cert && v.ranks * v.files > 64) {
+    if (cert && (v.ranks > 8 || v.files > 8)) {
         qk_solver_free(&s);
-        return cli_fail(c, CLI_EXIT_SERVER, _("certificates are for boards of at most 64 squares"));
+        return cli_fail(c, CLI_EXIT_SERVER, _("certificates are for boards of at most 8 ranks and 8 files"));
     }
     if (res.solved && cert) {
         FILE *f = fopen(cert, "w");
