@@ -86,6 +86,7 @@ typedef struct progress_ctx {
     qk_solver *s;
     const char *checkpoint, *tag;
     uint64_t every_ms, next_print, next_save;
+    uint64_t loaded; /* entries a checkpoint put in the table before the search */
 } progress_ctx;
 
 static void progress_cb(const qk_solve_progress *pr, void *arg)
@@ -95,11 +96,15 @@ static void progress_cb(const qk_solve_progress *pr, void *arg)
         x->next_print += x->every_ms;
         uint64_t s = pr->elapsed_ms / 1000;
         double rate = pr->elapsed_ms ? (double)pr->nodes / (double)pr->elapsed_ms / 1000.0 : 0;
+        /* The search counts the slots it fills; a resumed table held more. */
+        uint64_t filled = pr->filled + x->loaded;
+        if (filled > pr->capacity)
+            filled = pr->capacity;
         fprintf(x->c->err,
                 _("solve: %llu positions visited, %llu searched, %.2f M/s, table %.1f%% of %llu "
                 "entries, %llu:%02llu:%02llu elapsed\n"),
                 (unsigned long long)pr->nodes, (unsigned long long)pr->expanded, rate,
-                pr->capacity ? 100.0 * (double)pr->filled / (double)pr->capacity : 0.0,
+                pr->capacity ? 100.0 * (double)filled / (double)pr->capacity : 0.0,
                 (unsigned long long)pr->capacity, (unsigned long long)(s / 3600),
                 (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
         fflush(x->c->err);
@@ -134,8 +139,8 @@ int cmd_solve(cli *c, const cmd_args *a)
                  args_has(a, "threads")))
         return cli_usage_error(c, _("--dfpn decides the winner on one thread: no --exact, "
                                     "--threads, --certificate or --checkpoint"));
-    if (dfpn && v.ranks * v.files > 64)
-        return cli_usage_error(c, _("--dfpn is for boards of at most 64 squares"));
+    if (dfpn && (v.ranks > 8 || v.files > 8))
+        return cli_usage_error(c, _("--dfpn is for boards of at most 8 ranks and 8 files"));
     bool feasible = qk_solve_feasible(&v, &p);
     bool exact = !dfpn && (args_has(a, "exact") || (!args_has(a, "winner-only") && feasible));
     /* Small problems: a 256 MB table and one thread, so the counts are
@@ -158,6 +163,7 @@ int cmd_solve(cli *c, const cmd_args *a)
     char fen[QK_POS_STRLEN], tag[QK_POS_STRLEN + 64];
     qk_pos_format(&v, &p, fen, sizeof fen);
     snprintf(tag, sizeof tag, "%s %s %s", v.name, fen, exact ? "exact" : "winner");
+    uint64_t loaded = 0;
     if (ckpt && access(ckpt, F_OK) == 0) {
         uint64_t n = 0;
         if (qk_solver_load(&s, ckpt, tag, &n) != QK_OK) {
@@ -166,10 +172,11 @@ int cmd_solve(cli *c, const cmd_args *a)
                             ckpt, tag);
         }
         fprintf(c->err, _("solve: resumed from %s: %llu entries\n"), ckpt, (unsigned long long)n);
+        loaded = n;
     }
     progress_ctx px = {.c = c, .s = &s, .checkpoint = ckpt, .tag = tag, .every_ms = every * 1000,
                        .next_print = every ? (every < 10 ? every : 10) * 1000 : 0,
-                       .next_save = CHECKPOINT_EVERY_MS};
+                       .next_save = CHECKPOINT_EVERY_MS, .loaded = loaded};
     atomic_store(&solve_stop, 0);
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
@@ -209,9 +216,9 @@ int cmd_solve(cli *c, const cmd_args *a)
     }
     qk_cert_stats cs = {0};
     int64_t cert_ms = 0;
-    if (cert && v.ranks * v.files > 64) {
+    if (cert && (v.ranks > 8 || v.files > 8)) {
         qk_solver_free(&s);
-        return cli_fail(c, CLI_EXIT_SERVER, _("certificates are for boards of at most 64 squares"));
+        return cli_fail(c, CLI_EXIT_SERVER, _("certificates are for boards of at most 8 ranks and 8 files"));
     }
     if (res.solved && cert) {
         FILE *f = fopen(cert, "w");

@@ -170,14 +170,14 @@ int qk_solve(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_
 /* Decide who wins p by depth-first proof-number search (df-pn,
  * common/qk_solve_dfpn.c) instead of alpha-beta: the winner only (out->exact
  * false, distance -1, score +-1, best a winning move or, when lost, the
- * first legal move). Boards of at most 64 squares, one thread; lim->nodes
+ * first legal move). Boards of at most 8 ranks and 8 files, one thread; lim->nodes
  * bounds the positions visited, lim->time_ms and lim->stop as for
  * qk_solve() (threads, winner_only and progress are ignored). The
  * solver's table is its memory: it is cleared before and after (what it
  * held is lost; checkpoints and qk_solve_certificate() need qk_solve()).
  * out->expanded counts positions whose moves were generated. Returns
  * QK_OK (out->solved false when a limit stopped it) or QK_EINVAL
- * (argument NULL, no table, not Alquerkonane or over 64 squares). Source:
+ * (argument NULL, no table, not Alquerkonane, over 8 ranks or files). Source:
  * RULES.md section 7 (no move: the mover loses; no draws, no cycles). */
 int qk_solve_dfpn(qk_solver *s, const qk_variant *v, const qk_pos *p, const qk_solve_limits *lim,
                   qk_solve_result *out);
@@ -208,7 +208,7 @@ typedef struct qk_cert_stats {
  * once (field 3, the no-capture count, written 0: it plays no part in
  * Alquerkonane). The winner's moves come from the table (searched again
  * where an entry was replaced), preferring the move that leaves the loser
- * fewest replies. Boards of at most 64 squares only. lim bounds the
+ * fewest replies. Boards of at most 8 ranks and 8 files only. lim bounds the
  * searches of the walk (NULL: none). A finished p (the mover has no
  * move) gets the header alone. Returns QK_OK, QK_EINVAL (arguments,
  * larger board), QK_EILLEGAL (the table contradicts itself), QK_ENOMEM, or QK_ENOSPC

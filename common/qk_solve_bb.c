@@ -31,7 +31,9 @@
 
 bool qk_bb_supported(const qk_variant *v)
 {
-    return v && qk_variant_is_konane(v) && v->ranks * v->files <= 64;
+    /* R, C <= 8 (so R * C <= 64): qk_bbgeo keeps one mask per file, 8 of
+     * them; a 2x9 board (18 squares) takes the generic path. */
+    return v && qk_variant_is_konane(v) && v->ranks <= 8 && v->files <= 8;
 }
 
 void qk_bb_geo(const qk_variant *v, qk_bbgeo *g)

@@ -104,9 +104,7 @@ typedef struct qk_bbgeo {
     uint64_t board, not_left, not_right, not_top, not_bottom;
     uint64_t up2, down2, right2, left2; /* a pawn there can jump that way */
     bool mirror;                        /* fold keys over the left-right mirror */
-    /* each file's squares: as many files as a board of 64 squares can
-     * have (1 x 64; 8 before, and a 2 x 12 board wrote past them) */
-    uint64_t file[64];
+    uint64_t file[8]; /* each file's squares: qk_bb_supported() allows at most 8 files */
     uint64_t salt;
 } qk_bbgeo;
 
