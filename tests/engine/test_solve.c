@@ -356,3 +356,29 @@ Test(solve, dfpn_agrees_with_alpha_beta_up_to_25_squares, .timeout = 300)
     cr_assert_geq(checked, 150);
     cr_assert_geq(wins, 40);
 }
+
+/* Boards of more than 8 files take the generic path even under 64
+ * squares (qk_bb_supported): 2x9..2x12 are full, the mover loses at once;
+ * 3x9 from the start agrees with df-pn refusing it and with a budget. */
+Test(solve, boards_wider_than_8_files_use_the_generic_path)
+{
+    for (int C = 9; C <= 12; C++) {
+        char name[48];
+        snprintf(name, sizeof name, "alquerkonane-2x%d", C);
+        qk_variant v = tv(name);
+        qk_pos p;
+        qk_variant_start(&v, &p);
+        qk_solve_result r;
+        cr_assert_eq(qk_solve(&S, &v, &p, NULL, &r), QK_OK);
+        cr_assert(r.solved && !r.has_move && !r.mover_wins, "%s", name);
+        cr_assert_eq(r.distance, 0);
+    }
+    qk_variant v = tv("alquerkonane-3x9");
+    qk_pos p;
+    qk_variant_start(&v, &p);
+    qk_solve_limits lim = {.winner_only = true, .nodes = 20000};
+    qk_solve_result r;
+    cr_assert_eq(qk_solve(&S, &v, &p, &lim, &r), QK_OK);
+    cr_assert_not(r.solved);
+    cr_assert_eq(qk_solve_dfpn(&S, &v, &p, NULL, &r), QK_EINVAL);
+}
