@@ -151,10 +151,9 @@ Test(i18n, c_locale_is_english)
     cr_assert(strstr(p.err, "unknown subcommand 'frobnicate'"), "%s", p.err);
 }
 
-/* Every error code's sentence has its French one, and the server's
- * message (English, for programs) only follows it. In-process: Criterion
- * runs each test in its own process, so i18n_init() touches no other. */
-Test(i18n, error_sentences)
+/* This process's environment in French, with the build's catalogues
+ * (QK_BIN/locale); the caller's i18n_init() then reads it. */
+static void french_in_process(void)
 {
     const char *bin = getenv("QK_BIN") ? getenv("QK_BIN") : "build";
     char dir[4096];
@@ -162,6 +161,14 @@ Test(i18n, error_sentences)
     setenv("QIRKAT_LOCALEDIR", dir, 1);
     setenv("LANGUAGE", "fr", 1);
     setenv("LC_ALL", "C.UTF-8", 1);
+}
+
+/* Every error code's sentence has its French one, and the server's
+ * message (English, for programs) only follows it. In-process: Criterion
+ * runs each test in its own process, so i18n_init() touches no other. */
+Test(i18n, error_sentences)
+{
+    french_in_process();
     static const char *const codes[] = {
         "bad_json",  "bad_request",  "unknown_op",      "line_too_long", "unauthenticated", "forbidden",
         "not_found", "conflict",     "not_your_turn",   "illegal_move",  "stale_ply",       "game_over",
@@ -191,12 +198,7 @@ Test(i18n, error_sentences)
  * the rules' reasons among the arguments too. In-process, as above. */
 Test(i18n, pdn_errors_in_french)
 {
-    const char *bin = getenv("QK_BIN") ? getenv("QK_BIN") : "build";
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/locale", bin);
-    setenv("QIRKAT_LOCALEDIR", dir, 1);
-    setenv("LANGUAGE", "fr", 1);
-    setenv("LC_ALL", "C.UTF-8", 1);
+    french_in_process();
     i18n_init(NULL);
     /* Every message has its French text. */
     for (int m = QK_PDN_M_NONE + 1; m < QK_PDN_M_COUNT; m++) {
@@ -295,12 +297,7 @@ Test(i18n, admin_bot_and_solve_help_in_french)
     cr_assert(strstr(p.out, "choisir un nouveau mot de passe avec un code de réinitialisation"), "%s",
               p.out);
     /* The audit's TIME is when, the games' TIME their time control. */
-    const char *bin = getenv("QK_BIN") ? getenv("QK_BIN") : "build";
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/locale", bin);
-    setenv("QIRKAT_LOCALEDIR", dir, 1);
-    setenv("LANGUAGE", "fr", 1);
-    setenv("LC_ALL", "C.UTF-8", 1);
+    french_in_process();
     i18n_init(NULL);
     cr_assert_str_eq(C_("audit", "TIME"), "HEURE");
     cr_assert_str_eq(_("TIME"), "CADENCE");
