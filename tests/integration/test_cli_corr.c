@@ -28,9 +28,7 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     hrun r;
     hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", "--time",
              "corr:2", NULL);
-    long long cid =
-        (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
-            ->valuedouble;
+    long long cid = hj_int(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id");
     hrun_free(&r);
 
     /* bob's inbox: the challenge, marked read by being shown. */
@@ -51,9 +49,7 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     char id[32];
     snprintf(id, sizeof id, "%lld", cid);
     hcli_run(&r, bd, srv.addr, NULL, "--json", "accept", id, NULL);
-    long long gid =
-        (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "game"), "id")
-            ->valuedouble;
+    long long gid = hj_int(cJSON_GetObjectItem(hrun_ok_json(&r), "game"), "id");
     hrun_free(&r);
     char gs[32];
     snprintf(gs, sizeof gs, "%lld", gid);
@@ -108,13 +104,11 @@ Test(cli_corr, games_inbox_vacation_draw_abort)
     /* A variant without draws. */
     hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--variant",
              "alquerque-brainking", NULL);
-    cid = (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
-              ->valuedouble;
+    cid = hj_int(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id");
     hrun_free(&r);
     snprintf(id, sizeof id, "%lld", cid);
     hcli_run(&r, bd, srv.addr, NULL, "--json", "accept", id, NULL);
-    gid = (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "game"), "id")
-              ->valuedouble;
+    gid = hj_int(cJSON_GetObjectItem(hrun_ok_json(&r), "game"), "id");
     hrun_free(&r);
     snprintf(gs, sizeof gs, "%lld", gid);
     hcli_run(&r, bd, srv.addr, NULL, "draw", "offer", gs, NULL);
@@ -140,16 +134,12 @@ Test(cli_corr, resign_and_inbox_say_who_won_in_the_readers_terms)
     hcli_register_pair(&srv, ad, bd);
     hrun r;
     hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", NULL);
-    long long cid =
-        (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id")
-            ->valuedouble;
+    long long cid = hj_int(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id");
     hrun_free(&r);
     char id[32];
     snprintf(id, sizeof id, "%lld", cid);
     hcli_run(&r, bd, srv.addr, NULL, "--json", "accept", id, NULL);
-    long long gid =
-        (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(hrun_ok_json(&r), "game"), "id")
-            ->valuedouble;
+    long long gid = hj_int(cJSON_GetObjectItem(hrun_ok_json(&r), "game"), "id");
     hrun_free(&r);
     char gs[32], want[128];
     snprintf(gs, sizeof gs, "%lld", gid);
@@ -167,8 +157,8 @@ Test(cli_corr, resign_and_inbox_say_who_won_in_the_readers_terms)
     unsetenv("LANGUAGE");
     unsetenv("LC_ALL");
     ok(&r);
-    snprintf(want, sizeof want, "la partie %lld contre alice est terminée\xc2\xa0: vous avez gagné (abandon)\n",
-             gid);
+    snprintf(want, sizeof want,
+             "la partie %lld contre alice est terminée\xc2\xa0: vous avez gagné (abandon)\n", gid);
     cr_assert(strstr(r.out, want), "%s", r.out);
     hrun_free(&r);
     hcli_run(&r, ad, srv.addr, NULL, "inbox", NULL);
