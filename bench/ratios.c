@@ -335,9 +335,19 @@ static pid_t start_qirkatd_on(const char *dbarg, int *port)
         snprintf(db, sizeof db, "%s", dbarg);
     else
         snprintf(db, sizeof db, "%s/qk-%ld.db", tmpdir, (long)now_ms());
-    const char *tail[] = {path, "--listen", "127.0.0.1:0", "--db", db, "--ready-fd", "",
-                          "--pwhash", "min", "--log-level",
-                          getenv("BENCH_LOG") ? getenv("BENCH_LOG") : "error", NULL, NULL,
+    const char *tail[] = {path,
+                          "--listen",
+                          "127.0.0.1:0",
+                          "--db",
+                          db,
+                          "--ready-fd",
+                          "",
+                          "--pwhash",
+                          "min",
+                          "--log-level",
+                          getenv("BENCH_LOG") ? getenv("BENCH_LOG") : "error",
+                          NULL,
+                          NULL,
                           NULL};
     if (http_port_out) { /* --http too: the ready pipe gives both ports */
         tail[11] = "--http";
@@ -372,7 +382,7 @@ typedef struct mconn {
     size_t held_len;
     char *held_opp;
     size_t held_opp_len;
-    long long user;     /* PostgreSQL baseline: the moves' user_id */
+    long long user; /* PostgreSQL baseline: the moves' user_id */
 } mconn;
 
 static void on_alloc(uv_handle_t *h, size_t want, uv_buf_t *b)
@@ -590,6 +600,36 @@ static void bstep(sqlite3_stmt *st)
     sqlite3_reset(st);
 }
 
+/* The `start` event of game for the side of color, into out[n]; its
+ * length. */
+static int start_line(char *out, size_t n, long long game, const char *color)
+{
+    return snprintf(out, n,
+                    "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"%s\"}\n",
+                    game, color);
+}
+
+/* What a restart step of c answers (both baselines): to c into a (*ka
+ * bytes), to its opponent into b (*kb). A challenge gives the pair its
+ * new game id, answered ok, and the opponent a `challenge` event; an
+ * accept is answered ok and `start` as black, the challenger gets `start`
+ * as white. */
+static void restart_lines(mconn *c, bool accept, char *a, size_t an, int *ka, char *b, size_t bn,
+                          int *kb)
+{
+    if (!accept) {
+        c->game = c->opp->game = next_game++;
+        *ka = snprintf(a, an, "{\"type\":\"ok\",\"id\":\"c\"}\n");
+        *kb = snprintf(b, bn,
+                       "{\"type\":\"event\",\"event\":\"challenge\",\"challenge\":{\"id\":%lld}}\n",
+                       c->game);
+        return;
+    }
+    *ka = snprintf(a, an, "{\"type\":\"ok\",\"id\":\"a\"}\n");
+    *ka += start_line(a + *ka, an - (size_t)*ka, c->game, "black");
+    *kb = start_line(b, bn, c->game, "white");
+}
+
 /* A game restarts through the server as on qirkatd (the load's restart
  * below, "the move load"): the challenger's `challenge` stores a games
  * row and tells the opponent, the opponent's `accept` marks it active and
@@ -597,31 +637,15 @@ static void bstep(sqlite3_stmt *st)
  * after its commit, like a move. */
 static void base_restart(mconn *c, bool accept)
 {
-    char a[128], b[160];
+    char a[160], b[160];
     int ka, kb;
     if (!c->opp)
         return;
     begin_turn();
-    if (!accept) {
-        c->game = c->opp->game = next_game++;
-        sqlite3_bind_int64(bchallenge, 1, c->game);
-        bstep(bchallenge);
-        ka = snprintf(a, sizeof a, "{\"type\":\"ok\",\"id\":\"c\"}\n");
-        kb = snprintf(b, sizeof b,
-                      "{\"type\":\"event\",\"event\":\"challenge\",\"challenge\":{\"id\":%lld}}\n",
-                      c->game);
-        hold(c, a, ka, b, kb);
-        return;
-    }
-    sqlite3_bind_int64(baccept, 1, c->game);
-    bstep(baccept);
-    ka = snprintf(a, sizeof a,
-                  "{\"type\":\"ok\",\"id\":\"a\"}\n"
-                  "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"black\"}\n",
-                  c->game);
-    kb = snprintf(b, sizeof b,
-                  "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"white\"}\n",
-                  c->game);
+    restart_lines(c, accept, a, sizeof a, &ka, b, sizeof b, &kb);
+    sqlite3_stmt *st = accept ? baccept : bchallenge;
+    sqlite3_bind_int64(st, 1, c->game);
+    bstep(st);
     hold(c, a, ka, b, kb);
 }
 
@@ -744,13 +768,9 @@ static void on_conn(uv_stream_t *srv, int status)
         bstep(baccept);
     }
     char out[128];
-    int k = snprintf(out, sizeof out,
-                     "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"white\"}\n",
-                     w->game);
+    int k = start_line(out, sizeof out, w->game, "white");
     write_copy(w, out, (size_t)k);
-    k = snprintf(out, sizeof out,
-                 "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"black\"}\n",
-                 c->game);
+    k = start_line(out, sizeof out, c->game, "black");
     write_copy(c, out, (size_t)k);
 }
 
@@ -888,26 +908,11 @@ static long long wall_ms(void)
  * game id keeps the moves' key unique. */
 static void pgb_restart(mconn *c, bool accept)
 {
-    char out[256];
-    int k;
-    if (!accept) {
-        c->game = c->opp->game = next_game++;
-        write_copy(c, "{\"type\":\"ok\",\"id\":\"c\"}\n", 23);
-        k = snprintf(out, sizeof out,
-                     "{\"type\":\"event\",\"event\":\"challenge\",\"challenge\":{\"id\":%lld}}\n",
-                     c->game);
-        write_copy(c->opp, out, (size_t)k);
-        return;
-    }
-    k = snprintf(out, sizeof out,
-                 "{\"type\":\"ok\",\"id\":\"a\"}\n"
-                 "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"black\"}\n",
-                 c->game);
-    write_copy(c, out, (size_t)k);
-    k = snprintf(out, sizeof out,
-                 "{\"type\":\"event\",\"event\":\"start\",\"game\":%lld,\"color\":\"white\"}\n",
-                 c->game);
-    write_copy(c->opp, out, (size_t)k);
+    char a[160], b[160];
+    int ka, kb;
+    restart_lines(c, accept, a, sizeof a, &ka, b, sizeof b, &kb);
+    write_copy(c, a, (size_t)ka);
+    write_copy(c->opp, b, (size_t)kb);
 }
 
 static void pgb_line(mconn *c, const char *line, size_t n)
@@ -1118,7 +1123,7 @@ typedef struct client {
     qk_pos pos;
     long long ply;
     bool waiting_move;
-    char sent[QK_MOVE_STRLEN]; /* baseline: applied when answered */
+    char sent[QK_MOVE_STRLEN];     /* baseline: applied when answered */
     long long sent_game, sent_ply; /* the move in flight's key, for the kill -9 check */
     double sent_at;
     bool registered;
@@ -2058,9 +2063,10 @@ static long idle_conns(pid_t pid, int port, int count, const char *what)
  * and answered; the socket. */
 static int ws_hello(int port)
 {
-    static const char head[] = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-                               "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                               "Sec-WebSocket-Version: 13\r\n\r\n";
+    static const char head[] =
+        "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n";
     static const char hello[] = "{\"type\":\"hello\",\"id\":\"h\",\"version\":1}";
     int fd = connect_to(port);
     send_all(fd, head, sizeof head - 1);
@@ -2118,7 +2124,8 @@ static long idle_ws_conns(pid_t pid, int http_port, int count)
     for (int i = 0; i < warm; i++)
         close(warm_fds[i]);
     free(fds);
-    fprintf(stderr, "bench-ratios: qirkatd %d idle WebSocket connections (%d held): RSS %ld -> %ld kB\n",
+    fprintf(stderr,
+            "bench-ratios: qirkatd %d idle WebSocket connections (%d held): RSS %ld -> %ld kB\n",
             count, open_, before / 1024, after / 1024);
     if (open_ != count)
         die("qirkatd did not hold %d WebSocket connections", count);
