@@ -137,12 +137,42 @@ static void req_free(pg_req *r)
     free(r);
 }
 
-/* Send the head of the FIFO if it is not sent yet. */
-static void send_head(pg_store *s)
+static void lose(pg_store *s, const char *why);
+
+/* Pipeline mode (pg_base.h "The connection"): output is flushed once a
+ * loop turn, before the loop sleeps, by this prepare handle. */
+static void flush_cb(uv_prepare_t *h)
 {
-    pg_req *r = s->head;
-    if (!r || r->sent || s->lost)
+    pg_store *s = h->data;
+    uv_prepare_stop(h);
+    s->flush_due = false;
+    if (!s->lost)
+        flush(s);
+}
+
+static void flush_later(pg_store *s)
+{
+    if (s->flush_due)
         return;
+    s->flush_due = true;
+    uv_prepare_start(&s->flusher, flush_cb);
+}
+
+static bool is_text(const pg_req *r, const char *sql)
+{
+    return r->which == PG_TEXT && strcmp(r->text, sql) == 0;
+}
+
+/* Put r on the wire. Without pipeline mode each query carries its own
+ * Sync (libpq's PQsendQuery*) and is flushed at once. In pipeline mode a
+ * query of an open transaction block is followed by a Flush request only,
+ * so that its result comes back at once while the block stays one
+ * pipeline segment; the block's COMMIT or ROLLBACK and every query outside
+ * a block are followed by a Sync, which ends the segment. A failure inside
+ * the block aborts the rest of the segment (PGRES_PIPELINE_ABORTED), the
+ * COMMIT with it: process() then rolls the block back. */
+static void send_one(pg_store *s, pg_req *r)
+{
     int ok;
     if (r->which == PG_TEXT)
         ok = PQsendQueryParams(s->conn, r->text, 0, NULL, NULL, NULL, NULL, 0);
@@ -153,6 +183,7 @@ static void send_head(pg_store *s)
                                  0);
     }
     r->sent = true;
+    bool starts = is_text(r, "BEGIN"), ends = is_text(r, "COMMIT") || is_text(r, "ROLLBACK");
     if (!ok) {
         /* Could not even be sent: answered as a failure by the next
          * processing pass (a broken connection is noticed there). */
@@ -161,12 +192,112 @@ static void send_head(pg_store *s)
         snprintf(r->sqlstate, sizeof r->sqlstate, "08006");
         log_error("postgresql: send %s: %s", stmt_name(s, r), PQerrorMessage(s->conn));
     }
-    flush(s);
+    if (ok && s->pipeline) {
+        bool in_block = (s->in_block || starts) && !ends;
+        if (in_block)
+            ok = PQsendFlushRequest(s->conn);
+        else {
+            ok = PQpipelineSync(s->conn);
+            r->synced = true;
+            if (ends)
+                s->gate = r; /* nothing more until its Sync is back */
+        }
+        if (!ok) {
+            lose(s, PQerrorMessage(s->conn));
+            return;
+        }
+    }
+    if (starts)
+        s->in_block = true;
+    if (ends)
+        s->in_block = false;
+    if (s->pipeline)
+        flush_later(s);
+    else
+        flush(s);
+}
+
+/* Send what is queued and may go: without pipeline mode the head only,
+ * once the query before it is answered; in pipeline mode everything,
+ * except behind a block's COMMIT or ROLLBACK still in flight (a failed
+ * block must be rolled back before anything else runs, process()). */
+static void send_pending(pg_store *s)
+{
+    while (s->unsent && !s->lost) {
+        if (s->pipeline ? s->gate != NULL : s->unsent != s->head)
+            return;
+        pg_req *r = s->unsent;
+        s->unsent = r->next;
+        send_one(s, r);
+    }
 }
 
 static void complete(pg_store *s, pg_req *r);
 
-/* Take the answered queries off the head, in order, and start the next.
+/* Read r's results: 1 when r is answered (and its Sync, if it has one,
+ * is read), 0 when more must arrive first, -1 when the connection was
+ * lost meanwhile (r is completed by lose()). */
+static int take_results(pg_store *s, pg_req *r)
+{
+    while (!r->results_done) {
+        if (PQisBusy(s->conn))
+            return 0;
+        PGresult *res = PQgetResult(s->conn);
+        if (!res) {
+            r->results_done = true;
+            break;
+        }
+        if (PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
+            PQclear(res);
+            lose(s, "pipeline out of step: a Sync where a result was due");
+            return -1;
+        }
+        PQclear(r->res);
+        r->res = res;
+        r->status = PQresultStatus(res);
+        const char *st = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+        snprintf(r->sqlstate, sizeof r->sqlstate, "%s", st ? st : "");
+    }
+    if (r->synced) {
+        if (PQisBusy(s->conn))
+            return 0;
+        PGresult *res = PQgetResult(s->conn);
+        if (!res)
+            return 0;
+        ExecStatusType st = PQresultStatus(res);
+        PQclear(res);
+        if (st != PGRES_PIPELINE_SYNC) {
+            lose(s, "pipeline out of step: a result where a Sync was due");
+            return -1;
+        }
+        r->synced = false;
+    }
+    return 1;
+}
+
+/* A ROLLBACK right after r (a block's COMMIT or ROLLBACK that did not
+ * run because a statement before it failed): the block is still open on
+ * the server, in its failed state, and must end before the next query. */
+static void rollback_after(pg_store *s, pg_req *r)
+{
+    pg_req *rb = calloc(1, sizeof *rb);
+    if (!rb) {
+        lose(s, "out of memory for the ROLLBACK of a failed transaction");
+        return;
+    }
+    rb->which = PG_TEXT;
+    rb->text = "ROLLBACK";
+    rb->next = r->next;
+    r->next = rb;
+    if (s->tail == &r->next)
+        s->tail = &rb->next;
+    if (s->unsent == rb->next)
+        s->unsent = rb;
+    s->queued++;
+    log_error("postgresql: transaction %" PRIu64 " failed: rolled back", r->txn);
+}
+
+/* Take the answered queries off the head, in order, and send what may go.
  * Completions may resume tasks, which queue more: the loop re-reads the
  * head each time. */
 static void process(pg_store *s)
@@ -174,20 +305,18 @@ static void process(pg_store *s)
     while (s->head && s->head->sent) {
         pg_req *r = s->head;
         if (!r->send_failed) {
-            bool finished = false;
-            while (!finished) {
-                if (PQisBusy(s->conn))
+            int t = take_results(s, r);
+            if (t < 0)
+                return;
+            if (t == 0)
+                break;
+        }
+        if (s->gate == r) {
+            s->gate = NULL;
+            if (r->status == PGRES_PIPELINE_ABORTED) {
+                rollback_after(s, r);
+                if (s->lost)
                     return;
-                PGresult *res = PQgetResult(s->conn);
-                if (!res) {
-                    finished = true;
-                    break;
-                }
-                PQclear(r->res);
-                r->res = res;
-                r->status = PQresultStatus(res);
-                const char *st = PQresultErrorField(res, PG_DIAG_SQLSTATE);
-                snprintf(r->sqlstate, sizeof r->sqlstate, "%s", st ? st : "");
             }
         }
         s->head = r->next;
@@ -195,9 +324,9 @@ static void process(pg_store *s)
             s->tail = &s->head;
         s->queued--;
         complete(s, r);
-        send_head(s);
+        send_pending(s);
     }
-    send_head(s);
+    send_pending(s);
 }
 
 static void lose(pg_store *s, const char *why)
@@ -219,6 +348,8 @@ static void lose(pg_store *s, const char *why)
         complete(s, r);
     }
     s->tail = &s->head;
+    s->unsent = NULL;
+    s->gate = NULL;
     if (s->on_lost)
         s->on_lost(s->lost_arg);
 }
@@ -257,6 +388,21 @@ void pg_poll_cb(uv_poll_t *h, int status, int events)
 
 int pg_watch(pg_store *s, uv_loop_t *loop)
 {
+    /* Pipeline mode needs an idle connection: a write sent without
+     * waiting before the loop ran is answered first (blocking is still
+     * allowed here). */
+    if (s->head && s->head->sent)
+        pg_drain(s);
+    if (s->lost)
+        return STORE_EIO;
+    if (!PQenterPipelineMode(s->conn)) {
+        log_error("postgresql: pipeline mode: %s", PQerrorMessage(s->conn));
+        return STORE_EIO;
+    }
+    s->pipeline = true;
+    uv_prepare_init(loop, &s->flusher);
+    s->flusher.data = s;
+    s->flusher_on = true;
     int rc = uv_poll_init_socket(loop, &s->poll, PQsocket(s->conn));
     if (rc < 0) {
         log_error("postgresql: uv_poll_init: %s", uv_strerror(rc));
@@ -268,7 +414,7 @@ int pg_watch(pg_store *s, uv_loop_t *loop)
     s->loop = loop;
     set_poll(s, UV_READABLE);
     /* Anything queued before the loop ran is sent now. */
-    send_head(s);
+    send_pending(s);
     return STORE_OK;
 }
 
@@ -277,7 +423,7 @@ int pg_watch(pg_store *s, uv_loop_t *loop)
 static void wait_blocking(pg_store *s, pg_req *r)
 {
     while (!r->done && !s->lost) {
-        send_head(s);
+        send_pending(s);
         int f = PQflush(s->conn);
         struct pollfd p = {.fd = PQsocket(s->conn), .events = POLLIN | (f == 1 ? POLLOUT : 0)};
         if (poll(&p, 1, -1) < 0 && errno != EINTR) {
@@ -302,8 +448,9 @@ static void enqueue(pg_store *s, pg_req *r)
     *s->tail = r;
     s->tail = &r->next;
     s->queued++;
-    if (s->head == r)
-        send_head(s);
+    if (!s->unsent)
+        s->unsent = r;
+    send_pending(s);
 }
 
 static void wait_for(pg_store *s, pg_req *r)
@@ -408,6 +555,14 @@ static pg_req *build(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
 
 /* ---- completion ---------------------------------------------------------- */
 
+/* Why r failed, for the log. */
+static const char *why_failed(const pg_req *r, const char *none)
+{
+    if (r->status == PGRES_PIPELINE_ABORTED)
+        return "not run: a statement before it in the transaction failed";
+    return r->res ? PQresultErrorMessage(r->res) : none;
+}
+
 static bool failed(const pg_req *r)
 {
     return r->status != PGRES_COMMAND_OK && r->status != PGRES_TUPLES_OK;
@@ -431,7 +586,7 @@ static void complete(pg_store *s, pg_req *r)
         if (!ok && !bad)
             log_error("postgresql: transaction %" PRIu64 " failed; its COMMIT rolled back", r->txn);
         if (bad)
-            log_error("postgresql: COMMIT: %s", r->res ? PQresultErrorMessage(r->res) : "lost");
+            log_error("postgresql: COMMIT: %s", why_failed(r, "lost"));
         store_done_cb cb = r->on_done;
         void *arg = r->on_done_arg;
         req_free(r);
@@ -443,7 +598,7 @@ static void complete(pg_store *s, pg_req *r)
         /* Nobody reads it: a queued write or BEGIN/ROLLBACK. */
         if (bad && !s->lost)
             log_error("postgresql: %s: %s", stmt_name(s, r),
-                      r->res ? PQresultErrorMessage(r->res) : "not sent");
+                      why_failed(r, "not sent"));
         store_done_cb cb = r->on_done;
         void *arg = r->on_done_arg;
         req_free(r);
@@ -476,7 +631,7 @@ static pg_req *run_v(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
     wait_for(s, r);
     if (failed(r) && !s->lost)
         log_error("postgresql: %s: %s", stmt_name(s, r),
-                  r->res ? PQresultErrorMessage(r->res) : "not sent");
+                  why_failed(r, "not sent"));
     return r;
 }
 
@@ -616,7 +771,7 @@ int pg_exec_text(pg_store *s, const char *sql, const char *what)
     wait_for(s, r);
     int rc = failed(r) ? STORE_EIO : STORE_OK;
     if (rc && !s->lost)
-        log_error("postgresql: %s: %s", what, r->res ? PQresultErrorMessage(r->res) : "not sent");
+        log_error("postgresql: %s: %s", what, why_failed(r, "not sent"));
     req_free(r);
     return rc;
 }
@@ -661,6 +816,20 @@ void pg_drain(pg_store *s)
 
 void pg_unwatch(pg_store *s)
 {
+    if (s->pipeline) {
+        /* Callers drain first; an idle connection leaves pipeline mode. */
+        if (!s->lost && s->head)
+            pg_drain(s);
+        if (!s->lost && !PQexitPipelineMode(s->conn))
+            log_error("postgresql: leaving pipeline mode: %s", PQerrorMessage(s->conn));
+        s->pipeline = false;
+    }
+    if (s->flusher_on) {
+        uv_prepare_stop(&s->flusher);
+        uv_close((uv_handle_t *)&s->flusher, NULL);
+        s->flusher_on = false;
+        s->flush_due = false;
+    }
     if (s->poll_on) {
         uv_poll_stop(&s->poll);
         uv_close((uv_handle_t *)&s->poll, NULL);

@@ -7,12 +7,27 @@
  *
  * The connection. One libpq connection per node, non-blocking
  * (PQsetnonblocking), its socket watched with uv_poll once the server's
- * loop runs (store_async_start()). Queries are sent one at a time with
- * PQsendQueryPrepared and queued behind each other in arrival order (a
- * FIFO of pg_req), so a transaction's statements, the COMMIT and the reads
- * after it reach the server in the order the game service made them, as
- * on SQLite's single connection: a read sees the open transaction's
- * writes.
+ * loop runs (store_async_start()). Queries are queued in arrival order (a
+ * FIFO of pg_req) and reach the server in that order, so a transaction's
+ * statements, the COMMIT and the reads after it run in the order the game
+ * service made them, as on SQLite's single connection: a read sees the
+ * open transaction's writes.
+ *
+ * Pipeline mode (libpq >= 14), while the loop runs: a query is sent
+ * without waiting for the answer of the one before, and the turn's
+ * output leaves in one write before the loop sleeps, so a batch's
+ * statements (the move, its pg_notify, its notification rows) cost one
+ * round trip, not one each (docs/perf.md "PostgreSQL"). Results are read
+ * back in FIFO order. Inside a transaction block the statements form one
+ * pipeline segment (Flush requests, no Sync); the COMMIT or ROLLBACK
+ * carries the Sync, and nothing is sent behind it until that Sync is
+ * back. A statement that fails in the block aborts the rest of the
+ * segment, the COMMIT included (PGRES_PIPELINE_ABORTED, reported as
+ * failures: the commit's done gets STORE_EIO, as before), and a ROLLBACK
+ * is sent before anything else. Outside a block every query has its own
+ * Sync, so one failure fails only itself. Before the loop runs (open,
+ * migrations, tools, tests) and after it stops, queries go one at a
+ * time, each with its own Sync.
  *
  * Waiting. A helper that needs its result (pg_run, pg_one_row, pg_each,
  * ...) queues the query and waits for it:
@@ -114,6 +129,8 @@ typedef struct pg_req {
     task *waiter;          /* resumed when done (NULL: nobody waits in a task) */
     bool done, sent;
     bool send_failed;      /* never reached the server: no result to read */
+    bool results_done;     /* its results are read (the Sync may be due) */
+    bool synced;           /* pipeline mode: a Sync follows it, not read yet */
     bool keep_result;      /* the waiter reads res (else it is cleared) */
     PGresult *res;         /* the last result; owned by the waiter when keep_result */
     ExecStatusType status; /* of res */
@@ -135,9 +152,17 @@ typedef struct pg_store {
     char *url;
     const char *st_name[PG_STMTS_MAX]; /* by pg_stmt; NULL = none */
     int st_nparams[PG_STMTS_MAX];
-    /* The FIFO: head is sent (or about to be) and answered first. */
-    pg_req *head, **tail;
+    /* The FIFO: head is sent (or about to be) and answered first; unsent
+     * the first not sent yet (NULL: all are). */
+    pg_req *head, **tail, *unsent;
     size_t queued;
+    /* Pipeline mode (from pg_watch to pg_unwatch): in_block, a BEGIN was
+     * sent and its COMMIT or ROLLBACK not yet; gate, that COMMIT or
+     * ROLLBACK while its Sync is not back (nothing is sent behind it);
+     * flusher flushes the turn's output before the loop sleeps. */
+    bool pipeline, in_block, flush_due, flusher_on;
+    pg_req *gate;
+    uv_prepare_t flusher;
     uv_loop_t *loop; /* set by async_start: from then on nothing may block */
     uv_poll_t poll;
     bool poll_on;
