@@ -5,12 +5,25 @@
 
 #include "util/task.h"
 
+#include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/log.h"
+
+/* Tell the loop that jobs are done: the eventfd becomes readable. */
+static void signal_loop(workers *w)
+{
+    uint64_t one = 1;
+    while (write(w->efd, &one, sizeof one) < 0 && errno == EINTR)
+        ;
+    /* EAGAIN (the counter is full) still leaves it readable. */
+}
 
 static void *thread_main(void *arg)
 {
@@ -29,11 +42,15 @@ static void *thread_main(void *arg)
             w->todo_tail = &w->todo;
         pthread_mutex_unlock(&w->mu);
         j->work(j);
+        /* Onto the done stack; the first job on an empty stack wakes the
+         * loop (workers.h). */
+        workers_job *head = atomic_load(&w->done);
+        do
+            j->next = head;
+        while (!atomic_compare_exchange_weak(&w->done, &head, j));
+        if (!head)
+            signal_loop(w);
         pthread_mutex_lock(&w->mu);
-        j->next = NULL;
-        *w->done_tail = j;
-        w->done_tail = &j->next;
-        uv_async_send(&w->async);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -50,11 +67,15 @@ static void call_done(void *arg)
  * may wait (at once, on the loop's stack, when tasks are off). */
 static void run_done(workers *w)
 {
-    pthread_mutex_lock(&w->mu);
-    workers_job *j = w->done;
-    w->done = NULL;
-    w->done_tail = &w->done;
-    pthread_mutex_unlock(&w->mu);
+    /* The stack holds the newest first: reversed, the jobs come in the
+     * order they finished (one thread: the order they were submitted). */
+    workers_job *top = atomic_exchange(&w->done, NULL), *j = NULL;
+    while (top) {
+        workers_job *next = top->next;
+        top->next = j;
+        j = top;
+        top = next;
+    }
     while (j) {
         workers_job *next = j->next;
         if (task_run(call_done, j) != 0)
@@ -63,9 +84,25 @@ static void run_done(workers *w)
     }
 }
 
-static void async_cb(uv_async_t *h)
+static void poll_cb(uv_poll_t *h, int status, int events)
 {
-    run_done(h->data);
+    (void)events;
+    workers *w = h->data;
+    if (status < 0)
+        log_error("workers: completion poll: %s", uv_strerror(status));
+    uint64_t n;
+    /* Reset the counter first: a job done after this read finds the stack
+     * empty or not; if empty, it signals again. */
+    while (read(w->efd, &n, sizeof n) < 0 && errno == EINTR)
+        ;
+    run_done(w);
+}
+
+static void poll_closed(uv_handle_t *h)
+{
+    workers *w = h->data;
+    close(w->efd);
+    w->efd = -1;
 }
 
 int workers_init(workers *w, uv_loop_t *loop, int nthreads, int nice)
@@ -73,15 +110,23 @@ int workers_init(workers *w, uv_loop_t *loop, int nthreads, int nice)
     if (nthreads < 1 || nthreads > WORKERS_MAX_THREADS || nice < 0 || nice > 19)
         return UV_EINVAL;
     w->nice = nice;
-    w->todo = w->done = NULL;
+    w->todo = NULL;
     w->todo_tail = &w->todo;
-    w->done_tail = &w->done;
+    atomic_init(&w->done, NULL);
     w->stopping = false;
     w->nthreads = 0;
-    int rc = uv_async_init(loop, &w->async, async_cb);
-    if (rc < 0)
+    w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (w->efd < 0)
+        return -errno;
+    int rc = uv_poll_init(loop, &w->poll, w->efd);
+    if (rc == 0)
+        rc = uv_poll_start(&w->poll, UV_READABLE, poll_cb);
+    if (rc < 0) {
+        close(w->efd);
+        w->efd = -1;
         return rc;
-    w->async.data = w;
+    }
+    w->poll.data = w;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     w->open = true;
@@ -144,5 +189,6 @@ void workers_close(workers *w)
     }
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);
-    uv_close((uv_handle_t *)&w->async, NULL);
+    uv_poll_stop(&w->poll);
+    uv_close((uv_handle_t *)&w->poll, poll_closed);
 }

@@ -10,15 +10,26 @@
  *
  * A job is the caller's struct with a workers_job as its first member.
  * work(job) runs on a pool thread and may touch only the job; done(job)
- * runs later on the loop thread (through a uv_async), exactly once, and
- * owns the job from then on. Jobs run in submission order as threads come
- * free. The pool's async handle keeps the loop alive until
- * workers_close().
+ * runs later on the loop thread, exactly once, and owns the job from then
+ * on. Jobs run in submission order as threads come free. The pool's poll
+ * handle keeps the loop alive until workers_close().
+ *
+ * Why an eventfd on a uv_poll and not a uv_async: libuv before 1.45
+ * (Debian 12 has 1.44.2) makes the loop thread spin, then sched_yield(),
+ * whenever it wakes while the sending thread is still inside
+ * uv_async_send() (libuv/libuv#3879 removed the busy loop). The SQLite
+ * writer's completion is sent once per commit, and the two threads share
+ * two cores with the clients: strace counted 9.7 sched_yield calls a move
+ * on the fixed load of `make bench-count` (docs/perf.md). A finished job
+ * is pushed on a lock-free stack (no mutex for the loop to wait on); the
+ * push that finds the stack empty writes the eventfd; the loop reads it,
+ * which resets it, then takes the whole stack.
  */
 #ifndef QK_WORKERS_H
 #define QK_WORKERS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include <uv.h>
@@ -32,13 +43,14 @@ typedef struct workers_job {
 #define WORKERS_MAX_THREADS 8
 
 typedef struct workers {
-    uv_async_t async;
+    uv_poll_t poll; /* on efd: readable when jobs are done */
+    int efd;        /* eventfd(2) */
     pthread_t threads[WORKERS_MAX_THREADS];
     int nthreads;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     workers_job *todo, **todo_tail; /* under mu */
-    workers_job *done, **done_tail; /* under mu */
+    _Atomic(workers_job *) done;    /* finished, newest first (a stack) */
     bool stopping;                  /* under mu */
     bool open;
     int nice; /* each thread's nice value (Linux: per thread) */
