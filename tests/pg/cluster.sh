@@ -5,6 +5,10 @@
 #                                   loopback port, create the database
 #                                   "qirkat"; print its libpq URL on stdout
 #   tests/pg/cluster.sh stop DIR    stop that server and remove DIR
+#   tests/pg/cluster.sh restart DIR restart that server (fast: sessions are
+#                                   cut, as an operator's restart does), on
+#                                   the same port, and wait until it
+#                                   accepts connections again
 #   tests/pg/cluster.sh bindir      print the directory of initdb and pg_ctl
 #                                   (exit 1 when PostgreSQL is not installed)
 #
@@ -134,7 +138,20 @@ stop() {
     rm -rf "$dir"
 }
 
-[ $# -ge 1 ] || die "usage: cluster.sh start DIR | stop DIR | bindir"
+restart() {
+    dir=$1
+    [ -e "$dir/$MARK" ] || die "$dir holds no cluster of this script"
+    bin=$(bindir) || die "PostgreSQL not found: cannot restart the server in $dir"
+    # pg_ctl restart starts it again with the options of the last start
+    # (postmaster.opts): the same port and socket directory.
+    if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 \
+        restart >"$dir/pg_ctl.log" 2>&1; then
+        cat "$dir/pg_ctl.log" >&2
+        die "pg_ctl restart failed"
+    fi
+}
+
+[ $# -ge 1 ] || die "usage: cluster.sh start DIR | stop DIR | restart DIR | bindir"
 case "$1" in
 start)
     [ $# -eq 2 ] || die "usage: cluster.sh start DIR"
@@ -144,8 +161,12 @@ stop)
     [ $# -eq 2 ] || die "usage: cluster.sh stop DIR"
     stop "$2"
     ;;
+restart)
+    [ $# -eq 2 ] || die "usage: cluster.sh restart DIR"
+    restart "$2"
+    ;;
 bindir)
     bindir || exit 1
     ;;
-*) die "usage: cluster.sh start DIR | stop DIR | bindir" ;;
+*) die "usage: cluster.sh start DIR | stop DIR | restart DIR | bindir" ;;
 esac

@@ -217,6 +217,15 @@ void tsrv_stop(tsrv *s)
         fclose(f);
 }
 
+int tsrv_wait_exit(tsrv *s, int timeout_ms)
+{
+    cr_assert_neq(s->pid, 0, "no server to wait for");
+    int st = wait_exit(s->pid, timeout_ms);
+    cr_assert_neq(st, -1, "qirkatd still runs after %d ms (see %s)", timeout_ms, s->log);
+    s->pid = 0;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 void tsrv_kill(tsrv *s)
 {
     if (!s->pid)

@@ -60,6 +60,10 @@ void tsrv_kill(tsrv *s);
 void tsrv_cleanup(tsrv *s);
 /* Whether the process is still running. */
 bool tsrv_alive(tsrv *s);
+/* Wait up to timeout_ms for the server to exit by itself: its exit status
+ * (WEXITSTATUS), or -1 when it was killed by a signal; fails the test
+ * when it is still running then. The server can be tsrv_restart()ed. */
+int tsrv_wait_exit(tsrv *s, int timeout_ms);
 
 typedef struct tconn {
     int fd;

@@ -12,13 +12,19 @@
  *  - a node killed with -9 under a load of 20 games: every acknowledged
  *    move is stored, the other nodes go on, and a game whose deadline
  *    passes while its node is dead ends exactly once although both living
- *    nodes sweep it.
+ *    nodes sweep it;
+ *  - PostgreSQL restarted under load (a cluster of the test's own, so the
+ *    other suites' database stays up): both nodes exit 75, start again
+ *    once it is back, and every acknowledged move is stored
+ *    (docs/scale.md "What fails how").
  */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "helper.h"
 
@@ -28,6 +34,7 @@
 static tsrv N[NODES];
 static int started;
 static char DB[192];
+static char OWN_CLUSTER[64]; /* a test's own cluster (tests/pg/cluster.sh), stopped at the end */
 
 static void teardown(void)
 {
@@ -37,6 +44,13 @@ static void teardown(void)
         tsrv_cleanup(&N[i]);
     }
     started = 0;
+    if (OWN_CLUSTER[0]) {
+        char cmd[160];
+        snprintf(cmd, sizeof cmd, "sh tests/pg/cluster.sh stop %s", OWN_CLUSTER);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not stop the cluster in %s\n", OWN_CLUSTER);
+        OWN_CLUSTER[0] = '\0';
+    }
 }
 
 TestSuite(nodes, .fini = teardown, .timeout = 240);
@@ -414,4 +428,143 @@ Test(nodes, a_payload_that_is_not_an_event_is_ignored_counted_and_events_still_c
     free(m);
     tc_close(a);
     tc_close(b);
+}
+
+/* ---- PostgreSQL restarted under load ------------------------------------ */
+
+#define RESTART_GAMES 8
+
+/* The side to move of gid, on c, plays its first legal move at ply: 1 when
+ * it is acknowledged, 2 when the game has no legal move left, 0 when the
+ * move or the look at the game before it is not answered ok (an error, or
+ * the connection closed). No assertion: the database may be going down. */
+static int try_move(tconn *c, long long gid, int ply)
+{
+    if (!tc_sendf(c, "{\"type\":\"game\",\"id\":\"g\",\"game\":%lld}\n", gid))
+        return 0;
+    cJSON *r = tc_reply(c, T_TIMEOUT_MS);
+    const cJSON *g = r ? cJSON_GetObjectItemCaseSensitive(r, "game") : NULL;
+    const cJSON *lm = g ? cJSON_GetObjectItemCaseSensitive(g, "legal_moves") : NULL;
+    int rc = 0;
+    if (!r || strcmp(t_str(r, "type"), "ok") != 0 || !cJSON_IsArray(lm))
+        goto out;
+    if (cJSON_GetArraySize(lm) == 0) {
+        rc = 2;
+        goto out;
+    }
+    if (!tc_sendf(c, "{\"type\":\"move\",\"id\":\"m\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}\n",
+                  gid, ply, cJSON_GetArrayItem(lm, 0)->valuestring))
+        goto out;
+    cJSON *a = tc_reply(c, T_TIMEOUT_MS);
+    rc = a && strcmp(t_str(a, "type"), "ok") == 0;
+    cJSON_Delete(a);
+out:
+    cJSON_Delete(r);
+    return rc;
+}
+
+Test(nodes, postgresql_restarted_under_load_the_nodes_exit_75_and_come_back_with_every_acknowledged_move)
+{
+    if (!getenv("QK_TEST_PG_URL"))
+        cr_skip_test("QK_TEST_PG_URL is not set (make test-pg sets it)");
+    snprintf(OWN_CLUSTER, sizeof OWN_CLUSTER, "/tmp/qk-pg-restart-XXXXXX");
+    cr_assert_not_null(mkdtemp(OWN_CLUSTER));
+    char cmd[192];
+    snprintf(cmd, sizeof cmd, "sh tests/pg/cluster.sh start %s >/dev/null", OWN_CLUSTER);
+    cr_assert_eq(system(cmd), 0, "a cluster of the test's own");
+    snprintf(cmd, sizeof cmd, "%s/url", OWN_CLUSTER);
+    FILE *f = fopen(cmd, "r");
+    cr_assert_not_null(f);
+    cr_assert_not_null(fgets(DB, sizeof DB, f));
+    fclose(f);
+    DB[strcspn(DB, "\n")] = '\0';
+    const char *env = "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off";
+    for (int i = 0; i < 2; i++) {
+        tsrv_start_on(&N[i], DB, false, env);
+        started = i + 1;
+    }
+    /* White on node 0, black on node 1. */
+    tconn *w[RESTART_GAMES], *b[RESTART_GAMES];
+    long long gid[RESTART_GAMES];
+    int acked[RESTART_GAMES] = {0};
+    char wn[RESTART_GAMES][16], bn[RESTART_GAMES][16];
+    for (int i = 0; i < RESTART_GAMES; i++) {
+        snprintf(wn[i], sizeof wn[i], "rw%d", i);
+        snprintf(bn[i], sizeof bn[i], "rb%d", i);
+        w[i] = tc_open(N[0].port);
+        b[i] = tc_open(N[1].port);
+        t_register(w[i], wn[i]);
+        t_register(b[i], bn[i]);
+        gid[i] = t_new_game(w[i], b[i], bn[i], "alquerque");
+        cr_assert_eq(try_move(w[i], gid[i], 0), 1, "game %d's first move", i);
+        acked[i] = 1;
+    }
+    /* The load goes on while an operator restarts PostgreSQL (fast: its
+     * sessions are cut): each game plays until a move is not answered ok. */
+    pid_t op = fork();
+    cr_assert_geq(op, 0);
+    if (op == 0) {
+        execl("/bin/sh", "sh", "tests/pg/cluster.sh", "restart", OWN_CLUSTER, (char *)NULL);
+        _exit(127);
+    }
+    bool live[RESTART_GAMES];
+    int cut = 0, over = 0;
+    for (int i = 0; i < RESTART_GAMES; i++)
+        live[i] = true;
+    for (int round = 0; round < 1000 && cut + over < RESTART_GAMES; round++) {
+        for (int i = 0; i < RESTART_GAMES; i++) {
+            if (!live[i])
+                continue;
+            int rc = try_move(acked[i] % 2 == 0 ? w[i] : b[i], gid[i], acked[i]);
+            if (rc == 1)
+                acked[i]++;
+            else {
+                live[i] = false;
+                cut += rc == 0;
+                over += rc == 2;
+            }
+        }
+        usleep(10 * 1000);
+    }
+    int st;
+    cr_assert_eq(waitpid(op, &st, 0), op);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "cluster.sh restart failed");
+    cr_assert_gt(cut, 0, "no game was playing when PostgreSQL went down (%d ended first)", over);
+    /* Both nodes lost their connection and said so by their status: 75,
+     * EX_TEMPFAIL, which deploy/qirkatd.service restarts. */
+    for (int i = 0; i < 2; i++) {
+        int code = tsrv_wait_exit(&N[i], 30000);
+        cr_assert_eq(code, 75, "node %d exited %d (see %s)", i, code, N[i].log);
+    }
+    /* The supervisor's part: start them again; the clients reconnect. */
+    for (int i = 0; i < 2; i++)
+        tsrv_restart(&N[i], env);
+    for (int i = 0; i < RESTART_GAMES; i++) {
+        tc_close(w[i]);
+        tc_close(b[i]);
+        w[i] = login(0, wn[i]);
+        b[i] = login(1, bn[i]);
+        cJSON *g = t_game(w[i], gid[i]);
+        /* Every acknowledged move is there; the one cut may have committed
+         * unanswered. */
+        cr_assert_geq(t_int(g, "ply"), acked[i], "game %d lost an acknowledged move", i);
+        cr_assert_leq(t_int(g, "ply"), acked[i] + 1, "game %d", i);
+        acked[i] = (int)t_int(g, "ply");
+        cJSON_Delete(g);
+    }
+    /* And play goes on. */
+    for (int round = 0; round < 4; round++)
+        for (int i = 0; i < RESTART_GAMES; i++) {
+            int rc = try_move(acked[i] % 2 == 0 ? w[i] : b[i], gid[i], acked[i]);
+            cr_assert_neq(rc, 0, "game %d: a move after the restart", i);
+            acked[i] += rc == 1;
+        }
+    for (int i = 0; i < RESTART_GAMES; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT count(*) FROM moves WHERE game_id = %lld", gid[i]);
+        cr_assert_eq(t_pg_count(DB, sql), acked[i], "game %d: stored moves = acknowledged", i);
+        tc_close(w[i]);
+        tc_close(b[i]);
+    }
+    cr_log_info("PostgreSQL restart: %d games cut mid-play, %d ended before", cut, over);
 }

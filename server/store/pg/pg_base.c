@@ -335,9 +335,14 @@ static void lose(pg_store *s, const char *why)
         return;
     s->lost = true;
     log_error("postgresql: connection lost: %s", why);
-    /* Every query in the FIFO fails; tasks waiting on them resume with
-     * STORE_EIO and answer `internal`; commits in flight report EIO, so
-     * nothing of theirs is acknowledged. */
+    /* The server is told first (pg_core.c "Lost connection"): a node exits
+     * there, before a COMMIT in flight could be reported as failed, since
+     * its outcome is unknown, not "committed but not durable". */
+    if (s->on_lost)
+        s->on_lost(s->lost_arg);
+    /* Without such a callback (tools, tests) every query in the FIFO
+     * fails: tasks waiting on them resume with STORE_EIO; commits in
+     * flight report EIO, so nothing of theirs is acknowledged. */
     while (s->head) {
         pg_req *r = s->head;
         s->head = r->next;
@@ -350,8 +355,6 @@ static void lose(pg_store *s, const char *why)
     s->tail = &s->head;
     s->unsent = NULL;
     s->gate = NULL;
-    if (s->on_lost)
-        s->on_lost(s->lost_arg);
 }
 
 /* Read what arrived; deliver notifications; complete what is answered. */

@@ -19,12 +19,13 @@
  * and its checkpoints, the journal limit (PostgreSQL's own checkpointer
  * and max_wal_size bound its WAL): those entries are no-ops here.
  *
- * Lost connection. If the connection breaks, every query in flight fails
- * (STORE_EIO: the requests are answered `internal`, commits in flight
- * report EIO and their answers are never sent); the server is told
- * (pg_store.on_lost, set by pg.c) and stops, to be restarted by its
- * supervisor (deploy/qirkatd.service Restart=on-failure), while haproxy
- * sends its clients to the other nodes (docs/scale.md "What fails how").
+ * Lost connection. If the connection breaks, the server is told first
+ * (pg_store.on_lost, set by pg.c) and exits at once with status 75, to be
+ * restarted by its supervisor (deploy/qirkatd.service Restart=on-failure),
+ * while haproxy sends its clients to the other nodes (docs/scale.md "What
+ * fails how"): a COMMIT in flight has an unknown outcome, and nothing of
+ * its batch was answered. Without that callback (tools, tests) every query
+ * in flight fails with STORE_EIO and commits in flight report EIO.
  */
 #include "store/pg/pg_areas.h"
 
