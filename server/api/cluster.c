@@ -11,6 +11,8 @@
 
 #include "api/fanout.h"
 #include "game/games.h"
+#include "game/svc.h"
+#include "qk_proto.h"
 #include "store/pg.h"
 #include "util/log.h"
 #include "util/metrics.h"
@@ -29,6 +31,7 @@ static void deliver(void *ctx, const char *name, const cJSON *ev, const events_t
             goto oom;
     if (!cJSON_AddStringToObject(p, "n", c->node) || !cJSON_AddStringToObject(p, "e", name) ||
         !cJSON_AddNumberToObject(p, "g", (double)to->game_id) ||
+        !qk_json_add_int(p, "t", svc_now(c->api->svc)) ||
         !cJSON_AddBoolToObject(p, "a", to->all) || !cJSON_AddBoolToObject(p, "p", to->players_only) ||
         !cJSON_AddItemReferenceToObject(p, "ev", (cJSON *)ev))
         goto oom;
@@ -60,7 +63,8 @@ static bool online(void *ctx, int64_t user_id)
     return c->local.online && c->local.online(c->local.ctx, user_id);
 }
 
-const char *const cluster_outcomes[CLUSTER_OUTCOMES] = {"sent", "received", "too_big", "bad"};
+const char *const cluster_outcomes[CLUSTER_OUTCOMES] = {"sent", "received", "too_big", "bad",
+                                                          "applied"};
 
 typedef struct received {
     cluster *c;
@@ -71,6 +75,31 @@ static int64_t num(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+}
+
+/* A move event of game id applied to this node's cached game (or the
+ * game is not cached here): true; false when the game must be read again
+ * (games_apply_move()). Only a move carries what changed; every other
+ * event of a game is read again. */
+static bool applied(cluster *c, const char *name, const cJSON *ev, int64_t id, int64_t at)
+{
+    if (strcmp(name, "move") != 0)
+        return false;
+    const cJSON *ply = cJSON_GetObjectItemCaseSensitive(ev, "ply");
+    const cJSON *dl = cJSON_GetObjectItemCaseSensitive(ev, "deadline");
+    const char *mv = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "move"));
+    const char *pos = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "position"));
+    const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "status"));
+    if (!cJSON_IsNumber(ply) || !(cJSON_IsNumber(dl) || cJSON_IsNull(dl)) || !st ||
+        strcmp(st, "active") != 0 || at <= 0)
+        return false;
+    int rc = games_apply_move(c->api->svc->games, id, (int64_t)ply->valuedouble, mv, pos,
+                             cJSON_IsNumber(dl) ? (int64_t)dl->valuedouble : -1, at);
+    if (rc == 0) {
+        c->applied++;
+        metric_inc(c->m_events, CLUSTER_APPLIED, 0);
+    }
+    return rc >= 0;
 }
 
 /* Another node's event, between requests. */
@@ -106,7 +135,7 @@ static void received_fn(void *arg)
         .players_only = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "p")),
     };
     gsvc *g = c->api->svc;
-    if (to.game_id > 0) {
+    if (to.game_id > 0 && !applied(c, e->valuestring, ev, to.game_id, num(p, "t"))) {
         /* What this node holds of the game is older than the database. */
         games_forget(g->games, to.game_id);
         g->wake_dirty = true;

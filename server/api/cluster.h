@@ -10,11 +10,14 @@
  * order, and never when it is rolled back. A node that receives a payload
  * from another node delivers the event to its own connections exactly as
  * the maker would have (the same recipients, so players and watchers on
- * every node see every move), and forgets what it caches of the game the
- * event concerns (game/games.h games_forget: position, clocks, legal
- * moves are read again from the database on next use) and re-arms its
- * deadline timer from the database (a game made or moved elsewhere
- * changes the next deadline). The receiving work runs as a task
+ * every node see every move). A move event is applied to the game the
+ * node caches when it can be (game/games.h games_apply_move: the position
+ * checked against the event's); for any other event about a game, or a
+ * move that cannot be applied, the node forgets what it caches of the game
+ * (games_forget: position, clocks, legal moves are read again from the
+ * database on next use) and re-arms its deadline timer from the database
+ * (a game made or moved elsewhere changes the next deadline). The payload
+ * carries the sending node's clock ("t", UTC ms): an applied move's time. The receiving work runs as a task
  * (util/task.h), between requests, never while a handler holds a game.
  *
  * An event too big for a NOTIFY payload (PostgreSQL's limit is 8000 bytes)
@@ -39,13 +42,21 @@ typedef struct cluster {
     event_sink local; /* fanout_sink(api) */
     char node[17];    /* this node's id: 16 hex digits, random per start */
     uint64_t sent, received, too_big, bad;
-    /* qirkat_cluster_events_total{outcome}, CLUSTER_SENT..CLUSTER_BAD
+    uint64_t applied; /* received move events applied to a cached game (games_apply_move) */
+    /* qirkat_cluster_events_total{outcome}, CLUSTER_SENT..CLUSTER_APPLIED
      * (set by the server after cluster_init; NULL = none) */
     struct metric *m_events;
 } cluster;
 
 /* The outcomes of m_events, in the order of cluster_outcomes. */
-enum { CLUSTER_SENT, CLUSTER_RECEIVED, CLUSTER_TOO_BIG, CLUSTER_BAD, CLUSTER_OUTCOMES };
+enum {
+    CLUSTER_SENT,
+    CLUSTER_RECEIVED,
+    CLUSTER_TOO_BIG,
+    CLUSTER_BAD,
+    CLUSTER_APPLIED,
+    CLUSTER_OUTCOMES
+};
 extern const char *const cluster_outcomes[CLUSTER_OUTCOMES];
 
 /* Set c up over a (whose svc's store must be PostgreSQL): a fresh node

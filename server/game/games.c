@@ -607,6 +607,46 @@ void games_forget(games *gs, int64_t id)
     reg_remove(&gs->cache, n);
 }
 
+static void keep_legal(games *gs, game *g);
+static void set_wake(games *gs, game *g);
+
+int games_apply_move(games *gs, int64_t id, int64_t ply, const char *move, const char *position,
+                     int64_t deadline, int64_t at)
+{
+    reg_node *n = reg_first(&gs->cache, id);
+    if (!n)
+        return 1;
+    game *g = n->val;
+    if (g->status != GAME_ACTIVE || g->ply != ply || g->tc.kind == TC_LIVE || !move || !position)
+        return -1;
+    qk_move m;
+    if (qk_move_parse(&g->v, &g->pos, move, &m) != QK_OK)
+        return -1;
+    qk_pos after = g->pos;
+    qk_undo u;
+    qk_pos_make(&g->v, &after, &m, &u);
+    qk_result result;
+    qk_reason reason;
+    char pos[QK_POS_STRLEN];
+    /* The end of a game changes more than a move (result, ratings,
+     * records): that is read again whole. */
+    if (qk_pos_status(&g->v, &after, &result, &reason) ||
+        qk_pos_format(&g->v, &after, pos, sizeof pos) < 0 || strcmp(pos, position) != 0)
+        return -1;
+    int64_t mover = games_turn_user(g);
+    if (push_move(g, move) != 0)
+        return -1;
+    g->pos = after;
+    g->last_mover = mover;
+    g->last_move = m;
+    g->draw_offer = -1; /* a move declines a standing offer */
+    g->updated = at;
+    g->deadline = deadline;
+    set_wake(gs, g);
+    keep_legal(gs, g);
+    return 0;
+}
+
 static void trim_one(games *gs, int64_t id)
 {
     reg_node *n = reg_first(&gs->cache, id);
@@ -742,8 +782,6 @@ static void end_game(games *gs, game *g, qk_result result, qk_reason reason)
     g->result = result;
     g->reason = reason;
 }
-
-static void keep_legal(games *gs, game *g);
 
 /* When the deadline timer must look at g next (its deadline, or the
  * warning before a correspondence deadline not yet warned of). */

@@ -163,6 +163,17 @@ int games_from_row(games *gs, const store_game *row, game **out);
 void games_release(game *g);
 /* Drop a cached game (reloaded on next use). */
 void games_forget(games *gs, int64_t id);
+/* Another node's move event (issue 22, docs/scale.md "Caches stay
+ * right"): the move text played at ply, the position string after it
+ * (RULES.md section 1), the deadline after it (-1: none) and the moment it
+ * was made (UTC ms), applied to the cached game instead of reading it all
+ * again. Applied only when the game is cached, active, at that ply,
+ * without a live clock (its running clock is this node's), the move is
+ * legal here, it does not end the game and it leads to that very
+ * position: 0 then. 1: the game is not cached (nothing to refresh). -1:
+ * not applied and nothing changed; the caller forgets the game. */
+int games_apply_move(games *gs, int64_t id, int64_t ply, const char *move, const char *position,
+                     int64_t deadline, int64_t at);
 /* Game id is about to change in memory along with the batch's writes:
  * if the batch is lost it is forgotten (and reloaded from the database). */
 void games_touch(games *gs, int64_t id);

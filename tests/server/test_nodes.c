@@ -180,9 +180,28 @@ static void play_across_nodes(const char *variant, int k)
     cJSON_Delete(rec);
 }
 
+/* The value of a counter line of node i's /metrics (its --http). */
+static long long metric(int i, const char *line)
+{
+    int status = 0;
+    char *m = t_http_get(N[i].http_port, "/metrics", &status);
+    cr_assert_eq(status, 200);
+    const char *at = strstr(m, line);
+    cr_assert_not_null(at, "no %s in node %d's metrics", line, i);
+    long long v = strtoll(at + strlen(line), NULL, 10);
+    free(m);
+    return v;
+}
+
 Test(nodes, a_recorded_game_of_every_variant_with_its_players_and_watcher_on_three_nodes)
 {
-    start_nodes(NODES, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off");
+    if (!getenv("QK_TEST_PG_URL"))
+        cr_skip_test("QK_TEST_PG_URL is not set (make test-pg sets it)");
+    t_pg_new_db(DB, sizeof DB);
+    for (int i = 0; i < NODES; i++) {
+        tsrv_start_on(&N[i], DB, true, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off");
+        started = i + 1;
+    }
     static const char *const variants[] = {
         "alquerque",           "alquerque-traditional", "alquerque-brainking",
         "alquerque-stoep-short", "alquerque-stoep-long", "alquerkonane-8x8",
@@ -190,6 +209,14 @@ Test(nodes, a_recorded_game_of_every_variant_with_its_players_and_watcher_on_thr
     };
     for (int k = 0; k < (int)(sizeof variants / sizeof variants[0]); k++)
         play_across_nodes(variants[k], k);
+    /* The other nodes' move events were applied to the cached games (black's
+     * node, the watcher's), not read again: the legal moves compared above
+     * at every ply were those of the applied moves. */
+    const char *applied = "qirkat_cluster_events_total{outcome=\"applied\"} ";
+    long long on1 = metric(1, applied), on2 = metric(2, applied);
+    cr_assert_gt(on1, 100, "node 1 applied %lld move events", on1);
+    cr_assert_gt(on2, 100, "node 2 applied %lld move events", on2);
+    cr_log_info("move events applied to cached games: node 1 %lld, node 2 %lld", on1, on2);
 }
 
 Test(nodes, two_moves_for_one_ply_on_two_nodes_one_is_acknowledged_100_times)
