@@ -431,6 +431,11 @@ fail_uv:
 fail_hints:
     heartbeat_stop(&s->beat);
 fail_api:
+    if (s->clustered) {
+        cluster_close(&s->cluster);
+        cluster_free(&s->cluster);
+        s->clustered = false;
+    }
     heartbeat_free(&s->beat);
     dispatch_drop_held(&s->api);
     api_free(&s->api);
@@ -633,6 +638,8 @@ static void stop_finish(srv *s)
         s->stop_timer_open = false;
         uv_close((uv_handle_t *)&s->stop_timer, NULL);
     }
+    if (s->clustered)
+        cluster_close(&s->cluster);
     if (s->handles_open) {
         s->handles_open = false;
         uv_close((uv_handle_t *)&s->prep, NULL);
@@ -716,6 +723,8 @@ void srv_close(srv *s)
     corr_free(&s->svc);
     heartbeat_free(&s->beat);
     dispatch_drop_held(&s->api);
+    if (s->clustered)
+        cluster_free(&s->cluster);
     api_free(&s->api);
     net_free(&s->net);
     store_close(s->store);

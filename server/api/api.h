@@ -59,6 +59,11 @@ typedef struct api {
     /* Request lines held while the store holds writes (dispatch.h
      * dispatch_release), oldest first; owned. */
     struct held_line *held, **held_tail;
+    /* Told when a user's first connection here logs in (true) and when the
+     * last one logs out or closes (false): api/cluster.c tells the other
+     * nodes. NULL = nobody. */
+    void (*presence)(void *ctx, int64_t user_id, bool online);
+    void *presence_ctx;
 } api;
 
 /* Set a up over net and svc (both borrowed). rate all zero = the

@@ -3,6 +3,7 @@
  */
 #include "api/cluster.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,10 @@
 #include "util/metrics.h"
 #include "util/task.h"
 
-static void deliver(void *ctx, const char *name, const cJSON *ev, const events_to *to)
+/* Publish an event to the other nodes (the payload's shape is checked by
+ * received_fn). */
+static void publish(cluster *c, const char *name, const cJSON *ev, const events_to *to)
 {
-    cluster *c = ctx;
-    c->local.deliver(c->local.ctx, name, ev, to);
     cJSON *p = cJSON_CreateObject();
     cJSON *u = p ? cJSON_AddArrayToObject(p, "u") : NULL;
     if (!u)
@@ -57,10 +58,168 @@ oom:
     log_error("cluster: out of memory: %s not published", name);
 }
 
+static void deliver(void *ctx, const char *name, const cJSON *ev, const events_to *to)
+{
+    cluster *c = ctx;
+    c->local.deliver(c->local.ctx, name, ev, to);
+    publish(c, name, ev, to);
+}
+
+/* ---- presence across nodes -------------------------------------------- */
+
+/* The slot of peer node id (learnt now if new; its last word is now): an
+ * index of c->peers, or -1 when CLUSTER_PEERS are known already. */
+static int peer_slot(cluster *c, const char *id)
+{
+    uint64_t now = uv_now(c->api->loop);
+    int free_slot = -1;
+    for (int i = 0; i < CLUSTER_PEERS; i++) {
+        if (c->peers[i].seen && strcmp(c->peers[i].node, id) == 0) {
+            c->peers[i].seen = now;
+            return i;
+        }
+        if (!c->peers[i].seen && free_slot < 0)
+            free_slot = i;
+    }
+    if (free_slot >= 0) {
+        snprintf(c->peers[free_slot].node, sizeof c->peers[free_slot].node, "%s", id);
+        c->peers[free_slot].seen = now;
+    }
+    return free_slot;
+}
+
+/* The entry of (user, slot) in c->remote, or NULL. */
+static reg_node *remote_entry(cluster *c, int64_t user, int slot)
+{
+    return reg_find(&c->remote, user, (void *)(uintptr_t)(slot + 1));
+}
+
+static void remote_set(cluster *c, int64_t user, int slot, bool on)
+{
+    reg_node *n = remote_entry(c, user, slot);
+    if (on && !n && !reg_add(&c->remote, user, (void *)(uintptr_t)(slot + 1)))
+        log_warn("cluster: out of memory: user %lld's presence on another node not kept",
+                 (long long)user);
+    if (!on && n)
+        reg_remove(&c->remote, n);
+}
+
+/* Forget everything of peer slot (it went silent, or said hello again). */
+static void peer_forget(cluster *c, int slot)
+{
+    for (size_t b = 0; b < c->remote.nbuckets; b++)
+        for (reg_node *n = c->remote.buckets[b], *next; n; n = next) {
+            next = n->next;
+            if (n->val == (void *)(uintptr_t)(slot + 1))
+                reg_remove(&c->remote, n);
+        }
+}
+
+/* This node's online users in `_present` events of at most
+ * CLUSTER_PRESENT_CHUNK ids each (an answer to another node's `_hello`). */
+static void publish_present(cluster *c)
+{
+    registry *users = &c->api->users;
+    cJSON *ev = NULL, *ids = NULL;
+    int n = 0;
+    events_to to = {.users = {0, 0}};
+    for (size_t b = 0; b < users->nbuckets; b++)
+        for (const reg_node *k = users->buckets[b]; k; k = k->next) {
+            /* One entry per user: the first connection of its key. */
+            if (reg_first(users, k->key) != k)
+                continue;
+            if (!ev) {
+                ev = cJSON_CreateObject();
+                ids = ev ? cJSON_AddArrayToObject(ev, "users") : NULL;
+                if (!ids)
+                    goto oom;
+            }
+            if (!cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)k->key)))
+                goto oom;
+            if (++n == CLUSTER_PRESENT_CHUNK) {
+                publish(c, "_present", ev, &to);
+                cJSON_Delete(ev);
+                ev = NULL;
+                n = 0;
+            }
+        }
+    if (ev)
+        publish(c, "_present", ev, &to);
+    cJSON_Delete(ev);
+    return;
+oom:
+    cJSON_Delete(ev);
+    log_error("cluster: out of memory: this node's presence list not published");
+}
+
+/* Another node's word about presence (`_presence`, `_present`, `_hello`,
+ * `_alive`): see cluster.h "Presence". */
+static void peer_event(cluster *c, const char *node, const char *name, const cJSON *ev,
+                       int64_t user)
+{
+    int slot = peer_slot(c, node);
+    if (slot < 0) {
+        log_warn("cluster: more than %d nodes: node %s's presence not kept", CLUSTER_PEERS, node);
+        return;
+    }
+    if (strcmp(name, "_presence") == 0 && user > 0) {
+        remote_set(c, user, slot, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "on")));
+    } else if (strcmp(name, "_present") == 0) {
+        const cJSON *id;
+        cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(ev, "users"))
+            if (cJSON_IsNumber(id) && id->valuedouble > 0)
+                remote_set(c, (int64_t)id->valuedouble, slot, true);
+    } else if (strcmp(name, "_hello") == 0) {
+        /* A node that (re)started knows nobody: tell it who is here. */
+        peer_forget(c, slot);
+        publish_present(c);
+    }
+}
+
+static void presence_changed(void *ctx, int64_t user, bool on)
+{
+    cluster *c = ctx;
+    cJSON *ev = cJSON_CreateObject();
+    if (!ev || !cJSON_AddBoolToObject(ev, "on", on)) {
+        cJSON_Delete(ev);
+        log_error("cluster: out of memory: user %lld's presence not published", (long long)user);
+        return;
+    }
+    events_to to = {.users = {user, 0}};
+    publish(c, "_presence", ev, &to);
+    cJSON_Delete(ev);
+}
+
+/* Every CLUSTER_ALIVE_MS: say this node is alive (the first time, hello
+ * too); forget the peers silent for CLUSTER_SILENT_MS. */
+static void beat_cb(uv_timer_t *h)
+{
+    cluster *c = h->data;
+    events_to to = {.users = {0, 0}};
+    cJSON *ev = cJSON_CreateObject();
+    if (!ev)
+        return;
+    if (!c->said_hello) {
+        c->said_hello = true;
+        publish(c, "_hello", ev, &to);
+    }
+    publish(c, "_alive", ev, &to);
+    cJSON_Delete(ev);
+    uint64_t now = uv_now(c->api->loop);
+    for (int i = 0; i < CLUSTER_PEERS; i++)
+        if (c->peers[i].seen && now - c->peers[i].seen > CLUSTER_SILENT_MS) {
+            log_info("cluster: node %s silent for %d ms: its users count as offline",
+                     c->peers[i].node, CLUSTER_SILENT_MS);
+            peer_forget(c, i);
+            c->peers[i].seen = 0;
+        }
+}
+
 static bool online(void *ctx, int64_t user_id)
 {
     cluster *c = ctx;
-    return c->local.online && c->local.online(c->local.ctx, user_id);
+    return (c->local.online && c->local.online(c->local.ctx, user_id)) ||
+           reg_first(&c->remote, user_id) != NULL;
 }
 
 const char *const cluster_outcomes[CLUSTER_OUTCOMES] = {"sent", "received", "too_big", "bad",
@@ -127,6 +286,13 @@ static void received_fn(void *arg)
     }
     c->received++;
     metric_inc(c->m_events, CLUSTER_RECEIVED, 0);
+    if (e->valuestring[0] == '_') {
+        /* Between nodes only: never delivered to a connection. */
+        peer_event(c, n->valuestring, e->valuestring, ev,
+                   (int64_t)cJSON_GetArrayItem(u, 0)->valuedouble);
+        cJSON_Delete(p);
+        return;
+    }
     events_to to = {
         .users = {(int64_t)cJSON_GetArrayItem(u, 0)->valuedouble,
                   (int64_t)cJSON_GetArrayItem(u, 1)->valuedouble},
@@ -174,7 +340,33 @@ int cluster_init(cluster *c, api *a)
         return -1;
     }
     log_info("cluster: node %s listens on %s", c->node, STORE_PG_CHANNEL);
+    reg_init(&c->remote);
+    if (uv_timer_init(a->loop, &c->beat) != 0) {
+        log_error("cluster: no timer for the presence heartbeat");
+        return -1;
+    }
+    c->beat.data = c;
+    c->beat_open = true;
+    /* The first beat (hello) once the loop runs. */
+    uv_timer_start(&c->beat, beat_cb, 0, CLUSTER_ALIVE_MS);
+    uv_unref((uv_handle_t *)&c->beat);
+    a->presence = presence_changed;
+    a->presence_ctx = c;
     return 0;
+}
+
+void cluster_close(cluster *c)
+{
+    c->api->presence = NULL;
+    if (c->beat_open) {
+        c->beat_open = false;
+        uv_close((uv_handle_t *)&c->beat, NULL);
+    }
+}
+
+void cluster_free(cluster *c)
+{
+    reg_free(&c->remote);
 }
 
 event_sink cluster_sink(cluster *c)

@@ -26,6 +26,20 @@
  * games is ~2 KB; a tournament's round start with many pairings is the
  * case that could exceed it).
  *
+ * Presence. Whether a user is online (which decides whether a your-turn
+ * notice is stored for a move of a game without a deadline, game/notify.h)
+ * is known across nodes: a node publishes `_presence` {"on": bool} for a
+ * user when the user's first connection there logs in and when the last
+ * one goes (api.presence), `_alive` every CLUSTER_ALIVE_MS, and `_hello`
+ * once at start, which the others answer with `_present` {"users": [...]}
+ * (their online users). A user counts as online on this node when online
+ * here or on a peer heard from within CLUSTER_SILENT_MS; a peer silent
+ * longer (dead) is forgotten with its users. The errors lean to "offline"
+ * (a notice stored that was not needed), except for a peer killed with its
+ * users connected: they count as online for up to CLUSTER_SILENT_MS, and
+ * reconnect meanwhile. Events whose name starts with '_' are between
+ * nodes only: never delivered to a connection.
+ *
  * With SQLite (one node) nothing of this runs: cluster_sink() is never
  * installed.
  */
@@ -37,10 +51,26 @@
 
 #define CLUSTER_PAYLOAD_MAX 7900 /* bytes; PostgreSQL's NOTIFY limit is 8000 */
 
+/* Presence (see the top): peers kept, heartbeat period, silence after which
+ * a peer's users count as offline (ms), ids per `_present` event. */
+#define CLUSTER_PEERS 64
+#define CLUSTER_ALIVE_MS 5000
+#define CLUSTER_SILENT_MS 15000
+#define CLUSTER_PRESENT_CHUNK 300
+
+typedef struct cluster_peer {
+    char node[17];
+    uint64_t seen; /* uv_now() of its last word; 0 = a free slot */
+} cluster_peer;
+
 typedef struct cluster {
     api *api;         /* borrowed */
     event_sink local; /* fanout_sink(api) */
     char node[17];    /* this node's id: 16 hex digits, random per start */
+    cluster_peer peers[CLUSTER_PEERS];
+    registry remote; /* user id -> (slot in peers + 1): online on that node */
+    uv_timer_t beat;  /* every CLUSTER_ALIVE_MS: `_alive` (and `_hello` first) */
+    bool beat_open, said_hello;
     uint64_t sent, received, too_big, bad;
     uint64_t applied; /* received move events applied to a cached game (games_apply_move) */
     /* qirkat_cluster_events_total{outcome}, CLUSTER_SENT..CLUSTER_APPLIED
@@ -60,8 +90,14 @@ enum {
 extern const char *const cluster_outcomes[CLUSTER_OUTCOMES];
 
 /* Set c up over a (whose svc's store must be PostgreSQL): a fresh node
- * id, the local sink, and LISTEN's callback. 0, or -1 (logged). */
+ * id, the local sink, LISTEN's callback, the presence heartbeat on a's
+ * loop and a's presence hook. 0, or -1 (logged). */
 int cluster_init(cluster *c, api *a);
+/* The server stops: the heartbeat's timer closes (while the loop runs)
+ * and presence is no longer published. */
+void cluster_close(cluster *c);
+/* After uv_run returned: free what presence holds. */
+void cluster_free(cluster *c);
 /* The sink to install as the service's (svc.sink): local delivery and
  * publication. c must outlive it. */
 event_sink cluster_sink(cluster *c);

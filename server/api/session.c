@@ -59,6 +59,7 @@ int session_login(api *a, conn *c, int64_t user_id, const char *username, bool b
         session_user *u = malloc(sizeof *u);
         if (!u)
             return -1;
+        bool first = reg_first(&a->users, user_id) == NULL;
         reg_node *n = reg_add(&a->users, user_id, c);
         if (!n) {
             free(u);
@@ -69,6 +70,8 @@ int session_login(api *a, conn *c, int64_t user_id, const char *username, bool b
         fill_login(u, username, bot, token_hash);
         se->login = u;
         se->user_id = user_id;
+        if (first && a->presence)
+            a->presence(a->presence_ctx, user_id, true);
     }
     se->logged_in_once = true;
     return 0;
@@ -92,6 +95,8 @@ void session_logout(api *a, conn *c)
         reg_remove(&a->users, se->login->node);
         free(se->login);
         se->login = NULL;
+        if (a->presence && !reg_first(&a->users, se->user_id))
+            a->presence(a->presence_ctx, se->user_id, false);
     }
     se->user_id = 0;
 }

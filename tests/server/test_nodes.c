@@ -595,3 +595,77 @@ Test(nodes, postgresql_restarted_under_load_the_nodes_exit_75_and_come_back_with
     }
     cr_log_info("PostgreSQL restart: %d games cut mid-play, %d ended before", cut, over);
 }
+
+/* ---- presence across nodes ------------------------------------------- */
+
+/* A game without a deadline stores a your-turn notice only for a player
+ * online nowhere (game/notify.h): with the opponent on another node that
+ * node's presence counts (api/cluster.h "Presence"). Events of one node
+ * reach another in the order it made them, so an event made after a
+ * presence change and seen on the other node shows that the change was
+ * seen there too. */
+static long long your_turn_rows(long long user)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM notifications n JOIN users u ON u.id = n.user_id "
+             "WHERE n.kind = 'your_turn' AND u.id = %lld",
+             user);
+    return t_pg_count(DB, sql);
+}
+
+/* The user id of name, from the database. */
+static long long user_id(const char *name)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT id FROM users WHERE username = '%s'", name);
+    return t_pg_count(DB, sql);
+}
+
+/* c (on one node) challenges `to` (on another, as conn to_c) to an
+ * unlimited game playing black; to_c sees the challenge event, accepts and
+ * plays white. The game id. */
+static long long game_from(tconn *c, tconn *to_c, const char *to)
+{
+    cJSON *r = tc_rpc(c, "{\"type\":\"challenge\",\"to\":\"%s\",\"variant\":\"alquerque\","
+                         "\"color\":\"black\"}",
+                      to);
+    t_ok(r, "challenge");
+    long long cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(to_c, "challenge", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "the challenge crossed");
+    cJSON_Delete(ev);
+    r = tc_rpc(to_c, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    t_ok(r, "accept");
+    long long gid = t_int(t_obj(r, "game"), "id");
+    cJSON_Delete(r);
+    return gid;
+}
+
+Test(nodes, a_player_online_on_another_node_gets_no_your_turn_notice_one_offline_does)
+{
+    start_nodes(2, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off");
+    tconn *alice = tc_open(N[0].port), *bob = tc_open(N[1].port), *carol = tc_open(N[1].port);
+    t_register(alice, "alice");
+    t_register(bob, "bob");
+    t_register(carol, "carol");
+    long long bob_id = user_id("bob");
+    /* Bob's login on node 1 reached node 0 before his challenge did. */
+    long long g1 = game_from(bob, alice, "alice");
+    long long g2 = game_from(bob, alice, "alice");
+    t_play_first(alice, g1);
+    cr_assert_eq(your_turn_rows(bob_id), 0, "bob is online on node 1: no notice stored");
+    /* Bob leaves; carol's challenge, made after, shows node 0 has heard. */
+    tc_close(bob);
+    cJSON *r = tc_rpc(carol, "{\"type\":\"challenge\",\"to\":\"alice\",\"variant\":\"alquerque\"}");
+    t_ok(r, "carol's challenge");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(alice, "challenge", T_TIMEOUT_MS);
+    cr_assert_not_null(ev);
+    cJSON_Delete(ev);
+    t_play_first(alice, g2);
+    cr_assert_eq(your_turn_rows(bob_id), 1, "bob is online nowhere: the notice is stored");
+    tc_close(alice);
+    tc_close(carol);
+}
