@@ -103,6 +103,13 @@ static const char *const pools[] = {"hints", "pairing", "password_checks"};
 static const char *tc_kinds[TC_KINDS];
 static const char *codes[QK_ERR__COUNT];
 
+static double read_peers(void *arg, int i, int j)
+{
+    (void)i;
+    (void)j;
+    return (double)cluster_peers(&((srv *)arg)->cluster);
+}
+
 static int transport_index(const conn *c)
 {
     return c->tp && strcmp(c->tp->name, "tcp") != 0;
@@ -366,14 +373,19 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
     if (store_is_pg(s->store)) {
         /* Several nodes may share the database: run work as tasks, so a
          * wait for PostgreSQL never blocks the loop, and publish events. */
-        if (task_enable(true) != 0 || cluster_init(&s->cluster, &s->api) != 0)
+        if (task_enable(true) != 0 ||
+            cluster_init(&s->cluster, &s->api, (uint64_t)cfg->cluster_silent_ms) != 0)
             goto fail_api;
         s->clustered = true;
         s->cluster.m_events = metrics_counter(
             &s->metrics, "qirkat_cluster_events_total",
             "Events between nodes on one PostgreSQL: published (NOTIFY), received from another "
-            "node, too big to publish, and received but not an event (ignored).",
+            "node, too big to publish, received but not an event (ignored), moves applied to a "
+            "cached game, and not published because no other node is alive.",
             "outcome", cluster_outcomes, CLUSTER_OUTCOMES, NULL, NULL, 0);
+        metrics_gauge(&s->metrics, "qirkat_cluster_peers",
+                      "Other nodes on the same PostgreSQL heard from within the last 15 s.", NULL,
+                      NULL, 1, read_peers, s);
         g->sink = cluster_sink(&s->cluster);
         store_pg_on_lost(s->store, database_lost, s);
     }

@@ -58,10 +58,29 @@ oom:
     log_error("cluster: out of memory: %s not published", name);
 }
 
+int cluster_peers(const cluster *c)
+{
+    int n = 0;
+    for (int i = 0; i < CLUSTER_PEERS; i++)
+        n += c->peers[i].seen != 0;
+    return n;
+}
+
+/* No other node is known (cluster.h "Alone"). */
+static bool alone(cluster *c)
+{
+    return uv_now(c->api->loop) - c->started >= c->silent_ms && cluster_peers(c) == 0;
+}
+
 static void deliver(void *ctx, const char *name, const cJSON *ev, const events_to *to)
 {
     cluster *c = ctx;
     c->local.deliver(c->local.ctx, name, ev, to);
+    if (alone(c)) {
+        c->alone++;
+        metric_inc(c->m_events, CLUSTER_ALONE, 0);
+        return;
+    }
     publish(c, name, ev, to);
 }
 
@@ -143,6 +162,9 @@ static void publish_present(cluster *c)
                 n = 0;
             }
         }
+    /* At least one list, empty too: the new node learns of this one at once. */
+    if (!ev && (ev = cJSON_CreateObject()) != NULL && !cJSON_AddArrayToObject(ev, "users"))
+        goto oom;
     if (ev)
         publish(c, "_present", ev, &to);
     cJSON_Delete(ev);
@@ -207,9 +229,9 @@ static void beat_cb(uv_timer_t *h)
     cJSON_Delete(ev);
     uint64_t now = uv_now(c->api->loop);
     for (int i = 0; i < CLUSTER_PEERS; i++)
-        if (c->peers[i].seen && now - c->peers[i].seen > CLUSTER_SILENT_MS) {
-            log_info("cluster: node %s silent for %d ms: its users count as offline",
-                     c->peers[i].node, CLUSTER_SILENT_MS);
+        if (c->peers[i].seen && now - c->peers[i].seen > c->silent_ms) {
+            log_info("cluster: node %s silent for %llu ms: its users count as offline",
+                     c->peers[i].node, (unsigned long long)c->silent_ms);
             peer_forget(c, i);
             c->peers[i].seen = 0;
         }
@@ -223,7 +245,7 @@ static bool online(void *ctx, int64_t user_id)
 }
 
 const char *const cluster_outcomes[CLUSTER_OUTCOMES] = {"sent", "received", "too_big", "bad",
-                                                          "applied"};
+                                                          "applied", "alone"};
 
 typedef struct received {
     cluster *c;
@@ -327,10 +349,11 @@ static void on_payload(void *arg, const char *payload)
     }
 }
 
-int cluster_init(cluster *c, api *a)
+int cluster_init(cluster *c, api *a, uint64_t silent_ms)
 {
     memset(c, 0, sizeof *c);
     c->api = a;
+    c->silent_ms = silent_ms ? silent_ms : CLUSTER_SILENT_MS;
     c->local = fanout_sink(a);
     unsigned char id[8];
     randombytes_buf(id, sizeof id);
@@ -347,7 +370,10 @@ int cluster_init(cluster *c, api *a)
     }
     c->beat.data = c;
     c->beat_open = true;
-    /* The first beat (hello) once the loop runs. */
+    c->started = uv_now(a->loop);
+    /* The first beat says hello, in the loop's first turn (timers run
+     * before it polls for connections): the nodes alive learn of this one
+     * (and publish to it) before it serves anyone. */
     uv_timer_start(&c->beat, beat_cb, 0, CLUSTER_ALIVE_MS);
     uv_unref((uv_handle_t *)&c->beat);
     a->presence = presence_changed;

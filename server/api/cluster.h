@@ -40,6 +40,15 @@
  * reconnect meanwhile. Events whose name starts with '_' are between
  * nodes only: never delivered to a connection.
  *
+ * Alone. A node that has heard of no other node (none within
+ * CLUSTER_SILENT_MS, and not in its own first CLUSTER_SILENT_MS) publishes
+ * no events but its `_alive`: nobody would read them, and each one cost
+ * PostgreSQL a NOTIFY at commit and this node its own payload back
+ * (docs/perf.md). A node that starts says `_hello` in its loop's first
+ * turn, before it accepts a connection, so the others publish to it from then on; they
+ * answer with `_present` (an empty list too), so it learns of them at
+ * once. Counted as qirkat_cluster_events_total{outcome="alone"}.
+ *
  * With SQLite (one node) nothing of this runs: cluster_sink() is never
  * installed.
  */
@@ -69,8 +78,11 @@ typedef struct cluster {
     char node[17];    /* this node's id: 16 hex digits, random per start */
     cluster_peer peers[CLUSTER_PEERS];
     registry remote; /* user id -> (slot in peers + 1): online on that node */
-    uv_timer_t beat;  /* every CLUSTER_ALIVE_MS: `_alive` (and `_hello` first) */
+    uv_timer_t beat;  /* every CLUSTER_ALIVE_MS: `_alive` */
     bool beat_open, said_hello;
+    uint64_t started; /* uv_now() at cluster_init */
+    uint64_t silent_ms; /* CLUSTER_SILENT_MS, or the tests' QK_CLUSTER_SILENT_MS */
+    uint64_t alone;   /* events not published: no other node (see "Alone") */
     uint64_t sent, received, too_big, bad;
     uint64_t applied; /* received move events applied to a cached game (games_apply_move) */
     /* qirkat_cluster_events_total{outcome}, CLUSTER_SENT..CLUSTER_APPLIED
@@ -85,19 +97,26 @@ enum {
     CLUSTER_TOO_BIG,
     CLUSTER_BAD,
     CLUSTER_APPLIED,
+    CLUSTER_ALONE,
     CLUSTER_OUTCOMES
 };
 extern const char *const cluster_outcomes[CLUSTER_OUTCOMES];
 
 /* Set c up over a (whose svc's store must be PostgreSQL): a fresh node
  * id, the local sink, LISTEN's callback, the presence heartbeat on a's
- * loop and a's presence hook. 0, or -1 (logged). */
-int cluster_init(cluster *c, api *a);
+ * loop (its first beat, in the loop's first turn, says `_hello`), a's
+ * presence hook. silent_ms: when a
+ * peer counts as gone (and a lone node stops publishing), 0 =
+ * CLUSTER_SILENT_MS. 0, or -1 (logged). */
+int cluster_init(cluster *c, api *a, uint64_t silent_ms);
 /* The server stops: the heartbeat's timer closes (while the loop runs)
  * and presence is no longer published. */
 void cluster_close(cluster *c);
 /* After uv_run returned: free what presence holds. */
 void cluster_free(cluster *c);
+/* The other nodes heard from within the silence period (a gauge of
+ * GET /metrics). */
+int cluster_peers(const cluster *c);
 /* The sink to install as the service's (svc.sink): local delivery and
  * publication. c must outlive it. */
 event_sink cluster_sink(cluster *c);

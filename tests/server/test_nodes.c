@@ -669,3 +669,58 @@ Test(nodes, a_player_online_on_another_node_gets_no_your_turn_notice_one_offline
     tc_close(alice);
     tc_close(carol);
 }
+
+/* ---- a node alone ---------------------------------------------------- */
+
+/* A node that has heard of no other node for the silence period publishes
+ * no events (api/cluster.h "Alone"); a node that starts says hello before
+ * it serves anyone, so the first node publishes to it at once: a
+ * challenge made on the old node right after the new one is up reaches
+ * its target there. */
+Test(nodes, a_node_alone_publishes_nothing_until_another_node_says_hello)
+{
+    if (!getenv("QK_TEST_PG_URL"))
+        cr_skip_test("QK_TEST_PG_URL is not set (make test-pg sets it)");
+    t_pg_new_db(DB, sizeof DB);
+    const char *env = "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=300";
+    tsrv_start_on(&N[0], DB, true, env);
+    started = 1;
+    tconn *a = tc_open(N[0].port), *b = tc_open(N[0].port);
+    t_register(a, "lone_a");
+    t_register(b, "lone_b");
+    usleep(400 * 1000); /* past the silence period: alone */
+    cJSON *r = tc_rpc(a, "{\"type\":\"challenge\",\"to\":\"lone_b\",\"variant\":\"alquerque\"}");
+    t_ok(r, "a challenge while alone");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(b, "challenge", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "delivered on its own node all the same");
+    cJSON_Delete(ev);
+    const char *alone = "qirkat_cluster_events_total{outcome=\"alone\"} ";
+    long long before = metric(0, alone);
+    cr_assert_gt(before, 0, "nothing was published while alone");
+    cr_assert_eq(metric(0, "\nqirkat_cluster_peers "), 0);
+    /* A second node: its hello reaches node 0 before anyone logs in there
+     * (its first `_alive` comes 5 s later). */
+    tsrv_start_on(&N[1], DB, true, env);
+    started = 2;
+    long long peers = 0;
+    for (int i = 0; i < 200 && peers == 0; i++) {
+        peers = metric(0, "\nqirkat_cluster_peers ");
+        if (!peers)
+            usleep(10 * 1000);
+    }
+    cr_assert_eq(peers, 1, "node 0 heard node 1's hello");
+    cr_assert_eq(metric(1, "\nqirkat_cluster_peers "), 1, "node 1 heard node 0's answer");
+    tconn *c = tc_open(N[1].port);
+    t_register(c, "lone_c");
+    r = tc_rpc(a, "{\"type\":\"challenge\",\"to\":\"lone_c\",\"variant\":\"alquerque\"}");
+    t_ok(r, "a challenge to a user of the new node");
+    cJSON_Delete(r);
+    ev = tc_event(c, "challenge", T_TIMEOUT_MS);
+    cr_assert_not_null(ev, "node 0 published to the node that said hello");
+    cJSON_Delete(ev);
+    cr_assert_eq(metric(0, alone), before, "node 0 is not alone any more");
+    tc_close(a);
+    tc_close(b);
+    tc_close(c);
+}
