@@ -287,13 +287,24 @@ static void forget_all_games(void *arg)
 }
 
 /* The store reports a committed epoch on disk: what its clients were told
- * may go out now. A batch that committed but cannot be made durable leaves
- * memory, the database and the clients' view beyond repair: the process
- * stops at once (its clients were told nothing of that batch) and a
- * restart recovers from what is on disk. */
+ * may go out now. A batch that committed but cannot be made durable (an
+ * fsync of SQLite's log failed) leaves memory, the database and the
+ * clients' view beyond repair: the process stops at once (its clients were
+ * told nothing of that batch) and a restart recovers from what is on disk.
+ * On PostgreSQL a failed COMMIT means not committed: the node exits 75
+ * for its supervisor to restart it (deploy/qirkatd.service). */
 static void on_durable(void *arg, uint64_t epoch, int rc)
 {
     srv *s = arg;
+    if (rc != STORE_OK && store_is_pg(s->store)) {
+        /* PostgreSQL refused the COMMIT (a statement of the batch sent
+         * without waiting failed): nothing of the batch was committed or
+         * acknowledged, but memory holds it. Start again from the
+         * database, as after a lost connection. */
+        log_error("batch %llu was not committed: exiting (status 75) to be restarted",
+                  (unsigned long long)epoch);
+        _exit(75);
+    }
     if (rc != STORE_OK) {
         log_error("batch %llu committed but not durable: stopping at once",
                   (unsigned long long)epoch);

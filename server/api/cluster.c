@@ -77,6 +77,7 @@ static void deliver(void *ctx, const char *name, const cJSON *ev, const events_t
     cluster *c = ctx;
     c->local.deliver(c->local.ctx, name, ev, to);
     if (alone(c)) {
+        store_pg_exclusive(c->api->svc->store, true);
         c->alone++;
         metric_inc(c->m_events, CLUSTER_ALONE, 0);
         return;
@@ -104,6 +105,8 @@ static int peer_slot(cluster *c, const char *id)
         snprintf(c->peers[free_slot].node, sizeof c->peers[free_slot].node, "%s", id);
         c->peers[free_slot].seen = now;
     }
+    /* Another node may write now: every move's write waits again. */
+    store_pg_exclusive(c->api->svc->store, false);
     return free_slot;
 }
 

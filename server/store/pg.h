@@ -50,6 +50,18 @@ int store_pg_notify(store *s, const char *payload);
 /* Whether s is a PostgreSQL store. */
 bool store_is_pg(const store *s);
 
+/* Whether this node is the only one writing the database now (the
+ * cluster layer says so while it hears of no other node, api/cluster.h
+ * "Alone"). Then a move's write (store_move_played) is sent without
+ * waiting for its answer, so the moves of a loop turn go out in one
+ * pipeline instead of one round trip each. Its ply guard still holds: a
+ * move it refuses (only a write behind this node's back can make it)
+ * fails the statement and so the whole transaction, whose COMMIT then
+ * fails: nothing of that batch is acknowledged, and the server exits 75 to
+ * start again from the database (srv.c on_durable), instead of answering
+ * that one move STORE_CONFLICT. Off by default; no-op on SQLite. */
+void store_pg_exclusive(store *s, bool on);
+
 /* Tell the server when the connection breaks (pg/pg_core.c "Lost
  * connection"): cb(arg) runs once on the loop thread. */
 void store_pg_on_lost(store *s, void (*cb)(void *arg), void *arg);

@@ -724,3 +724,49 @@ Test(nodes, a_node_alone_publishes_nothing_until_another_node_says_hello)
     tc_close(b);
     tc_close(c);
 }
+
+/* A node alone sends a move's write without waiting for it (store/pg.h
+ * store_pg_exclusive): every acknowledged move is stored, and a move the
+ * ply guard refuses (the game row moved on behind the node's back, as
+ * only another writer could) is never acknowledged: its batch is not
+ * committed, and the node exits 75 to start again from the database. */
+Test(nodes, a_node_alone_writes_moves_unwaited_and_never_acknowledges_a_refused_one)
+{
+    if (!getenv("QK_TEST_PG_URL"))
+        cr_skip_test("QK_TEST_PG_URL is not set (make test-pg sets it)");
+    t_pg_new_db(DB, sizeof DB);
+    tsrv_start_on(&N[0], DB, true,
+                  "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=200");
+    started = 1;
+    tconn *w = tc_open(N[0].port), *b = tc_open(N[0].port);
+    t_register(w, "solo_w");
+    t_register(b, "solo_b");
+    usleep(300 * 1000);
+    long long gid = t_new_game(w, b, "solo_b", "alquerque");
+    cr_assert_gt(metric(0, "qirkat_cluster_events_total{outcome=\"alone\"} "), 0, "alone");
+    for (int i = 0; i < 6; i++)
+        t_play_first(i % 2 ? b : w, gid);
+    char sql[192];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM moves WHERE game_id = %lld", gid);
+    cr_assert_eq(t_pg_count(DB, sql), 6, "every acknowledged move is stored");
+    cJSON *g = t_game(w, gid);
+    const char *mv = cJSON_GetArrayItem(t_obj(g, "legal_moves"), 0)->valuestring;
+    char move[64];
+    snprintf(move, sizeof move, "%s", mv);
+    cJSON_Delete(g);
+    snprintf(sql, sizeof sql,
+             "WITH u AS (UPDATE games SET ply = ply + 1 WHERE id = %lld RETURNING 1) "
+             "SELECT count(*) FROM u",
+             gid);
+    cr_assert_eq(t_pg_count(DB, sql), 1);
+    cr_assert(tc_sendf(w, "{\"type\":\"move\",\"id\":\"r\",\"game\":%lld,\"ply\":6,\"move\":\"%s\"}\n",
+                       gid, move));
+    cJSON *r = tc_reply(w, T_TIMEOUT_MS);
+    cr_assert(!r || strcmp(t_str(r, "type"), "ok") != 0, "the refused move was acknowledged");
+    cJSON_Delete(r);
+    cr_assert_eq(tsrv_wait_exit(&N[0], T_TIMEOUT_MS), 75, "see %s", N[0].log);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM moves WHERE game_id = %lld", gid);
+    cr_assert_eq(t_pg_count(DB, sql), 6, "nothing of the refused move is stored");
+    tc_close(w);
+    tc_close(b);
+}

@@ -54,6 +54,12 @@ int store_pg_notify(store *base, const char *payload)
     return pg_core_notify(pg_of(base), payload);
 }
 
+void store_pg_exclusive(store *base, bool on)
+{
+    if (store_is_pg(base))
+        pg_of(base)->exclusive = on;
+}
+
 void store_pg_on_lost(store *base, void (*cb)(void *arg), void *arg)
 {
     if (!store_is_pg(base))

@@ -167,6 +167,7 @@ typedef struct pg_store {
     uv_poll_t poll;
     bool poll_on;
     int poll_events;
+    bool exclusive; /* store_pg_exclusive(): moves' writes are not waited for */
     bool lost; /* the connection broke: every query fails (pg_core.c "Lost connection") */
     void (*on_lost)(void *arg);
     void *lost_arg;

@@ -92,6 +92,22 @@
       "updated = $5, draw_offer = NULL WHERE id = $1 AND ply = $2 RETURNING id) "                  \
       "INSERT INTO moves (game_id, ply, move, user_id, created, clock_ms) "                        \
       "SELECT id, $2::bigint, $6::text, $7::bigint, $5::bigint, $8::bigint FROM g")                \
+    /* The two above for a node alone (pg.h store_pg_exclusive): the same \
+     * writes, and a division by zero when the ply guard matched no row,  \
+     * which fails the statement and its transaction. */                  \
+    X(GAME_MOVED_X,                                                                                \
+      "WITH g AS (UPDATE games SET ply = $2::bigint + 1, position = $3, turn = $4, "               \
+      "deadline = $5, white_ms = $6, black_ms = $7, updated = $8, draw_offer = NULL, "             \
+      "wake_at = $9 WHERE id = $1 AND ply = $2 RETURNING id), "                                    \
+      "m AS (INSERT INTO moves (game_id, ply, move, user_id, created, clock_ms) "                  \
+      "SELECT id, $2::bigint, $10::text, $11::bigint, $8::bigint, $12::bigint FROM g RETURNING 1) " \
+      "SELECT 1 / (SELECT count(*) FROM m)::int")                                                 \
+    X(GAME_MOVED_UNTIMED_X,                                                                        \
+      "WITH g AS (UPDATE games SET ply = $2::bigint + 1, position = $3, turn = $4, "               \
+      "updated = $5, draw_offer = NULL WHERE id = $1 AND ply = $2 RETURNING id), "                 \
+      "m AS (INSERT INTO moves (game_id, ply, move, user_id, created, clock_ms) "                  \
+      "SELECT id, $2::bigint, $6::text, $7::bigint, $5::bigint, $8::bigint FROM g RETURNING 1) "   \
+      "SELECT 1 / (SELECT count(*) FROM m)::int")                                                 \
     X(GAME_EXISTS, "SELECT 1 FROM games WHERE id = $1")                                            \
     X(GAME_CLAIM, "SELECT 1 FROM games WHERE id = $1 AND status = 'active' AND ply = $2 "          \
                   "FOR UPDATE")                                                                    \
@@ -230,6 +246,14 @@ static bool game_exists(pg_store *s, int64_t id)
 static int pg_move_played(store *base, const store_played *p)
 {
     pg_store *s = pg_of(base);
+    if (s->exclusive && s->txn && s->loop)
+        /* No other node writes (pg.h store_pg_exclusive): no wait. */
+        return p->times_changed
+                   ? pg_send(s, ST_GAME_MOVED_X, "iittOOOiOtiO", p->game_id, p->ply, p->position,
+                             p->turn, p->deadline, p->white_ms, p->black_ms, p->created,
+                             p->wake_at, p->move, p->user_id, p->clock_ms)
+                   : pg_send(s, ST_GAME_MOVED_UNTIMED_X, "iittitiO", p->game_id, p->ply,
+                             p->position, p->turn, p->created, p->move, p->user_id, p->clock_ms);
     /* One statement (see the top): the game row's ply guard decides
      * whether the move's row is written at all. Columns left out of the
      * SET list are not written, and neither are the indexes on them. */
