@@ -297,9 +297,10 @@ static void on_durable(void *arg, uint64_t epoch, int rc)
 {
     srv *s = arg;
     if (rc != STORE_OK && store_is_pg(s->store)) {
-        /* PostgreSQL refused the COMMIT (a statement of the batch sent
-         * without waiting failed): nothing of the batch was committed or
-         * acknowledged, but memory holds it. Start again from the
+        /* The COMMIT was refused or its transaction marked failed (a
+         * statement of the batch sent without waiting failed, or one could
+         * not be built): nothing of the batch was acknowledged, but memory
+         * holds it. Start again from the
          * database, as after a lost connection. */
         log_error("batch %llu was not committed: exiting (status 75) to be restarted",
                   (unsigned long long)epoch);

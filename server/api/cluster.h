@@ -45,7 +45,9 @@
  * no events but its `_alive`: nobody would read them, and each one cost
  * PostgreSQL a NOTIFY at commit and this node its own payload back
  * (docs/perf.md). A node that starts says `_hello` in its loop's first
- * turn, before it accepts a connection, so the others publish to it from then on; they
+ * turn; the others publish to it once they have read it (a connection it
+ * accepts before that may miss their first events: its writes are still
+ * guarded by the ply); they
  * answer with `_present` (an empty list too), so it learns of them at
  * once. Counted as qirkat_cluster_events_total{outcome="alone"}.
  *

@@ -14,8 +14,10 @@
  * open transaction's writes.
  *
  * Pipeline mode (libpq >= 14), while the loop runs: a query is sent
- * without waiting for the answer of the one before, and the turn's
- * output leaves in one write before the loop sleeps, so a batch's
+ * without waiting for the answer of the one before, and a block's
+ * statements leave in one write before the loop sleeps (libpq 15's
+ * PQpipelineSync flushes at once, so a COMMIT or a query outside a block
+ * is written when it is sent), so a batch's
  * statements (the move, its pg_notify, its notification rows) cost one
  * round trip, not one each (docs/perf.md "PostgreSQL"). Results are read
  * back in FIFO order. Inside a transaction block the statements form one
