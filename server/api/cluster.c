@@ -87,12 +87,14 @@ static void deliver(void *ctx, const char *name, const cJSON *ev, const events_t
 
 /* ---- presence across nodes -------------------------------------------- */
 
-/* The slot of peer node id (learnt now if new; its last word is now): an
- * index of c->peers, or -1 when CLUSTER_PEERS are known already. */
-static int peer_slot(cluster *c, const char *id)
+/* The slot of peer node id (its last word is now): an index of c->peers,
+ * or -1 when CLUSTER_PEERS are known already. *learnt: it was not known
+ * (new, or forgotten after a silence). */
+static int peer_slot(cluster *c, const char *id, bool *learnt)
 {
     uint64_t now = uv_now(c->api->loop);
     int free_slot = -1;
+    *learnt = false;
     for (int i = 0; i < CLUSTER_PEERS; i++) {
         if (c->peers[i].seen && strcmp(c->peers[i].node, id) == 0) {
             c->peers[i].seen = now;
@@ -101,12 +103,19 @@ static int peer_slot(cluster *c, const char *id)
         if (!c->peers[i].seen && free_slot < 0)
             free_slot = i;
     }
-    if (free_slot >= 0) {
-        snprintf(c->peers[free_slot].node, sizeof c->peers[free_slot].node, "%s", id);
-        c->peers[free_slot].seen = now;
-    }
+    if (free_slot < 0)
+        return -1;
+    snprintf(c->peers[free_slot].node, sizeof c->peers[free_slot].node, "%s", id);
+    c->peers[free_slot].seen = now;
+    *learnt = true;
     /* Another node may write now: every move's write waits again. */
     store_pg_exclusive(c->api->svc->store, false);
+    /* It may have been alone until now, publishing none of its moves
+     * (cluster.h "Alone"), so what this node caches may be older than the
+     * database: every game is read again on next use, and the deadline
+     * timer re-arms from the database. */
+    games_forget_cached(c->api->svc->games);
+    c->api->svc->wake_dirty = true;
     return free_slot;
 }
 
@@ -138,12 +147,27 @@ static void peer_forget(cluster *c, int slot)
 }
 
 /* This node's online users in `_present` events of at most
- * CLUSTER_PRESENT_CHUNK ids each (an answer to another node's `_hello`). */
+ * CLUSTER_PRESENT_CHUNK ids each (an answer to another node's `_hello` or
+ * `_ask`, and every CLUSTER_REFRESH_BEATS beats). The first one says
+ * "first": the receivers replace what they hold of this node with the
+ * lists that follow it in commit order. */
+/* An empty `_present` list (NULL: out of memory). */
+static cJSON *present_list(bool first)
+{
+    cJSON *ev = cJSON_CreateObject();
+    if (!ev || !cJSON_AddArrayToObject(ev, "users") ||
+        (first && !cJSON_AddTrueToObject(ev, "first"))) {
+        cJSON_Delete(ev);
+        return NULL;
+    }
+    return ev;
+}
+
 static void publish_present(cluster *c)
 {
     registry *users = &c->api->users;
     cJSON *ev = NULL, *ids = NULL;
-    int n = 0;
+    int n = 0, n_sent = 0;
     events_to to = {.users = {0, 0}};
     for (size_t b = 0; b < users->nbuckets; b++)
         for (const reg_node *k = users->buckets[b]; k; k = k->next) {
@@ -151,8 +175,8 @@ static void publish_present(cluster *c)
             if (reg_first(users, k->key) != k)
                 continue;
             if (!ev) {
-                ev = cJSON_CreateObject();
-                ids = ev ? cJSON_AddArrayToObject(ev, "users") : NULL;
+                ev = present_list(n_sent == 0);
+                ids = cJSON_GetObjectItemCaseSensitive(ev, "users");
                 if (!ids)
                     goto oom;
             }
@@ -163,13 +187,14 @@ static void publish_present(cluster *c)
                 cJSON_Delete(ev);
                 ev = NULL;
                 n = 0;
+                n_sent++;
             }
         }
-    /* At least one list, empty too: the new node learns of this one at once. */
-    if (!ev && (ev = cJSON_CreateObject()) != NULL && !cJSON_AddArrayToObject(ev, "users"))
+    /* At least one list, empty too: the new node learns of this one at
+     * once, and the others drop what they held of it. */
+    if (!ev && !(ev = present_list(n_sent == 0)))
         goto oom;
-    if (ev)
-        publish(c, "_present", ev, &to);
+    publish(c, "_present", ev, &to);
     cJSON_Delete(ev);
     return;
 oom:
@@ -177,12 +202,27 @@ oom:
     log_error("cluster: out of memory: this node's presence list not published");
 }
 
+/* `_ask` {"node": id}: node id publishes its `_present` lists. */
+static void ask_present(cluster *c, const char *id)
+{
+    cJSON *ev = cJSON_CreateObject();
+    if (!ev || !cJSON_AddStringToObject(ev, "node", id)) {
+        cJSON_Delete(ev);
+        log_error("cluster: out of memory: node %s not asked for its presence list", id);
+        return;
+    }
+    events_to to = {.users = {0, 0}};
+    publish(c, "_ask", ev, &to);
+    cJSON_Delete(ev);
+}
+
 /* Another node's word about presence (`_presence`, `_present`, `_hello`,
  * `_alive`): see cluster.h "Presence". */
 static void peer_event(cluster *c, const char *node, const char *name, const cJSON *ev,
                        int64_t user)
 {
-    int slot = peer_slot(c, node);
+    bool learnt;
+    int slot = peer_slot(c, node, &learnt);
     if (slot < 0) {
         log_warn("cluster: more than %d nodes: node %s's presence not kept", CLUSTER_PEERS, node);
         return;
@@ -190,15 +230,28 @@ static void peer_event(cluster *c, const char *node, const char *name, const cJS
     if (strcmp(name, "_presence") == 0 && user > 0) {
         remote_set(c, user, slot, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "on")));
     } else if (strcmp(name, "_present") == 0) {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "first")))
+            peer_forget(c, slot);
         const cJSON *id;
         cJSON_ArrayForEach(id, cJSON_GetObjectItemCaseSensitive(ev, "users"))
             if (cJSON_IsNumber(id) && id->valuedouble > 0)
                 remote_set(c, (int64_t)id->valuedouble, slot, true);
+        return;
     } else if (strcmp(name, "_hello") == 0) {
         /* A node that (re)started knows nobody: tell it who is here. */
         peer_forget(c, slot);
         publish_present(c);
+        return;
+    } else if (strcmp(name, "_ask") == 0) {
+        const char *to = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "node"));
+        if (to && strcmp(to, c->node) == 0)
+            publish_present(c);
     }
+    /* A node heard again after a silence (this one's or its own), whose
+     * users were forgotten: ask it for its list rather than wait for its
+     * next refresh. */
+    if (learnt)
+        ask_present(c, node);
 }
 
 static void presence_changed(void *ctx, int64_t user, bool on)
@@ -215,8 +268,9 @@ static void presence_changed(void *ctx, int64_t user, bool on)
     cJSON_Delete(ev);
 }
 
-/* Every CLUSTER_ALIVE_MS: say this node is alive (the first time, hello
- * too); forget the peers silent for CLUSTER_SILENT_MS. */
+/* Every beat_ms: say this node is alive (the first time, hello too; every
+ * CLUSTER_REFRESH_BEATS, its whole presence list); forget the peers silent
+ * for silent_ms. */
 static void beat_cb(uv_timer_t *h)
 {
     cluster *c = h->data;
@@ -226,10 +280,18 @@ static void beat_cb(uv_timer_t *h)
         return;
     if (!c->said_hello) {
         c->said_hello = true;
+        /* The time alone is counted from here, when the others can hear
+         * of this node (cluster_init may be long before the loop runs). */
+        c->started = uv_now(c->api->loop);
         publish(c, "_hello", ev, &to);
     }
     publish(c, "_alive", ev, &to);
     cJSON_Delete(ev);
+    /* A `_presence` lost with a batch rolled back would otherwise count
+     * its user online elsewhere until this node stopped: the list
+     * replaces it within CLUSTER_REFRESH_BEATS beats. */
+    if (++c->beats % CLUSTER_REFRESH_BEATS == 0 && !alone(c))
+        publish_present(c);
     uint64_t now = uv_now(c->api->loop);
     for (int i = 0; i < CLUSTER_PEERS; i++)
         if (c->peers[i].seen && now - c->peers[i].seen > c->silent_ms) {
@@ -283,6 +345,14 @@ static bool applied(cluster *c, const char *name, const cJSON *ev, int64_t id, i
         c->applied++;
         metric_inc(c->m_events, CLUSTER_APPLIED, 0);
     }
+    /* Not cached here: nothing to refresh but the deadline timer, when the
+     * game may have to be looked at before it fires (its deadline, or the
+     * warning a day before a correspondence one; the kind is not known
+     * here, so the earlier of the two). That node fires it while it is
+     * alive; this one must too if it dies. */
+    gsvc *g = c->api->svc;
+    if (rc == 1 && cJSON_IsNumber(dl) && (int64_t)dl->valuedouble - GAMES_WARN_MS < g->wake_armed_at)
+        g->wake_dirty = true;
     return rc >= 0;
 }
 
@@ -373,11 +443,17 @@ int cluster_init(cluster *c, api *a, uint64_t silent_ms)
     }
     c->beat.data = c;
     c->beat_open = true;
+    uv_update_time(a->loop);
     c->started = uv_now(a->loop);
+    /* At least three beats within the silence, so one lost or late
+     * `_alive` does not make this node count as gone. */
+    c->beat_ms = c->silent_ms / 3 < CLUSTER_ALIVE_MS ? c->silent_ms / 3 : CLUSTER_ALIVE_MS;
+    if (c->beat_ms == 0)
+        c->beat_ms = 1;
     /* The first beat says hello, in the loop's first turn (timers run
      * before it polls for connections): the nodes alive learn of this one
      * (and publish to it) before it serves anyone. */
-    uv_timer_start(&c->beat, beat_cb, 0, CLUSTER_ALIVE_MS);
+    uv_timer_start(&c->beat, beat_cb, 0, c->beat_ms);
     uv_unref((uv_handle_t *)&c->beat);
     a->presence = presence_changed;
     a->presence_ctx = c;

@@ -30,13 +30,22 @@
  * notice is stored for a move of a game without a deadline, game/notify.h)
  * is known across nodes: a node publishes `_presence` {"on": bool} for a
  * user when the user's first connection there logs in and when the last
- * one goes (api.presence), `_alive` every CLUSTER_ALIVE_MS, and `_hello`
- * once at start, which the others answer with `_present` {"users": [...]}
- * (their online users). A user counts as online on this node when online
- * here or on a peer heard from within CLUSTER_SILENT_MS; a peer silent
- * longer (dead) is forgotten with its users. The errors lean to "offline"
- * (a notice stored that was not needed), except for a peer killed with its
- * users connected: they count as online for up to CLUSTER_SILENT_MS, and
+ * one goes (api.presence), `_alive` every CLUSTER_ALIVE_MS (or a third of
+ * the silence, when shorter), and `_hello` once at start, which the others
+ * answer with `_present` {"users": [...], "first": true} (their online
+ * users; "first" on the first list of a set, which replaces what the
+ * receiver held of that node). A user counts as online on this node when
+ * online here or on a peer heard from within CLUSTER_SILENT_MS; a peer
+ * silent longer (dead) is forgotten with its users. Every
+ * CLUSTER_REFRESH_BEATS beats a node publishes its whole set again: a
+ * `_presence` lost with a batch that was rolled back is corrected then. A
+ * peer heard again after it was forgotten (a stall of either node) is
+ * sent `_ask` {"node": id}, which that node answers with its set. A node
+ * that learns of a peer forgets every game it caches (the peer may have
+ * been alone, below, publishing none of its moves). The errors lean to
+ * "offline" (a notice stored that was not needed), except for a peer
+ * killed with its users connected, or a `_presence` off lost with its
+ * batch: such users count as online for up to CLUSTER_SILENT_MS, and
  * reconnect meanwhile. Events whose name starts with '_' are between
  * nodes only: never delivered to a connection.
  *
@@ -45,11 +54,10 @@
  * no events but its `_alive`: nobody would read them, and each one cost
  * PostgreSQL a NOTIFY at commit and this node its own payload back
  * (docs/perf.md). A node that starts says `_hello` in its loop's first
- * turn; the others publish to it once they have read it (a connection it
- * accepts before that may miss their first events: its writes are still
- * guarded by the ply); they
- * answer with `_present` (an empty list too), so it learns of them at
- * once. Counted as qirkat_cluster_events_total{outcome="alone"}.
+ * turn; the others publish to it once they have read it, and answer with
+ * `_present` (an empty list too), so it learns of them at once. A game it
+ * read before that (a connection accepted in the meantime) is read again
+ * when it learns of them (above), and its writes are guarded by the ply. Counted as qirkat_cluster_events_total{outcome="alone"}.
  *
  * With SQLite (one node) nothing of this runs: cluster_sink() is never
  * installed.
@@ -63,11 +71,13 @@
 #define CLUSTER_PAYLOAD_MAX 7900 /* bytes; PostgreSQL's NOTIFY limit is 8000 */
 
 /* Presence (see the top): peers kept, heartbeat period, silence after which
- * a peer's users count as offline (ms), ids per `_present` event. */
+ * a peer's users count as offline (ms), ids per `_present` event, beats
+ * between two whole `_present` sets. */
 #define CLUSTER_PEERS 64
 #define CLUSTER_ALIVE_MS 5000
 #define CLUSTER_SILENT_MS 15000
 #define CLUSTER_PRESENT_CHUNK 300
+#define CLUSTER_REFRESH_BEATS 3
 
 typedef struct cluster_peer {
     char node[17];
@@ -80,9 +90,11 @@ typedef struct cluster {
     char node[17];    /* this node's id: 16 hex digits, random per start */
     cluster_peer peers[CLUSTER_PEERS];
     registry remote; /* user id -> (slot in peers + 1): online on that node */
-    uv_timer_t beat;  /* every CLUSTER_ALIVE_MS: `_alive` */
+    uv_timer_t beat;  /* every beat_ms: `_alive` */
+    uint64_t beat_ms; /* min(CLUSTER_ALIVE_MS, silent_ms / 3) */
+    uint64_t beats;   /* beats so far (the refresh of presence) */
     bool beat_open, said_hello;
-    uint64_t started; /* uv_now() at cluster_init */
+    uint64_t started; /* uv_now() at the hello (before it: at cluster_init) */
     uint64_t silent_ms; /* CLUSTER_SILENT_MS, or the tests' QK_CLUSTER_SILENT_MS */
     uint64_t alone;   /* events not published: no other node (see "Alone") */
     uint64_t sent, received, too_big, bad;

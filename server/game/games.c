@@ -222,13 +222,18 @@ void games_touch(games *gs, int64_t id)
     batch_on_undo(gs->svc->batch, touch_undo, NULL, gs, id, NULL);
 }
 
-void games_forget_all(games *gs)
+void games_forget_cached(games *gs)
 {
     for (size_t b = 0; b < gs->cache.nbuckets; b++)
         for (reg_node *n = gs->cache.buckets[b]; n; n = n->next)
             game_free(n->val);
     reg_free(&gs->cache);
     gs->ntrim = 0;
+}
+
+void games_forget_all(games *gs)
+{
+    games_forget_cached(gs);
     gs->recount = true;
 }
 

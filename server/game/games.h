@@ -180,6 +180,10 @@ void games_touch(games *gs, int64_t id);
 /* Drop every cached game (all are reloaded on next use); the active games
  * are counted from the store again at the next games_trim(). */
 void games_forget_all(games *gs);
+/* The same without counting again: the counts are right, only what the
+ * cache holds may be older than the database (another node's moves,
+ * api/cluster.h "Presence"). */
+void games_forget_cached(games *gs);
 /* Drop every cached game that is not active. */
 void games_trim(games *gs);
 

@@ -119,8 +119,9 @@ int workers_init(workers *w, uv_loop_t *loop, int nthreads, int nice)
     if (w->efd < 0)
         return -errno;
     int rc = uv_poll_init(loop, &w->poll, w->efd);
-    if (rc == 0)
-        rc = uv_poll_start(&w->poll, UV_READABLE, poll_cb);
+    if (rc == 0 && (rc = uv_poll_start(&w->poll, UV_READABLE, poll_cb)) < 0)
+        /* Closing stops the watch at once; the fd can go right after. */
+        uv_close((uv_handle_t *)&w->poll, NULL);
     if (rc < 0) {
         close(w->efd);
         w->efd = -1;

@@ -771,3 +771,129 @@ Test(nodes, a_node_alone_writes_moves_unwaited_and_never_acknowledges_a_refused_
     tc_close(w);
     tc_close(b);
 }
+
+/* ---- presence: the whole set again, and after a stall ------------------ */
+
+/* Node i's id, from its log's "cluster: node ID listens on" line. */
+static void node_id(int i, char *id, size_t size)
+{
+    FILE *f = fopen(N[i].log, "r");
+    cr_assert_not_null(f, "node %d's log %s", i, N[i].log);
+    char line[512];
+    id[0] = '\0';
+    while (fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, "cluster: node ");
+        if (at && strstr(at, " listens on ")) {
+            snprintf(id, size, "%.16s", at + strlen("cluster: node "));
+            break;
+        }
+    }
+    fclose(f);
+    cr_assert_eq(strlen(id), 16, "no node id in %s", N[i].log);
+}
+
+/* k games of `from` (on one node, conn from_c) against alice (conn a),
+ * alice white and to move, into gids. */
+static void games_for_alice(tconn *from_c, tconn *a, long long *gids, int k)
+{
+    for (int i = 0; i < k; i++)
+        gids[i] = game_from(from_c, a, "alice");
+}
+
+/* Alice (on node 0) moves in gids[*next], ++*next: bob's your_turn rows
+ * after it. */
+static long long alice_moves(tconn *a, const long long *gids, int *next, long long bob_id)
+{
+    t_play_first(a, gids[(*next)++]);
+    return your_turn_rows(bob_id);
+}
+
+#define PRESENCE_GAMES 16
+
+/* A `_presence` off that was lost (published in a batch that was rolled
+ * back) leaves its user online on the peers; the node's whole set, sent
+ * again every CLUSTER_REFRESH_BEATS beats, replaces it. The lost off is
+ * played by a NOTIFY in node 1's name saying bob is online there. */
+Test(nodes, a_lost_presence_off_is_corrected_by_the_nodes_next_whole_set)
+{
+    start_nodes(2, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=1500");
+    tconn *alice = tc_open(N[0].port), *bob = tc_open(N[1].port), *carol = tc_open(N[1].port);
+    t_register(alice, "alice");
+    t_register(bob, "bob");
+    t_register(carol, "carol");
+    long long bob_id = user_id("bob"), gids[PRESENCE_GAMES];
+    games_for_alice(bob, alice, gids, PRESENCE_GAMES);
+    tc_close(bob);
+    /* Node 0 has heard bob leave once a move of alice stores his notice. */
+    int next = 0;
+    long long rows = 0;
+    for (int k = 0; k < 8 && rows == 0; k++) {
+        rows = alice_moves(alice, gids, &next, bob_id);
+        if (rows == 0)
+            usleep(100 * 1000);
+    }
+    cr_assert_eq(rows, 1, "bob's logout reached node 0");
+    char id[17], sql[512];
+    node_id(1, id, sizeof id);
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM (SELECT pg_notify('qirkat_events', '{\"n\":\"%s\",\"e\":"
+             "\"_presence\",\"ev\":{\"on\":true},\"u\":[%lld,0]}')) x",
+             id, bob_id);
+    cr_assert_eq(t_pg_count(DB, sql), 1);
+    /* Carol's challenge, committed after that NOTIFY, shows node 0 read it. */
+    cJSON *r = tc_rpc(carol, "{\"type\":\"challenge\",\"to\":\"alice\",\"variant\":\"alquerque\"}");
+    t_ok(r, "carol's challenge");
+    cJSON_Delete(r);
+    cJSON *ev = tc_event(alice, "challenge", T_TIMEOUT_MS);
+    cr_assert_not_null(ev);
+    cJSON_Delete(ev);
+    cr_assert_eq(alice_moves(alice, gids, &next, bob_id), 1,
+                 "the stale word counts bob online: no notice");
+    /* Node 1's next whole set (every 1.5 s here) says bob is not there. */
+    while (next < PRESENCE_GAMES && rows == 1) {
+        usleep(400 * 1000);
+        rows = alice_moves(alice, gids, &next, bob_id);
+    }
+    cr_assert_eq(rows, 2, "bob counts offline again after node 1's whole set");
+    tc_close(alice);
+    tc_close(carol);
+}
+
+/* A node stopped longer than the silence is forgotten with its users by
+ * the others, and forgets them; once it runs again each learns of the
+ * other anew (forgetting what it caches of games) and asks for the
+ * other's set, so a user who stayed connected counts as online again. */
+Test(nodes, after_a_stall_longer_than_the_silence_the_nodes_know_each_others_users_again)
+{
+    start_nodes_on(2, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=1500", true);
+    tconn *alice = tc_open(N[0].port), *bob = tc_open(N[1].port);
+    t_register(alice, "alice");
+    t_register(bob, "bob");
+    long long bob_id = user_id("bob"), gids[PRESENCE_GAMES];
+    games_for_alice(bob, alice, gids, PRESENCE_GAMES);
+    int next = 0;
+    cr_assert_eq(alice_moves(alice, gids, &next, bob_id), 0, "bob online on node 1");
+    cr_assert_eq(kill(N[1].pid, SIGSTOP), 0);
+    usleep(2500 * 1000);
+    cr_assert_eq(metric_soon(0, "\nqirkat_cluster_peers ", 0), 0, "node 0 forgot node 1");
+    long long rows = alice_moves(alice, gids, &next, bob_id);
+    cr_assert_eq(rows, 1, "bob counts offline while node 1 is silent");
+    cr_assert_eq(kill(N[1].pid, SIGCONT), 0);
+    cr_assert_eq(metric_soon(0, "\nqirkat_cluster_peers ", 1), 1, "node 0 heard node 1 again");
+    cr_assert_eq(metric_soon(1, "\nqirkat_cluster_peers ", 1), 1, "node 1 heard node 0 again");
+    /* Bob's connection stayed: he counts online again on node 0 within a
+     * few tries (the answer to the ask crosses PostgreSQL). */
+    long long now_rows = rows + 1;
+    for (int k = 0; k < 10 && now_rows != rows; k++) {
+        rows = your_turn_rows(bob_id);
+        now_rows = alice_moves(alice, gids, &next, bob_id);
+        if (now_rows != rows)
+            usleep(50 * 1000);
+    }
+    cr_assert_eq(now_rows, rows, "a move of alice stores no notice for bob again");
+    cJSON *r = tc_rpc(bob, "{\"type\":\"ping\"}");
+    t_ok(r, "bob's connection to node 1 survived the stall");
+    cJSON_Delete(r);
+    tc_close(alice);
+    tc_close(bob);
+}

@@ -402,15 +402,18 @@ int pg_watch(pg_store *s, uv_loop_t *loop)
         log_error("postgresql: pipeline mode: %s", PQerrorMessage(s->conn));
         return STORE_EIO;
     }
+    int rc = uv_poll_init_socket(loop, &s->poll, PQsocket(s->conn));
+    if (rc < 0) {
+        log_error("postgresql: uv_poll_init: %s", uv_strerror(rc));
+        /* Nothing was sent in pipeline mode yet: the blocking path stays. */
+        if (!PQexitPipelineMode(s->conn))
+            lose(s, PQerrorMessage(s->conn));
+        return STORE_EIO;
+    }
     s->pipeline = true;
     uv_prepare_init(loop, &s->flusher);
     s->flusher.data = s;
     s->flusher_on = true;
-    int rc = uv_poll_init_socket(loop, &s->poll, PQsocket(s->conn));
-    if (rc < 0) {
-        log_error("postgresql: uv_poll_init: %s", uv_strerror(rc));
-        return STORE_EIO;
-    }
     s->poll.data = s;
     s->poll_on = true;
     s->poll_events = 0;
@@ -823,8 +826,11 @@ void pg_unwatch(pg_store *s)
         /* Callers drain first; an idle connection leaves pipeline mode. */
         if (!s->lost && s->head)
             pg_drain(s);
+        /* A connection still in pipeline mode cannot take the blocking
+         * calls that follow (libpq refuses PQexec there): it counts as
+         * lost, and those calls fail with STORE_EIO. */
         if (!s->lost && !PQexitPipelineMode(s->conn))
-            log_error("postgresql: leaving pipeline mode: %s", PQerrorMessage(s->conn));
+            lose(s, PQerrorMessage(s->conn));
         s->pipeline = false;
     }
     if (s->flusher_on) {
