@@ -9,6 +9,17 @@
 #                                   cut, as an operator's restart does), on
 #                                   the same port, and wait until it
 #                                   accepts connections again
+#   tests/pg/cluster.sh standby PRIMARY DIR
+#                                   a streaming standby of the cluster in
+#                                   PRIMARY (pg_basebackup -R) into DIR/data,
+#                                   started on a free loopback port, made
+#                                   the primary's synchronous standby (a
+#                                   commit returns once it is flushed on
+#                                   both); print its libpq URL
+#   tests/pg/cluster.sh crash DIR   stop that server at once, as a crash
+#                                   does (pg_ctl stop -m immediate)
+#   tests/pg/cluster.sh promote DIR make that standby the primary and wait
+#                                   until it accepts writes
 #   tests/pg/cluster.sh bindir      print the directory of initdb and pg_ctl
 #                                   (exit 1 when PostgreSQL is not installed)
 #
@@ -69,6 +80,28 @@ random_port() {
     echo $((20000 + n % 40000))
 }
 
+# Start the server of DIR/data on a free loopback port (retried when the
+# port was taken); the port into $port.
+serve() {
+    dir=$1
+    tries=0
+    while :; do
+        port=$(random_port)
+        rm -f "$dir/server.log"
+        if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+            -o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=on -c synchronous_commit=on" \
+            start >"$dir/pg_ctl.log" 2>&1; then
+            return 0
+        fi
+        tries=$((tries + 1))
+        if [ "$tries" -lt 20 ] && grep -q 'Address already in use' "$dir/server.log" 2>/dev/null; then
+            continue
+        fi
+        cat "$dir/pg_ctl.log" "$dir/server.log" >&2 2>/dev/null || true
+        die "pg_ctl start failed"
+    done
+}
+
 start() {
     dir=$1
     mkdir -p "$dir"
@@ -91,23 +124,7 @@ start() {
         cat "$dir/initdb.log" >&2
         die "initdb failed"
     fi
-    tries=0
-    while :; do
-        port=$(random_port)
-        rm -f "$dir/server.log"
-        if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-            -o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=on -c synchronous_commit=on" \
-            start >"$dir/pg_ctl.log" 2>&1; then
-            break
-        fi
-        tries=$((tries + 1))
-        # Another process holds the port (EADDRINUSE): try another one.
-        if [ "$tries" -lt 20 ] && grep -q 'Address already in use' "$dir/server.log" 2>/dev/null; then
-            continue
-        fi
-        cat "$dir/pg_ctl.log" "$dir/server.log" >&2 2>/dev/null || true
-        die "pg_ctl start failed"
-    done
+    serve "$dir"
     if ! "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres qirkat >"$dir/createdb.log" 2>&1; then
         cat "$dir/createdb.log" >&2
         as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
@@ -151,7 +168,70 @@ restart() {
     fi
 }
 
-[ $# -ge 1 ] || die "usage: cluster.sh start DIR | stop DIR | restart DIR | bindir"
+standby() {
+    primary=$1
+    dir=$2
+    [ -e "$primary/$MARK" ] || die "$primary holds no cluster of this script"
+    purl=$(cat "$primary/url")
+    pport=${purl##*:}
+    pport=${pport%%/*}
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    [ ! -e "$dir/data" ] || die "$dir/data exists: a cluster is already there"
+    bin=$(bindir) || die "PostgreSQL not found: make deps"
+    : >"$dir/$MARK"
+    if [ "$(id -u)" -eq 0 ]; then
+        chown postgres: "$dir"
+        chmod 700 "$dir"
+    fi
+    # -R writes primary_conninfo and standby.signal: it streams from the
+    # primary as soon as it starts; -c fast: the backup's checkpoint at once
+    # (a spread one waits minutes). initdb's trust rules let local
+    # replication connections in.
+    if ! as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$pport" -U postgres -D "$dir/data" -R \
+        -X stream -c fast --no-sync >"$dir/basebackup.log" 2>&1; then
+        cat "$dir/basebackup.log" >&2
+        die "pg_basebackup failed"
+    fi
+    serve "$dir"
+    # Synchronous: the primary's COMMIT waits until the standby has
+    # flushed it, so a failover loses no commit a client was told of.
+    "$bin/psql" -qAt -h 127.0.0.1 -p "$pport" -U postgres -d qirkat \
+        -c "ALTER SYSTEM SET synchronous_standby_names = '*'" -c "SELECT pg_reload_conf()" \
+        >/dev/null || die "cannot make the standby synchronous"
+    n=0
+    until [ "$("$bin/psql" -qAt -h 127.0.0.1 -p "$pport" -U postgres -d qirkat \
+        -c "SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync' AND state = 'streaming'")" = 1 ]; do
+        n=$((n + 1))
+        [ "$n" -lt 300 ] || die "the standby in $dir never streamed synchronously"
+        sleep 0.1
+    done
+    url="postgresql://postgres@127.0.0.1:$port/qirkat"
+    echo "$url" >"$dir/url"
+    echo "$url"
+}
+
+crash() {
+    dir=$1
+    [ -e "$dir/$MARK" ] || die "$dir holds no cluster of this script"
+    bin=$(bindir) || die "PostgreSQL not found"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 30 stop >/dev/null 2>&1 ||
+        die "pg_ctl stop -m immediate failed in $dir"
+}
+
+promote() {
+    dir=$1
+    [ -e "$dir/$MARK" ] || die "$dir holds no cluster of this script"
+    bin=$(bindir) || die "PostgreSQL not found"
+    # -w: returns once the promotion is done and it accepts writes.
+    if ! as_owner "$bin/pg_ctl" -D "$dir/data" -w -t 60 promote >"$dir/pg_ctl.log" 2>&1; then
+        cat "$dir/pg_ctl.log" >&2
+        die "pg_ctl promote failed"
+    fi
+}
+
+usage="usage: cluster.sh start DIR | stop DIR | restart DIR | standby PRIMARY DIR | crash DIR | promote DIR | bindir"
+[ $# -ge 1 ] || die "$usage"
 case "$1" in
 start)
     [ $# -eq 2 ] || die "usage: cluster.sh start DIR"
@@ -165,8 +245,20 @@ restart)
     [ $# -eq 2 ] || die "usage: cluster.sh restart DIR"
     restart "$2"
     ;;
+standby)
+    [ $# -eq 3 ] || die "usage: cluster.sh standby PRIMARY DIR"
+    standby "$2" "$3"
+    ;;
+crash)
+    [ $# -eq 2 ] || die "usage: cluster.sh crash DIR"
+    crash "$2"
+    ;;
+promote)
+    [ $# -eq 2 ] || die "usage: cluster.sh promote DIR"
+    promote "$2"
+    ;;
 bindir)
     bindir || exit 1
     ;;
-*) die "usage: cluster.sh start DIR | stop DIR | restart DIR | bindir" ;;
+*) die "$usage" ;;
 esac

@@ -16,7 +16,12 @@
  *  - PostgreSQL restarted under load (a cluster of the test's own, so the
  *    other suites' database stays up): both nodes exit 75, start again
  *    once it is back, and every acknowledged move is stored
- *    (docs/scale.md "What fails how").
+ *    (docs/scale.md "What fails how");
+ *  - the primary crashed and its synchronous standby promoted: the
+ *    nodes, whose URL names both hosts, come back on it with every
+ *    acknowledged move;
+ *  - presence across nodes: a lost `_presence` corrected by the next
+ *    whole set, and the users of a node known again after a stall.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -35,6 +40,7 @@ static tsrv N[NODES];
 static int started;
 static char DB[192];
 static char OWN_CLUSTER[64]; /* a test's own cluster (tests/pg/cluster.sh), stopped at the end */
+static char OWN_STANDBY[64]; /* its standby, when the test made one */
 
 static void teardown(void)
 {
@@ -44,12 +50,15 @@ static void teardown(void)
         tsrv_cleanup(&N[i]);
     }
     started = 0;
-    if (OWN_CLUSTER[0]) {
+    char *own[] = {OWN_STANDBY, OWN_CLUSTER};
+    for (int i = 0; i < 2; i++) {
+        if (!own[i][0])
+            continue;
         char cmd[160];
-        snprintf(cmd, sizeof cmd, "sh tests/pg/cluster.sh stop %s", OWN_CLUSTER);
+        snprintf(cmd, sizeof cmd, "sh tests/pg/cluster.sh stop %s", own[i]);
         if (system(cmd) != 0)
-            fprintf(stderr, "could not stop the cluster in %s\n", OWN_CLUSTER);
-        OWN_CLUSTER[0] = '\0';
+            fprintf(stderr, "could not stop the cluster in %s\n", own[i]);
+        own[i][0] = '\0';
     }
 }
 
@@ -502,42 +511,20 @@ out:
     return rc;
 }
 
+typedef struct load_game load_game;
+static void read_url(const char *dir, char *url, size_t size);
+static void own_cluster(char *dir, const char *what, char *url, size_t size);
+static load_game *load_start(const char *env);
+static void load_until_cut(load_game *lg, pid_t op, const char *what);
+static void load_back(load_game *lg, const char *env);
+
 Test(nodes, postgresql_restarted_under_load_the_nodes_exit_75_and_come_back_with_every_acknowledged_move)
 {
     if (!getenv("QK_TEST_PG_URL"))
         cr_skip_test("QK_TEST_PG_URL is not set (make test-pg sets it)");
-    snprintf(OWN_CLUSTER, sizeof OWN_CLUSTER, "/tmp/qk-pg-restart-XXXXXX");
-    cr_assert_not_null(mkdtemp(OWN_CLUSTER));
-    char cmd[192];
-    snprintf(cmd, sizeof cmd, "sh tests/pg/cluster.sh start %s >/dev/null", OWN_CLUSTER);
-    cr_assert_eq(system(cmd), 0, "a cluster of the test's own");
-    snprintf(cmd, sizeof cmd, "%s/url", OWN_CLUSTER);
-    FILE *f = fopen(cmd, "r");
-    cr_assert_not_null(f);
-    cr_assert_not_null(fgets(DB, sizeof DB, f));
-    fclose(f);
-    DB[strcspn(DB, "\n")] = '\0';
+    own_cluster(OWN_CLUSTER, "restart", DB, sizeof DB);
     const char *env = "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off";
-    for (int i = 0; i < 2; i++) {
-        tsrv_start_on(&N[i], DB, false, env);
-        started = i + 1;
-    }
-    /* White on node 0, black on node 1. */
-    tconn *w[RESTART_GAMES], *b[RESTART_GAMES];
-    long long gid[RESTART_GAMES];
-    int acked[RESTART_GAMES] = {0};
-    char wn[RESTART_GAMES][16], bn[RESTART_GAMES][16];
-    for (int i = 0; i < RESTART_GAMES; i++) {
-        snprintf(wn[i], sizeof wn[i], "rw%d", i);
-        snprintf(bn[i], sizeof bn[i], "rb%d", i);
-        w[i] = tc_open(N[0].port);
-        b[i] = tc_open(N[1].port);
-        t_register(w[i], wn[i]);
-        t_register(b[i], bn[i]);
-        gid[i] = t_new_game(w[i], b[i], bn[i], "alquerque");
-        cr_assert_eq(try_move(w[i], gid[i], 0), 1, "game %d's first move", i);
-        acked[i] = 1;
-    }
+    load_game *lg = load_start(env);
     /* The load goes on while an operator restarts PostgreSQL (fast: its
      * sessions are cut): each game plays until a move is not answered ok. */
     pid_t op = fork();
@@ -546,6 +533,132 @@ Test(nodes, postgresql_restarted_under_load_the_nodes_exit_75_and_come_back_with
         execl("/bin/sh", "sh", "tests/pg/cluster.sh", "restart", OWN_CLUSTER, (char *)NULL);
         _exit(127);
     }
+    load_until_cut(lg, op, "cluster.sh restart");
+    load_back(lg, env);
+    cr_log_info("PostgreSQL restart: every acknowledged move stored");
+}
+
+/* ---- failover to a synchronous standby ---------------------------------- */
+
+/* The primary crashes under load (pg_ctl stop -m immediate); the
+ * operator promotes its synchronous standby (tests/pg/cluster.sh); the
+ * nodes, whose URL names both hosts with target_session_attrs=read-write
+ * (docs/scale.md "What fails how"), exit 75, are started again, find the
+ * new primary, and every acknowledged move is on it. */
+Test(nodes, the_primary_crashes_and_its_synchronous_standby_is_promoted_every_acknowledged_move_is_there)
+{
+    if (!getenv("QK_TEST_PG_URL"))
+        cr_skip_test("QK_TEST_PG_URL is not set (make test-pg sets it)");
+    char primary[192], standby[192], cmd[256];
+    own_cluster(OWN_CLUSTER, "primary", primary, sizeof primary);
+    snprintf(OWN_STANDBY, sizeof OWN_STANDBY, "/tmp/qk-pg-standby-XXXXXX");
+    cr_assert_not_null(mkdtemp(OWN_STANDBY));
+    snprintf(cmd, sizeof cmd, "sh tests/pg/cluster.sh standby %s %s >/dev/null", OWN_CLUSTER,
+             OWN_STANDBY);
+    cr_assert_eq(system(cmd), 0, "a synchronous standby");
+    read_url(OWN_STANDBY, standby, sizeof standby);
+    setenv("QK_PRIMARY_DIR", OWN_CLUSTER, 1);
+    /* postgresql://postgres@127.0.0.1:P1/qirkat and :P2 -> both hosts. */
+    const char *p1 = strrchr(primary, ':'), *p2 = strrchr(standby, ':');
+    cr_assert(p1 && p2);
+    snprintf(DB, sizeof DB,
+             "postgresql://postgres@127.0.0.1:%.*s,127.0.0.1:%s?target_session_attrs=read-write",
+             (int)(strchr(p1, '/') - p1 - 1), p1 + 1, p2 + 1);
+    const char *env = "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off";
+    load_game *lg = load_start(env);
+    /* The primary stops sending WAL 300 ms before the crash (its WAL
+     * sender stopped, then killed with it): a commit in that time is
+     * acknowledged only with an asynchronous standby, which never gets
+     * it (the test fails without synchronous_standby_names); with a
+     * synchronous one it waits, and the crash cuts it unanswered. */
+    pid_t sender = (pid_t)t_pg_count(DB, "SELECT pid FROM pg_stat_replication");
+    cr_assert_gt(sender, 0, "the standby streams");
+    pid_t op = fork();
+    cr_assert_geq(op, 0);
+    if (op == 0) {
+        usleep(100 * 1000);
+        if (kill(sender, SIGSTOP) != 0)
+            _exit(126);
+        usleep(300 * 1000);
+        kill(sender, SIGKILL);
+        _exit(system("sh tests/pg/cluster.sh crash \"$QK_PRIMARY_DIR\"") == 0 ? 0 : 1);
+    }
+    /* Until the nodes exit 75 (they cannot reach a primary) ... */
+    load_until_cut(lg, op, "cluster.sh crash");
+    /* ... and the operator promotes the standby, then starts them again. */
+    snprintf(cmd, sizeof cmd, "sh tests/pg/cluster.sh promote %s", OWN_STANDBY);
+    cr_assert_eq(system(cmd), 0, "promote");
+    load_back(lg, env);
+    /* The writes went to the new primary: the old one is down. */
+    snprintf(cmd, sizeof cmd, "%s/data/postmaster.pid", OWN_CLUSTER);
+    cr_assert_neq(access(cmd, F_OK), 0, "the old primary stayed down");
+    cr_log_info("failover: every acknowledged move on the promoted standby");
+}
+
+/* ---- the load of those two tests ----------------------------------------- */
+
+struct load_game {
+    tconn *w[RESTART_GAMES], *b[RESTART_GAMES];
+    long long gid[RESTART_GAMES];
+    int acked[RESTART_GAMES];
+    char wn[RESTART_GAMES][16], bn[RESTART_GAMES][16];
+};
+
+static void read_url(const char *dir, char *url, size_t size)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/url", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    cr_assert_not_null(fgets(url, (int)size, f));
+    fclose(f);
+    url[strcspn(url, "\n")] = '\0';
+}
+
+/* A cluster of the test's own in a new /tmp/qk-pg-WHAT-XXXXXX (into dir,
+ * stopped by the teardown); its URL into url. */
+static void own_cluster(char *dir, const char *what, char *url, size_t size)
+{
+    snprintf(dir, 64, "/tmp/qk-pg-%s-XXXXXX", what);
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[192];
+    snprintf(cmd, sizeof cmd, "sh tests/pg/cluster.sh start %s >/dev/null", dir);
+    cr_assert_eq(system(cmd), 0, "a cluster of the test's own");
+    read_url(dir, url, size);
+}
+
+/* Two nodes on DB, RESTART_GAMES games with white on node 0 and black on
+ * node 1, each with its first move acknowledged. */
+static load_game *load_start(const char *env)
+{
+    for (int i = 0; i < 2; i++) {
+        tsrv_start_on(&N[i], DB, false, env);
+        started = i + 1;
+    }
+    static load_game lg;
+    memset(&lg, 0, sizeof lg);
+    for (int i = 0; i < RESTART_GAMES; i++) {
+        snprintf(lg.wn[i], sizeof lg.wn[i], "rw%d", i);
+        snprintf(lg.bn[i], sizeof lg.bn[i], "rb%d", i);
+        lg.w[i] = tc_open(N[0].port);
+        lg.b[i] = tc_open(N[1].port);
+        t_register(lg.w[i], lg.wn[i]);
+        t_register(lg.b[i], lg.bn[i]);
+        lg.gid[i] = t_new_game(lg.w[i], lg.b[i], lg.bn[i], "alquerque");
+        cr_assert_eq(try_move(lg.w[i], lg.gid[i], 0), 1, "game %d's first move", i);
+        lg.acked[i] = 1;
+    }
+    return &lg;
+}
+
+/* Play every game until a move is not answered ok, while op (a child
+ * running `what`) takes the database away; then both nodes must have
+ * exited 75. */
+static void load_until_cut(load_game *lg, pid_t op, const char *what)
+{
+    tconn **w = lg->w, **b = lg->b;
+    long long *gid = lg->gid;
+    int *acked = lg->acked;
     bool live[RESTART_GAMES];
     int cut = 0, over = 0;
     for (int i = 0; i < RESTART_GAMES; i++)
@@ -567,7 +680,7 @@ Test(nodes, postgresql_restarted_under_load_the_nodes_exit_75_and_come_back_with
     }
     int st;
     cr_assert_eq(waitpid(op, &st, 0), op);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "cluster.sh restart failed");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s failed", what);
     cr_assert_gt(cut, 0, "no game was playing when PostgreSQL went down (%d ended first)", over);
     /* Both nodes lost their connection and said so by their status: 75,
      * EX_TEMPFAIL, which deploy/qirkatd.service restarts. */
@@ -575,7 +688,18 @@ Test(nodes, postgresql_restarted_under_load_the_nodes_exit_75_and_come_back_with
         int code = tsrv_wait_exit(&N[i], 30000);
         cr_assert_eq(code, 75, "node %d exited %d (see %s)", i, code, N[i].log);
     }
-    /* The supervisor's part: start them again; the clients reconnect. */
+    cr_log_info("%s: %d games cut mid-play, %d ended before", what, cut, over);
+}
+
+/* The supervisor's part: start both nodes again; the clients reconnect,
+ * find every acknowledged move (the one cut may have committed
+ * unanswered) and play on; the stored moves are the acknowledged ones. */
+static void load_back(load_game *lg, const char *env)
+{
+    tconn **w = lg->w, **b = lg->b;
+    long long *gid = lg->gid;
+    int *acked = lg->acked;
+    char(*wn)[16] = lg->wn, (*bn)[16] = lg->bn;
     for (int i = 0; i < 2; i++)
         tsrv_restart(&N[i], env);
     for (int i = 0; i < RESTART_GAMES; i++) {
@@ -605,7 +729,6 @@ Test(nodes, postgresql_restarted_under_load_the_nodes_exit_75_and_come_back_with
         tc_close(w[i]);
         tc_close(b[i]);
     }
-    cr_log_info("PostgreSQL restart: %d games cut mid-play, %d ended before", cut, over);
 }
 
 /* ---- presence across nodes ------------------------------------------- */
