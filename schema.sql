@@ -469,3 +469,10 @@ CREATE TABLE reset_codes (
     expires INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX reset_codes_user ON reset_codes (user_id);
+
+-- migration 14
+-- Nothing changes here: schema-pg.sql's migration 14 expresses the CHECKs
+-- of games and moves as domains, which PostgreSQL evaluates only for the
+-- columns a statement writes (a cost SQLite does not have: it compiles
+-- its CHECKs into each prepared statement once). The numbers stay the
+-- same in both files.

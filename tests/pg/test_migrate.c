@@ -570,7 +570,7 @@ Test(pg_migrate, same_columns_as_sqlite)
 }
 
 /* Column by column: the type (INTEGER as BIGINT or a SMALLINT flag, TEXT,
- * BLOB as BYTEA, REAL as DOUBLE PRECISION), NOT NULL (a key's columns
+ * BLOB as BYTEA, REAL as DOUBLE PRECISION; a domain's base type), NOT NULL (a key's columns
  * count as not null, as they are on both), the default, the place in the
  * primary key. */
 Test(pg_migrate, same_column_types_defaults_and_keys_as_sqlite)
@@ -592,15 +592,18 @@ Test(pg_migrate, same_column_types_defaults_and_keys_as_sqlite)
         char *b = pg_value(
             pg,
             "SELECT string_agg(format('%s:%s:%s:%s:%s', a.attname,"
-            "  CASE format_type(a.atttypid, a.atttypmod) WHEN 'bigint' THEN 'int'"
+            "  CASE format_type(b.oid, a.atttypmod) WHEN 'bigint' THEN 'int'"
             "   WHEN 'smallint' THEN 'int' WHEN 'text' THEN 'text' WHEN 'bytea' THEN 'bytes'"
-            "   WHEN 'double precision' THEN 'real' ELSE format_type(a.atttypid, a.atttypmod) END,"
+            "   WHEN 'double precision' THEN 'real' ELSE format_type(b.oid, a.atttypmod) END,"
             "  a.attnotnull::int,"
             "  coalesce(regexp_replace(pg_get_expr(d.adbin, d.adrelid), '::[a-z ]+$', ''), '-'),"
             /* indkey counts from 0: its ordinality is SQLite's pk. */
             "  coalesce((SELECT o FROM unnest(k.indkey::int2[]) WITH ORDINALITY u(att, o)"
             "   WHERE u.att = a.attnum), 0)), ',' ORDER BY a.attnum)"
             " FROM pg_attribute a"
+            /* A domain column (schema-pg.sql migration 14) has its base type. */
+            " JOIN pg_type ty ON ty.oid = a.atttypid"
+            " JOIN pg_type b ON b.oid = CASE ty.typtype WHEN 'd' THEN ty.typbasetype ELSE ty.oid END"
             " LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum"
             " LEFT JOIN pg_index k ON k.indrelid = a.attrelid AND k.indisprimary"
             " WHERE a.attrelid = format('%I.%I', current_schema(), $1::text)::regclass"
@@ -689,9 +692,15 @@ Test(pg_migrate, same_constraints_and_indexes_as_sqlite)
         for (const char *p = strstr(sql, "CHECK ("); p; p = strstr(p + 1, "CHECK ("))
             checks++;
         free(sql);
+        /* A column's domain CHECK (schema-pg.sql migration 14) counts as
+         * the column's CHECK. */
         char *n = pg_value(pg,
-                           "SELECT count(*) FROM pg_constraint WHERE contype = 'c'"
-                           " AND conrelid = format('%I.%I', current_schema(), $1::text)::regclass",
+                           "SELECT (SELECT count(*) FROM pg_constraint WHERE contype = 'c'"
+                           "  AND conrelid = format('%I.%I', current_schema(), $1::text)::regclass)"
+                           " + (SELECT count(*) FROM pg_attribute a"
+                           "  JOIN pg_constraint dc ON dc.contypid = a.atttypid AND dc.contype = 'c'"
+                           "  WHERE a.attrelid = format('%I.%I', current_schema(), $1::text)::regclass"
+                           "  AND a.attnum > 0 AND NOT a.attisdropped)",
                            t);
         cr_assert_eq(strtoll(n, NULL, 10), checks, "the CHECK constraints of %s", t);
         free(n);
