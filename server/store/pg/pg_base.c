@@ -165,9 +165,13 @@ static bool is_text(const pg_req *r, const char *sql)
 
 /* Put r on the wire. Without pipeline mode each query carries its own
  * Sync (libpq's PQsendQuery*) and is flushed at once. In pipeline mode a
- * query of an open transaction block is followed by a Flush request only,
- * so that its result comes back at once while the block stays one
- * pipeline segment; the block's COMMIT or ROLLBACK and every query outside
+ * query of an open transaction block that someone waits for is followed
+ * by a Flush request only, so that its result comes back at once while
+ * the block stays one pipeline segment; one nobody waits for (a write of
+ * the batch, a NOTIFY, the BEGIN) by nothing: PostgreSQL keeps its result
+ * until the next Flush or Sync, so that it costs the server no send of
+ * its own (24% of the backend's time went to sends, one per statement:
+ * docs/perf.md). The block's COMMIT or ROLLBACK and every query outside
  * a block are followed by a Sync, which ends the segment. A failure inside
  * the block aborts the rest of the segment (PGRES_PIPELINE_ABORTED), the
  * COMMIT with it: process() then rolls the block back. */
@@ -195,7 +199,7 @@ static void send_one(pg_store *s, pg_req *r)
     if (ok && s->pipeline) {
         bool in_block = (s->in_block || starts) && !ends;
         if (in_block)
-            ok = PQsendFlushRequest(s->conn);
+            ok = r->unwaited || PQsendFlushRequest(s->conn);
         else {
             ok = PQpipelineSync(s->conn);
             r->synced = true;
@@ -656,6 +660,7 @@ static int send_v(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
             s->failed_txn = s->txn;
         return STORE_EIO;
     }
+    r->unwaited = true;
     enqueue(s, r);
     return STORE_OK;
 }
@@ -791,6 +796,7 @@ int pg_send_text(pg_store *s, const char *sql, bool is_commit, uint64_t txn, sto
     r->which = PG_TEXT;
     r->text = sql;
     r->is_commit = is_commit;
+    r->unwaited = !is_commit; /* BEGIN, ROLLBACK: nobody reads their result */
     r->on_done = on_done;
     r->on_done_arg = arg;
     if (is_commit) {

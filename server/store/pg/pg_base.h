@@ -129,6 +129,7 @@ typedef struct pg_req {
     int len[PG_PARAMS_MAX], fmt[PG_PARAMS_MAX];
     char *buf; /* owned: every parameter's bytes */
     task *waiter;          /* resumed when done (NULL: nobody waits in a task) */
+    bool unwaited;         /* sent without anyone waiting for it (pg_send, BEGIN): no Flush */
     bool done, sent;
     bool send_failed;      /* never reached the server: no result to read */
     bool results_done;     /* its results are read (the Sync may be due) */
