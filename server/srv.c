@@ -368,7 +368,8 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
         g->games = NULL;
         goto fail_store;
     }
-    net_hooks hooks = {session_open_cb, dispatch_line_cb, session_close_cb, session_free_cb};
+    net_hooks hooks = {session_open_cb, dispatch_line_cb, session_close_cb, session_free_cb,
+                       sizeof(session)};
     net_init(&s->net, loop, &hooks, cfg->line_limit, cfg->out_limit);
     s->net.txn_epoch = batch_epoch(&s->batch);
     if (cfg->max_conns > 0)

@@ -21,8 +21,9 @@ static void login_timeout(heartbeat *a, conn *k)
     else
         snprintf(msg, sizeof msg, "log in within %d ms", a->login_timeout_ms);
     cJSON *err = qk_proto_error(NULL, QK_ERR_UNAUTHENTICATED, msg);
-    log_info("conn %llu (%s): no login in %d ms, closing", (unsigned long long)k->serial, k->peer,
-             a->login_timeout_ms);
+    char peer[CONN_PEER_MAX];
+    log_info("conn %llu (%s): no login in %d ms, closing", (unsigned long long)k->serial,
+             conn_peer(k, peer), a->login_timeout_ms);
     if (err)
         conn_send_json(k, err, 0, NULL);
     cJSON_Delete(err);
@@ -46,8 +47,7 @@ static void beat_cb(uv_timer_t *t)
             login_timeout(a, k);
             continue;
         }
-        if (k->closing || k->held_count || k->inflight_bytes ||
-            now - k->last_out < (uint64_t)a->heartbeat_ms)
+        if (k->closing || conn_output_pending(k) || now - k->last_out < (uint64_t)a->heartbeat_ms)
             continue;
         k->last_out = now;
         conn_send(k, a->empty_line, 0, NULL);

@@ -19,8 +19,9 @@ session *session_of(conn *c)
 
 int session_open_cb(conn *c)
 {
-    session *se = calloc(1, sizeof(session));
-    c->data = se;
+    /* The session comes zeroed with the connection (net_hooks.data_size
+     * = sizeof(session), session_hooks_data_size). */
+    session *se = c->data;
     if (!se)
         return -1;
     se->opened_at = uv_now(api_of(c)->loop);
@@ -221,6 +222,5 @@ void session_free_cb(conn *c)
         free(se->login); /* normally gone at the close already */
         free(se->subs);
     }
-    free(c->data);
-    c->data = NULL;
+    /* The session itself is freed with the connection. */
 }

@@ -11,7 +11,8 @@
  * details (name, token hash, registry node) are allocated at login and
  * freed at logout, and the subscriptions are an array grown on demand
  * (up to SESSION_MAX_SUBS) and freed when the last one goes. An
- * anonymous connection with no subscription costs sizeof(session) alone.
+ * anonymous connection with no subscription costs sizeof(session) alone,
+ * in the connection's own allocation (net_hooks.data_size).
  */
 #ifndef QK_SESSION_H
 #define QK_SESSION_H
@@ -76,7 +77,10 @@ void session_touch(api *a, conn *c);
 int session_subscribe(api *a, conn *c, int64_t game_id);
 /* 0, or 1 when c was not subscribed. */
 int session_unsubscribe(api *a, conn *c, int64_t game_id);
-/* net hooks. */
+/* net hooks, with net_hooks.data_size = sizeof(session): the session is
+ * allocated with its connection (the transport's block) and zeroed;
+ * open_cb sets it up, free_cb releases what it holds (the login, the
+ * subscriptions' array). */
 int session_open_cb(conn *c);
 void session_close_cb(conn *c);
 void session_free_cb(conn *c);

@@ -58,6 +58,16 @@
  * client that asked. conn_close() is idempotent; the conn is freed only when
  * its handle's close callback has run and every conn_ref() was released,
  * so work on the thread pool may hold a reference across a close.
+ *
+ * Memory (docs/perf.md "Idle connection memory"). Tens of thousands of
+ * connections sit idle, so an idle one is kept to one allocation: the
+ * transport's struct with the conn first (128 bytes), the upper layer's
+ * per-connection data behind it (net_hooks.data_size), nothing else. What
+ * only a busy connection needs (the held queue, the dirty and ready lists'
+ * links) is a conn_out allocated with its first output or waiting line
+ * and freed once it is drained; the peer is kept as a binary address,
+ * named on demand (conn_peer); the per-address cap chains connections
+ * through links of their own (no registry node).
  */
 #ifndef QK_CONN_H
 #define QK_CONN_H
@@ -70,7 +80,6 @@
 #include <uv.h>
 
 #include "net/transport.h"
-#include "util/registry.h"
 
 #define NET_DEFAULT_OUT_LIMIT (1024 * 1024) /* bytes of pending output per conn */
 #define NET_DEFAULT_MAX_CONNS 4096
@@ -118,7 +127,9 @@ typedef struct outmsg {
 
 
 typedef struct net_hooks {
-    /* A connection was accepted: set c->data. Return 0, or -1 to refuse
+    /* A connection was accepted: set up c->data (when data_size is not 0
+     * it points at data_size zeroed bytes that come with the connection;
+     * else it is NULL and the hook may set it). Return 0, or -1 to refuse
      * it (it is closed at once). */
     int (*open_cb)(conn *c);
     /* One complete, non-empty line (NUL-terminated at line[len]; valid
@@ -127,37 +138,69 @@ typedef struct net_hooks {
     /* conn_close() was called: the upper layer drops its references to c
      * (registries) but may keep conn_ref()s. Called exactly once. */
     void (*close_cb)(conn *c);
-    /* The conn is about to be freed: release c->data. */
+    /* The conn is about to be freed: release what c->data holds (and
+     * c->data itself unless it came with the connection). */
     void (*free_cb)(conn *c);
+    /* Bytes of the upper layer's per-connection data, allocated in the
+     * transport's block behind its struct (one allocation per connection
+     * instead of two; docs/perf.md "Idle connection memory"), aligned to
+     * CONN_DATA_ALIGN. 0: none. */
+    size_t data_size;
 } net_hooks;
 
+/* The alignment of the bytes hooks.data_size asks for. */
+#define CONN_DATA_ALIGN 8
+
+/* A peer's address in binary (its text, "host:port", is made on demand:
+ * conn_peer). */
+enum { CONN_ADDR_NONE = 0, CONN_ADDR_V4 = 4, CONN_ADDR_V6 = 6 };
+typedef struct conn_addr {
+    uint8_t bytes[16]; /* network order; IPv4: the first 4 */
+    uint16_t port;     /* host order */
+    uint8_t family;    /* CONN_ADDR_*; NONE: unknown, named "?" */
+} conn_addr;
+
+/* Room for conn_peer()'s text: an IPv6 host (at most 45 characters),
+ * ':', a port and the NUL. */
+#define CONN_PEER_MAX 64
+
+/* The output side of a connection: allocated when it has something to
+ * write or lines waiting for a later turn, freed as soon as it has
+ * neither (an idle connection does not carry it). */
+typedef struct conn_out {
+    outmsg *held, **held_tail;
+    size_t held_bytes, held_count;
+    size_t inflight_bytes; /* handed to the transport, not yet written */
+    conn *dirty_next, *dirty_prev;
+    conn *ready_next, *ready_prev;
+    uint64_t ready_seq; /* net.ready_seq when put on the list */
+} conn_out;
+
 /* One connection. The transport allocates it as the first member of its
- * own struct (conn_init) and frees it (transport.free_conn). */
+ * own struct (conn_alloc_size, conn_init) and frees it
+ * (transport.free_conn). Laid out for an idle connection's memory: what
+ * only a connection with output or waiting lines needs is in `out`. */
 struct conn {
     const transport *tp;
     net *net;
     void *data; /* the upper layer's session; see hooks */
     uint64_t serial;
-    int refs;
-    int paused; /* conn_pause() depth; reading is stopped while > 0 */
-    bool closing, reading, eof, close_after_write;
-    bool shutting;       /* the transport's shutdown was started after the stop drained it */
-    bool processing;     /* inside the line loop (conn_resume must not nest it) */
-    bool out_blocked;    /* pending output >= out_soft: no lines until it drains */
-    bool ready;          /* on net.ready: lines wait for the next turn */
-    bool dirty;          /* on net.dirty: held output to write at the flush */
-    uint64_t ready_seq;  /* net.ready_seq when put on the list */
-    uint64_t turn_seen;  /* net.turn of the last line counted */
-    unsigned turn_lines; /* lines handled in turn turn_seen */
-    conn *ready_next, *ready_prev;
-    char peer[64]; /* transport.peer_name(): "host:port" */
-    reg_node *addr_node; /* in net.by_addr (key: a hash of the host part of peer) */
-    outmsg *held, **held_tail;
-    size_t held_bytes, held_count;
-    size_t inflight_bytes; /* handed to the transport, not yet written */
-    uint64_t last_out;     /* uv_now() of the last write (or the accept); heartbeat */
-    conn *dirty_next, *dirty_prev;
+    conn_out *out;     /* NULL while there is no output and no waiting line */
     conn *next, *prev; /* every open connection of the net */
+    conn *addr_next, *addr_prev; /* net.addr_buckets' chain of peer's hash */
+    uint64_t turn_seen;          /* net.turn of the last line counted */
+    uint64_t last_out;           /* uv_now() of the last write (or the accept); heartbeat */
+    int refs;
+    unsigned turn_lines; /* lines handled in turn turn_seen */
+    int paused;          /* conn_pause() depth; reading is stopped while > 0 */
+    conn_addr peer;      /* transport.peer_addr(); conn_peer() names it */
+    bool closing : 1, reading : 1, eof : 1, close_after_write : 1;
+    bool shutting : 1;    /* the transport's shutdown was started after the stop drained it */
+    bool processing : 1;  /* inside the line loop (conn_resume must not nest it) */
+    bool out_blocked : 1; /* pending output >= out_soft: no lines until it drains */
+    bool ready : 1;       /* on net.ready: lines wait for the next turn */
+    bool dirty : 1;       /* on net.dirty: held output to write at the flush */
+    bool in_addr : 1;     /* on the chain of net.addr_buckets */
 };
 
 struct net {
@@ -167,7 +210,11 @@ struct net {
     void *data; /* the upper layer's */
     size_t line_limit, out_limit, max_conns;
     size_t max_per_addr;     /* NET_DEFAULT_MAX_PER_ADDR */
-    registry by_addr;        /* connections by their peer's address */
+    /* Connections by their peer's address (the host part): a hash table
+     * chained through conn.addr_next, doubling when the load passes 2;
+     * NULL before the first connection. */
+    conn **addr_buckets;
+    size_t addr_nbuckets, addr_count;
     size_t out_soft;         /* pending output that pauses a connection */
     unsigned lines_per_turn; /* NET_LINES_PER_TURN */
     uint64_t turn;           /* net_flush() calls so far: budgets reset */
@@ -237,6 +284,13 @@ int conn_send(conn *c, outbuf *ob, unsigned flags, const cJSON *id);
 /* Serialize and queue msg (borrowed). Same results as conn_send(). */
 int conn_send_json(conn *c, const cJSON *msg, unsigned flags, const cJSON *id);
 
+/* c's peer as text into buf, which is returned: "a.b.c.d:port" or
+ * "host:port" for IPv6 (no brackets), "?" when unknown; for logs. */
+const char *conn_peer(const conn *c, char buf[CONN_PEER_MAX]);
+/* Whether c has output queued or handed to the transport and not yet
+ * written. */
+bool conn_output_pending(const conn *c);
+
 /* Start closing (idempotent): stop reading, drop held output, call
  * hooks.close_cb, close the transport. */
 void conn_close(conn *c);
@@ -256,10 +310,20 @@ void conn_unref(conn *c);
 
 /* ---- for transports (transport.h) ------------------------------------ */
 
-/* Set up c (zeroed by the caller, part of the transport's struct) on n
- * with transport tp; one reference, released when the transport reports
- * conn_closed(). */
+/* Bytes to allocate (zeroed) for one connection of transport tp on n:
+ * tp->size and the upper layer's data behind it (net_hooks.data_size). */
+size_t conn_alloc_size(const net *n, const transport *tp);
+/* Set up c (the first member of the transport's struct, allocated zeroed
+ * with conn_alloc_size() bytes) on n with transport tp; c->data points at
+ * the upper layer's bytes when it asked for some. One reference, released
+ * when the transport reports conn_closed(). */
 void conn_init(conn *c, net *n, const transport *tp);
+/* Fill *a from a socket address (AF_INET or AF_INET6; any other family,
+ * or sa NULL, gives CONN_ADDR_NONE). unmap_v4: an IPv4-mapped IPv6
+ * address is kept as IPv4. */
+void conn_addr_set(conn_addr *a, const struct sockaddr *sa, bool unmap_v4);
+/* Bytes handed to the transport and not yet reported written. */
+size_t conn_inflight(const conn *c);
 /* c is connected: it joins n, gets its peer name and open_cb, and starts
  * reading; or it is answered server_busy and closed past n.max_conns
  * connections, or past n.max_per_addr from the same address (the host

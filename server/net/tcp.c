@@ -4,6 +4,7 @@
 #include "net/tcp.h"
 
 #include <netdb.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,14 @@
 #include "qk_frame.h"
 #include "util/log.h"
 
+/* Laid out for an idle connection's memory (docs/perf.md "Idle connection
+ * memory"): the handle's data names the listener, and the frame exists
+ * only while bytes of this connection are held. */
 typedef struct tcp_conn {
-    conn base; /* first: a conn * is a tcp_conn * */
-    uv_tcp_t tcp;
-    tcp_listener *listener;
-    qk_frame frame; /* owns memory only while a partial line (or a deferred one) is held */
+    conn base;       /* first: a conn * is a tcp_conn * */
+    uv_tcp_t tcp;    /* tcp.data: the tcp_listener */
+    qk_frame *frame; /* the listener's during a read; between reads one of its
+                      * own (allocated) while it holds bytes, else NULL */
 } tcp_conn;
 
 typedef struct write_req {
@@ -31,23 +35,89 @@ static tcp_conn *tcp_of(conn *c)
     return (tcp_conn *)c;
 }
 
+static tcp_conn *tcp_of_handle(void *h)
+{
+    return (tcp_conn *)((char *)h - offsetof(tcp_conn, tcp));
+}
+
+static tcp_listener *listener_of(const tcp_conn *t)
+{
+    return t->tcp.data;
+}
+
+/* ---- the frame, only while it holds bytes ----------------------------- */
+
+/* Whether f must outlive the read: bytes not taken yet, or a line over
+ * the limit seen (reported again by the next qk_frame_next()). */
+static bool frame_holds(const qk_frame *f)
+{
+    return qk_frame_pending(f) > 0 || f->poisoned;
+}
+
+/* Drop t's frame and what it holds. */
+static void frame_drop(tcp_conn *t)
+{
+    if (!t->frame)
+        return;
+    qk_frame_free(t->frame);
+    if (t->frame != &listener_of(t)->frame)
+        free(t->frame);
+    t->frame = NULL;
+}
+
+/* After a read (settled): the listener's frame goes back to it, and
+ * what it still holds moves into a frame of t's own (its buffer is
+ * already t's: the settle copied the bytes); an own frame that holds
+ * nothing goes. -1 on allocation failure (the bytes are dropped). */
+static int frame_keep(tcp_conn *t)
+{
+    qk_frame *shared = &listener_of(t)->frame;
+    if (t->frame == shared) {
+        if (!frame_holds(shared)) {
+            t->frame = NULL;
+            return 0;
+        }
+        qk_frame *own = malloc(sizeof *own);
+        if (!own) {
+            frame_drop(t);
+            return -1;
+        }
+        *own = *shared;
+        qk_frame_init(shared, 0); /* forget the moved buffer */
+        t->frame = own;
+        return 0;
+    }
+    if (t->frame && !frame_holds(t->frame))
+        frame_drop(t);
+    return 0;
+}
+
 /* ---- the transport ---------------------------------------------------- */
 
 static int t_next(conn *c, char **msg, size_t *len)
 {
-    return qk_frame_next(&tcp_of(c)->frame, msg, len);
+    tcp_conn *t = tcp_of(c);
+    if (!t->frame)
+        return 0;
+    int rc = qk_frame_next(t->frame, msg, len);
+    /* Lines left for a later turn were taken (net_run_ready): the own
+     * frame goes with its last byte. Not the listener's, which read_cb
+     * settles. */
+    if (rc == 0 && t->frame != &listener_of(t)->frame && !frame_holds(t->frame))
+        frame_drop(t);
+    return rc;
 }
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)suggested;
-    tcp_conn *t = h->data;
-    *buf = uv_buf_init(t->listener->readbuf, sizeof t->listener->readbuf);
+    tcp_listener *l = h->data;
+    *buf = uv_buf_init(l->readbuf, sizeof l->readbuf);
 }
 
 static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 {
-    tcp_conn *t = s->data;
+    tcp_conn *t = tcp_of_handle(s);
     conn *c = &t->base;
     if (c->closing)
         return;
@@ -66,21 +136,30 @@ static void read_cb(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
      * not take (an incomplete last line, or lines left for the next turn)
      * is copied into the connection's frame before the buffer is read
      * into again. */
-    int rc = qk_frame_lend(&t->frame, buf->base, (size_t)nread);
+    tcp_listener *l = s->data;
+    if (!t->frame) {
+        /* The listener's frame serves this read (a connection holds one
+         * of its own only while bytes of it wait). */
+        qk_frame_init(&l->frame, c->net->line_limit);
+        t->frame = &l->frame;
+    }
+    int rc = qk_frame_lend(t->frame, buf->base, (size_t)nread);
     if (rc == QK_FRAME_ENOMEM)
         goto nomem;
     /* QK_FRAME_TOOLONG is reported again by qk_frame_next(). */
     conn_input(c);
     if (c->closing) {
-        qk_frame_free(&t->frame); /* nothing is taken from a closing connection */
+        frame_drop(t); /* nothing is taken from a closing connection */
         return;
     }
-    if (qk_frame_settle(&t->frame) == QK_FRAME_ENOMEM)
+    if (!t->frame)
+        return; /* an own frame, emptied by the lines taken (t_next) */
+    if (qk_frame_settle(t->frame) == QK_FRAME_ENOMEM || frame_keep(t) != 0)
         goto nomem;
     return;
 nomem:
     log_error("conn %llu: out of memory buffering input", (unsigned long long)c->serial);
-    qk_frame_free(&t->frame);
+    frame_drop(t);
     conn_close(c);
 }
 
@@ -130,7 +209,7 @@ static ssize_t t_write(conn *c, outmsg *msgs, size_t count, size_t bytes)
     for (outmsg *m = msgs; m; m = m->next, i++)
         bufs[i] = uv_buf_init(m->ob->data, (unsigned)m->ob->len);
     size_t skip = 0; /* bytes already written by the try */
-    if (c->inflight_bytes == 0) {
+    if (conn_inflight(c) == 0) {
         int w = uv_try_write((uv_stream_t *)&t->tcp, bufs, (unsigned)count);
         if (w < 0 && w != UV_EAGAIN) {
             rc = w;
@@ -202,7 +281,7 @@ static int t_shutdown(conn *c)
 
 static void close_cb(uv_handle_t *h)
 {
-    conn_closed(&((tcp_conn *)h->data)->base);
+    conn_closed(&tcp_of_handle(h)->base);
 }
 
 static void t_close(conn *c)
@@ -213,29 +292,18 @@ static void t_close(conn *c)
 static void t_free(conn *c)
 {
     tcp_conn *t = tcp_of(c);
-    qk_frame_free(&t->frame);
+    frame_drop(t);
     free(t);
 }
 
-static void t_peer_name(conn *c, char *buf, size_t size)
+/* An IPv4-mapped peer of a dual-stack listener keeps its IPv6 form, as
+ * its name always had over TCP. */
+static void t_peer_addr(conn *c, conn_addr *out)
 {
     struct sockaddr_storage ss;
     int len = sizeof ss;
-    snprintf(buf, size, "?");
-    if (uv_tcp_getpeername(&tcp_of(c)->tcp, (struct sockaddr *)&ss, &len) != 0)
-        return;
-    char host[48] = "?";
-    int port = 0;
-    if (ss.ss_family == AF_INET) {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        uv_ip4_name(a, host, sizeof host);
-        port = ntohs(a->sin_port);
-    } else if (ss.ss_family == AF_INET6) {
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        uv_ip6_name(a, host, sizeof host);
-        port = ntohs(a->sin6_port);
-    }
-    snprintf(buf, size, "%s:%d", host, port);
+    bool ok = uv_tcp_getpeername(&tcp_of(c)->tcp, (struct sockaddr *)&ss, &len) == 0;
+    conn_addr_set(out, ok ? (struct sockaddr *)&ss : NULL, false);
 }
 
 static const transport tcp_transport = {
@@ -248,17 +316,20 @@ static const transport tcp_transport = {
     .shutdown = t_shutdown,
     .close = t_close,
     .free_conn = t_free,
-    .peer_name = t_peer_name,
+    .peer_addr = t_peer_addr,
+    .size = sizeof(tcp_conn),
 };
 
 size_t tcp_input_pending(const conn *c)
 {
-    return c->tp == &tcp_transport ? qk_frame_pending(&((const tcp_conn *)c)->frame) : 0;
+    const tcp_conn *t = (const tcp_conn *)c;
+    return c->tp == &tcp_transport && t->frame ? qk_frame_pending(t->frame) : 0;
 }
 
 size_t tcp_input_heap(const conn *c)
 {
-    return c->tp == &tcp_transport ? qk_frame_heap(&((const tcp_conn *)c)->frame) : 0;
+    const tcp_conn *t = (const tcp_conn *)c;
+    return c->tp == &tcp_transport && t->frame ? qk_frame_heap(t->frame) : 0;
 }
 
 /* ---- the listener ----------------------------------------------------- */
@@ -276,7 +347,7 @@ static void connection_cb(uv_stream_t *server, int status)
         log_warn("accept: %s", uv_strerror(status));
         return;
     }
-    tcp_conn *t = calloc(1, sizeof *t);
+    tcp_conn *t = calloc(1, conn_alloc_size(n, &tcp_transport));
     if (!t) {
         /* Take the connection off the backlog anyway so the loop does not
          * spin on it. */
@@ -295,9 +366,7 @@ static void connection_cb(uv_stream_t *server, int status)
         free(t);
         return;
     }
-    t->tcp.data = t;
-    t->listener = l;
-    qk_frame_init(&t->frame, n->line_limit);
+    t->tcp.data = l;
     conn *c = &t->base;
     conn_init(c, n, &tcp_transport);
     rc = uv_accept(server, (uv_stream_t *)&t->tcp);

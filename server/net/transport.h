@@ -22,6 +22,7 @@
 typedef struct conn conn;
 typedef struct net net;
 typedef struct outmsg outmsg;
+typedef struct conn_addr conn_addr;
 
 typedef struct transport {
     const char *name; /* "tcp", "ws": for logs */
@@ -53,8 +54,12 @@ typedef struct transport {
     /* Free c's memory (the transport allocated it); the core calls this
      * when the last reference goes. */
     void (*free_conn)(conn *c);
-    /* The peer's name ("host:port", "?" when unknown) into buf. */
-    void (*peer_name)(conn *c, char *buf, size_t size);
+    /* The peer's address into *out (conn_addr_set; family
+     * CONN_ADDR_NONE when unknown). */
+    void (*peer_addr)(conn *c, conn_addr *out);
+    /* sizeof the transport's struct, whose first member is the conn: the
+     * upper layer's data (net_hooks.data_size) follows it (conn_alloc_size). */
+    size_t size;
 } transport;
 
 #endif

@@ -629,7 +629,7 @@ static void connection_cb(uv_stream_t *server, int status)
         log_warn("ws accept: %s", uv_strerror(status));
         return;
     }
-    ws_sock *w = calloc(1, sizeof *w);
+    ws_sock *w = calloc(1, ws_sock_alloc_size(s->net));
     http_req *rq = malloc(sizeof *rq);
     if (!w || !rq || uv_tcp_init(s->net->loop, &w->tcp) < 0) {
         free(w);

@@ -81,9 +81,10 @@
  * lingering close of nginx and Apache).
  *
  * Memory. An idle WebSocket connection (no frame under way, nothing
- * buffered) holds its ws_sock alone: the conn (248 bytes), libuv's
- * uv_tcp_t (248) and 152 of ours, 648 bytes on x86-64 (ws_sock_size()),
- * plus the session of the layer above. Reading uses one 64 KiB buffer of
+ * buffered) holds its ws_sock alone: the conn (128 bytes), libuv's
+ * uv_tcp_t (248) and 160 of ours, 536 bytes on x86-64 (ws_sock_size()),
+ * and behind it, in the same allocation, the session of the layer above
+ * (net_hooks.data_size; 600 bytes in all). Reading uses one 64 KiB buffer of
  * the server. wslay's receive context (about 8.5 KiB: its 4 KiB input and
  * 4 KiB output buffers) exists only while a frame or message is under way
  * and is freed as soon as the connection is at rest again; the message

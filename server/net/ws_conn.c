@@ -480,8 +480,10 @@ void ws_conn_frame_expired(ws_sock *w)
         ws_dl_arm(&w->srv->frames, w);
         return;
     }
+    char peer[CONN_PEER_MAX];
     log_info("conn %llu (%s): a WebSocket frame not complete in %llu ms, closing",
-             (unsigned long long)c->serial, c->peer, (unsigned long long)w->srv->frames.bound_ms);
+             (unsigned long long)c->serial, conn_peer(c, peer),
+             (unsigned long long)w->srv->frames.bound_ms);
     w->ended = true;
     w->close_code = WSLAY_CODE_POLICY_VIOLATION; /* 1008 */
     rx_free(w);
@@ -512,8 +514,9 @@ static int t_next(conn *c, char **msg, size_t *len)
         return -1; /* the core answers line_too_long and closes: 1009 */
     if (w->refused && !w->refusal_sent) {
         w->refusal_sent = true;
+        char peer[CONN_PEER_MAX];
         log_info("conn %llu (%s): binary WebSocket frame, closing", (unsigned long long)c->serial,
-                 c->peer);
+                 conn_peer(c, peer));
         cJSON *err = qk_proto_error(NULL, QK_ERR_BAD_REQUEST,
                                     "binary frames are not supported: send each message as one "
                                     "text frame");
@@ -693,34 +696,15 @@ static void t_free(conn *c)
     free(w);
 }
 
-static void t_peer_name(conn *c, char *buf, size_t size)
+/* On a dual-stack listener an IPv4 peer is named as over TCP (a.b.c.d),
+ * so the per-address cap counts it once. */
+static void t_peer_addr(conn *c, conn_addr *out)
 {
     ws_sock *w = ws_of(c);
     struct sockaddr_storage ss;
     int len = sizeof ss;
-    snprintf(buf, size, "?");
-    if (uv_tcp_getpeername(&w->tcp, (struct sockaddr *)&ss, &len) != 0)
-        return;
-    char host[48] = "?";
-    int port = 0;
-    if (ss.ss_family == AF_INET) {
-        struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-        uv_ip4_name(a, host, sizeof host);
-        port = ntohs(a->sin_port);
-    } else if (ss.ss_family == AF_INET6) {
-        /* On a dual-stack listener an IPv4 peer is named as over TCP
-         * (a.b.c.d), so the per-address cap counts it once. */
-        struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-        if (IN6_IS_ADDR_V4MAPPED(&a->sin6_addr)) {
-            struct sockaddr_in v4 = {.sin_family = AF_INET};
-            memcpy(&v4.sin_addr, &a->sin6_addr.s6_addr[12], 4);
-            uv_ip4_name(&v4, host, sizeof host);
-        } else {
-            uv_ip6_name(a, host, sizeof host);
-        }
-        port = ntohs(a->sin6_port);
-    }
-    snprintf(buf, size, "%s:%d", host, port);
+    bool ok = uv_tcp_getpeername(&w->tcp, (struct sockaddr *)&ss, &len) == 0;
+    conn_addr_set(out, ok ? (struct sockaddr *)&ss : NULL, true);
 }
 
 static const transport ws_transport = {
@@ -733,8 +717,14 @@ static const transport ws_transport = {
     .shutdown = t_shutdown,
     .close = t_close,
     .free_conn = t_free,
-    .peer_name = t_peer_name,
+    .peer_addr = t_peer_addr,
+    .size = sizeof(ws_sock),
 };
+
+size_t ws_sock_alloc_size(const net *n)
+{
+    return conn_alloc_size(n, &ws_transport);
+}
 
 /* ---- from ws.c ---------------------------------------------------------- */
 

@@ -95,6 +95,10 @@ void ws_sock_free_bufs(ws_sock *w);
 
 /* ---- ws_conn.c ---- */
 
+/* Bytes to allocate (zeroed) for one ws_sock on n: the struct and the
+ * upper layer's data of the connection it may become (conn_alloc_size). */
+size_t ws_sock_alloc_size(const net *n);
+
 /* The handshake succeeded and its 101 is written (or queued): w becomes a
  * connection of the core (conn_init, conn_accepted); w->pend holds what
  * the client sent behind its handshake. */

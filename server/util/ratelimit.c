@@ -14,7 +14,7 @@ bool rate_take(rate_bucket *b, const rate_cfg *cfg, uint64_t now_ms, uint64_t *r
     int64_t full = (int64_t)cfg->burst * 1000;
     if (!b->started) {
         b->started = true;
-        b->milli = full;
+        b->milli = (int32_t)full;
         b->at_ms = now_ms;
     }
     if (now_ms > b->at_ms) {
@@ -24,9 +24,8 @@ bool rate_take(rate_bucket *b, const rate_cfg *cfg, uint64_t now_ms, uint64_t *r
         uint64_t dt = now_ms - b->at_ms;
         if (dt > (uint64_t)full)
             dt = (uint64_t)full;
-        b->milli += (int64_t)dt * cfg->per_s;
-        if (b->milli > full)
-            b->milli = full;
+        int64_t milli = b->milli + (int64_t)dt * cfg->per_s;
+        b->milli = (int32_t)(milli > full ? full : milli);
         b->at_ms = now_ms;
     }
     if (b->milli >= 1000) {
@@ -34,7 +33,7 @@ bool rate_take(rate_bucket *b, const rate_cfg *cfg, uint64_t now_ms, uint64_t *r
         return true;
     }
     if (retry_ms)
-        *retry_ms = (uint64_t)((1000 - b->milli + cfg->per_s - 1) / cfg->per_s);
+        *retry_ms = (uint64_t)(((int64_t)1000 - b->milli + cfg->per_s - 1) / cfg->per_s);
     return false;
 }
 

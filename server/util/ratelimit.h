@@ -34,9 +34,10 @@ typedef struct rate_cfg {
     bool off;       /* no limit */
 } rate_cfg;
 
+/* 16 bytes: one is in every connection's session. */
 typedef struct rate_bucket {
-    int64_t milli;  /* tokens x 1000 */
     uint64_t at_ms; /* when milli was last brought up to date */
+    int32_t milli;  /* tokens x 1000: at most RATE_MAX x 1000, below 2^31 */
     bool started;   /* a new bucket starts full */
 } rate_bucket;
 
