@@ -73,16 +73,38 @@ static void on_watchdog(uv_timer_t *t)
     timed_out = true;
 }
 
-static void setup(size_t line_limit)
+/* The same record in the connection's own block (net_hooks.data_size):
+ * it comes zeroed, and only the lines are the hooks' to free. */
+static int open_inblock_cb(conn *c)
+{
+    cr_assert_not_null(c->data);
+    static const rec zero;
+    cr_assert_eq(memcmp(c->data, &zero, sizeof zero), 0, "the data comes zeroed");
+    return 0;
+}
+
+static void free_inblock_cb(conn *c)
+{
+    rec *r = c->data;
+    for (int i = 0; i < r->nlines; i++)
+        free(r->lines[i]);
+}
+
+static void setup_hooks(size_t line_limit, const net_hooks *hooks)
 {
     log_set_level(LOG_WARN); /* the closing of the over-long line is expected */
     cr_assert_eq(uv_loop_init(&loop), 0);
-    net_hooks hooks = {open_cb, line_cb, close_cb, free_cb};
-    net_init(&n, &loop, &hooks, line_limit, 0);
+    net_init(&n, &loop, hooks, line_limit, 0);
     lst = calloc(1, sizeof *lst);
     cr_assert_not_null(lst);
     cr_assert_eq(tcp_listen(lst, &n, "127.0.0.1", 0, &port), 0);
     cr_assert_eq(uv_timer_init(&loop, &watchdog), 0);
+}
+
+static void setup(size_t line_limit)
+{
+    net_hooks hooks = {open_cb, line_cb, close_cb, free_cb, 0};
+    setup_hooks(line_limit, &hooks);
 }
 
 static void teardown(void)
@@ -281,6 +303,53 @@ Test(tcp_input, the_buffer_is_released_after_a_complete_line, .timeout = 30)
     cr_assert_eq(tcp_input_heap(a), 0);
     cr_assert_eq(tcp_input_pending(a), 0);
     free(l);
+    close(fa);
+    teardown();
+}
+
+/* An idle connection is its transport's struct and the upper layer's
+ * data alone (docs/perf.md "Idle connection memory"): no frame between
+ * reads unless bytes wait, no output side once its output is written, the
+ * data in the same block; and its peer is named as before the address was
+ * kept in binary ("a.b.c.d:port"). */
+Test(tcp_input, an_idle_connection_holds_no_frame_and_no_output_side, .timeout = 30)
+{
+    net_hooks hooks = {open_inblock_cb, line_cb, close_cb, free_inblock_cb, sizeof(rec)};
+    setup_hooks(0, &hooks);
+    int fa;
+    conn *a = client(&fa);
+    cr_assert_null(a->out, "accepted: no output side");
+    cr_assert_eq(tcp_input_heap(a), 0);
+    struct sockaddr_in me;
+    socklen_t melen = sizeof me;
+    cr_assert_eq(getsockname(fa, (struct sockaddr *)&me, &melen), 0);
+    char want_peer[CONN_PEER_MAX], peer[CONN_PEER_MAX];
+    snprintf(want_peer, sizeof want_peer, "127.0.0.1:%d", ntohs(me.sin_port));
+    cr_assert_str_eq(conn_peer(a, peer), want_peer);
+
+    send_str(fa, "{\"x\":1}\n{\"y\"", 12);
+    wait_lines(a, 1);
+    wait_pending(a, 4);
+    cr_assert_eq(tcp_input_heap(a), 5, "the partial line's 4 bytes and a NUL's");
+    cJSON *msg = cJSON_CreateObject();
+    cr_assert_not_null(msg);
+    cr_assert_eq(conn_send_json(a, msg, CONN_MSG_REPLY, NULL), 0);
+    cJSON_Delete(msg);
+    cr_assert_not_null(a->out, "output held for the flush");
+    cr_assert(conn_output_pending(a));
+    net_flush(&n); /* a loopback socket takes the few bytes at once */
+    cr_assert(!conn_output_pending(a));
+    cr_assert_null(a->out, "released once written");
+    char got[16];
+    cr_assert_eq(recv(fa, got, sizeof got, 0), 3);
+    cr_assert_eq(memcmp(got, "{}\n", 3), 0);
+
+    send_str(fa, "}\n", 2);
+    wait_lines(a, 2);
+    cr_assert_str_eq(rec_of(a)->lines[1], "{\"y\"}");
+    cr_assert_eq(tcp_input_pending(a), 0);
+    cr_assert_eq(tcp_input_heap(a), 0);
+    cr_assert_null(a->out);
     close(fa);
     teardown();
 }
