@@ -446,6 +446,11 @@ CREATE INDEX reset_codes_user ON reset_codes (user_id);
 -- from the type cache. The same values are refused as before, with the
 -- same column names and base types; tests/pg counts a domain's CHECK as
 -- its column's. schema.sql's migration 14 changes nothing.
+-- The type change rewrites both tables under an exclusive lock and changes
+-- the result types of the statements older nodes prepared, which then
+-- fail ("cached plan must not change result type"): the runner applies it
+-- only while no older node is connected (pg_migrate.h "Stopping nodes").
+-- needs: every older node stopped
 CREATE DOMAIN qk_flag AS SMALLINT CHECK (VALUE IN (0, 1));
 CREATE DOMAIN qk_ply AS BIGINT CHECK (VALUE >= 0);
 CREATE DOMAIN qk_side AS TEXT CHECK (VALUE IN ('white', 'black'));

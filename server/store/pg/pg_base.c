@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/pg/pg_migrate.h"
 #include "util/log.h"
 #include "util/metrics.h"
 
@@ -21,7 +22,7 @@ static const char *stmt_name(const pg_store *s, const pg_req *r)
     if (r->which == PG_TEXT)
         return r->text;
     return r->which >= 0 && r->which < PG_STMTS_MAX && s->st_name[r->which] ? s->st_name[r->which]
-                                                                          : "?";
+                                                                            : "?";
 }
 
 /* ---- connection ------------------------------------------------------- */
@@ -46,7 +47,15 @@ int pg_connect(pg_store *s, const char *url)
     char shown[512];
     safe_url(url, shown, sizeof shown);
     s->tail = &s->head;
-    s->conn = PQconnectdb(url);
+    /* Named from its first moment, before it migrates: a node of this
+     * release migrating at the same time must not count it as an older
+     * node in the way (pg_migrate.h "Stopping nodes"). A later keyword
+     * overrides what the expanded URL gives. */
+    char name[48];
+    snprintf(name, sizeof name, PG_NODE_APPNAME "%d", pg_schema_last());
+    const char *kw[] = {"dbname", "application_name", NULL};
+    const char *val[] = {url, name, NULL};
+    s->conn = PQconnectdbParams(kw, val, 1);
     if (!s->conn || PQstatus(s->conn) != CONNECTION_OK) {
         log_error("postgresql: cannot connect to %s: %s", shown,
                   s->conn ? PQerrorMessage(s->conn) : "out of memory");
@@ -591,8 +600,8 @@ static void complete(pg_store *s, pg_req *r)
          * a node sees of it is the COMMIT's round trip. */
         if (s->commit_h && !bad)
             metric_observe(s->commit_h, (double)(uv_hrtime() - r->sent_ns) / 1e9);
-        bool ok = !bad && r->txn != s->failed_txn && r->res &&
-                  strcmp(PQcmdStatus(r->res), "COMMIT") == 0;
+        bool ok =
+            !bad && r->txn != s->failed_txn && r->res && strcmp(PQcmdStatus(r->res), "COMMIT") == 0;
         if (!ok && !bad)
             log_error("postgresql: transaction %" PRIu64 " failed; its COMMIT rolled back", r->txn);
         if (bad)
@@ -607,8 +616,7 @@ static void complete(pg_store *s, pg_req *r)
     if (!r->waiter && !r->keep_result) {
         /* Nobody reads it: a queued write or BEGIN/ROLLBACK. */
         if (bad && !s->lost)
-            log_error("postgresql: %s: %s", stmt_name(s, r),
-                      why_failed(r, "not sent"));
+            log_error("postgresql: %s: %s", stmt_name(s, r), why_failed(r, "not sent"));
         store_done_cb cb = r->on_done;
         void *arg = r->on_done_arg;
         req_free(r);
@@ -640,8 +648,7 @@ static pg_req *run_v(pg_store *s, pg_stmt which, const char *fmt, va_list ap)
     enqueue(s, r);
     wait_for(s, r);
     if (failed(r) && !s->lost)
-        log_error("postgresql: %s: %s", stmt_name(s, r),
-                  why_failed(r, "not sent"));
+        log_error("postgresql: %s: %s", stmt_name(s, r), why_failed(r, "not sent"));
     return r;
 }
 
@@ -683,8 +690,8 @@ int pg_run(pg_store *s, pg_stmt which, const char *fmt, ...)
     /* Inside the batch on a running server its only possible answers are
      * OK or a failure that fails the whole batch (the commit reports
      * it): nothing to wait for (pg_base.h "Waiting"). */
-    int rc = s->txn && s->loop ? send_v(s, which, fmt, ap)
-                               : run_counted(s, which, STORE_OK, fmt, ap);
+    int rc =
+        s->txn && s->loop ? send_v(s, which, fmt, ap) : run_counted(s, which, STORE_OK, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -834,9 +841,15 @@ void pg_unwatch(pg_store *s)
             pg_drain(s);
         /* A connection still in pipeline mode cannot take the blocking
          * calls that follow (libpq refuses PQexec there): it counts as
-         * lost, and those calls fail with STORE_EIO. */
-        if (!s->lost && !PQexitPipelineMode(s->conn))
+         * lost, and those calls fail with STORE_EIO. The server is not
+         * told: this is its stop (pg_async_stop, pg_disconnect), after the
+         * drain, and its on_lost exits 75 as after a crash. */
+        if (!s->lost && !PQexitPipelineMode(s->conn)) {
+            void (*told)(void *) = s->on_lost;
+            s->on_lost = NULL;
             lose(s, PQerrorMessage(s->conn));
+            s->on_lost = told;
+        }
         s->pipeline = false;
     }
     if (s->flusher_on) {

@@ -21,7 +21,9 @@
  * statements (the move, its pg_notify, its notification rows) cost one
  * round trip, not one each (docs/perf.md "PostgreSQL"). Results are read
  * back in FIFO order. Inside a transaction block the statements form one
- * pipeline segment (Flush requests, no Sync); the COMMIT or ROLLBACK
+ * pipeline segment (no Sync; a Flush request after each query a task
+ * waits for, none after the others, whose results ride with the next
+ * Flush or Sync); the COMMIT or ROLLBACK
  * carries the Sync, and nothing is sent behind it until that Sync is
  * back. A statement that fails in the block aborts the rest of the
  * segment, the COMMIT included (PGRES_PIPELINE_ABORTED, reported as

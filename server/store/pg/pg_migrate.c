@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/log.h"
 
@@ -135,6 +136,70 @@ static int read_version(PGconn *c, int *v)
     return rc;
 }
 
+/* older_nodes_stopped() looks this many times, this far apart (2 s). */
+#define STOPPED_TRIES 20
+#define STOPPED_TRY_US 100000
+
+/* Inside the locked transaction, before migration n of a database that
+ * was at a version >= 1 when this run began: 0 when no other session on
+ * this database can be a qirkatd older than schema n, else -1 with the
+ * sessions logged (pg_migrate.h "Stopping nodes"). Sessions of another
+ * role show a NULL application_name without pg_read_all_stats, so they
+ * count as unknown, that is, as in the way. */
+static int older_nodes_stopped(PGconn *c, int n)
+{
+    char num[16];
+    snprintf(num, sizeof num, "%d", n);
+    const char *params[1] = {num};
+    PGresult *r = NULL;
+    /* A session just closed (a node stopped a moment ago, a tool that
+     * finished) stays listed until its backend has exited: a few tries,
+     * each on a fresh view (pg_stat_activity is a snapshot per
+     * transaction until cleared). */
+    for (int attempt = 0;; attempt++) {
+        PQclear(r);
+        r = NULL;
+        if (run(c, "SELECT pg_stat_clear_snapshot()", "reading the other sessions", -1, NULL))
+            return -1;
+        r = PQexecParams(
+            c,
+            "SELECT pid, coalesce(nullif(application_name, ''), '(no name)'), "
+            "coalesce(client_addr::text, 'local'), coalesce(state, '?') FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend' AND CASE WHEN application_name ~ "
+            "'^" PG_NODE_APPNAME
+            "[0-9]{1,9}$' THEN substring(application_name FROM " PG_NODE_APPNAME_DIGITS
+            ")::int ELSE -1 END < $1::int ORDER BY pid",
+            1, NULL, params, NULL, NULL, 0);
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+            log_failure(c, r, "listing the other sessions", -1);
+            PQclear(r);
+            return -1;
+        }
+        if (PQntuples(r) == 0 || attempt == STOPPED_TRIES - 1)
+            break;
+        usleep(STOPPED_TRY_US);
+    }
+    int rows = PQntuples(r);
+    if (rows > 0) {
+        char list[512] = "";
+        size_t used = 0;
+        for (int i = 0; i < rows && used < sizeof list - 1; i++) {
+            int k = snprintf(list + used, sizeof list - used, "%spid %s (%s, %s, %s)",
+                             i ? ", " : "", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+                             PQgetvalue(r, i, 2), PQgetvalue(r, i, 3));
+            used += k > 0 ? (size_t)k : 0;
+        }
+        log_error("PostgreSQL schema: migration %d changes column types that older qirkatd nodes' "
+                  "statements rely on, so it runs only once they are stopped: stop every node "
+                  "older than this one (and end the other sessions on this database), then start "
+                  "this one again; %d other session%s connected: %s",
+                  n, rows, rows == 1 ? "" : "s", list);
+    }
+    PQclear(r);
+    return rows == 0 ? 0 : -1;
+}
+
 /* The connection's state before the first statement: the caller's
  * session must not be inside a transaction (our BEGIN would be refused
  * or, worse, our COMMIT would commit the caller's work) nor in pipeline
@@ -166,7 +231,7 @@ static int check_connection(PGconn *c)
 
 int pg_migrate_to(PGconn *c, int target, int *version_out)
 {
-    int have = -1, last = pg_schema_last();
+    int have = -1, from = -1, last = pg_schema_last();
     if (version_out)
         *version_out = -1;
     if (target < 0 || target > last) {
@@ -199,6 +264,13 @@ int pg_migrate_to(PGconn *c, int target, int *version_out)
     if (run(c, sql, "creating qirkat_schema", -1, NULL))
         goto fail;
 
+    /* Named so that a later run can tell this session from an older node
+     * (older_nodes_stopped()); kept for the session, the node's too. */
+    char name[64];
+    snprintf(name, sizeof name, "SET application_name = '" PG_NODE_APPNAME "%d'", last);
+    if (run(c, name, "naming the session", -1, NULL))
+        goto fail;
+
     char lock[160];
     snprintf(lock, sizeof lock,
              "BEGIN; SET LOCAL client_min_messages = warning;"
@@ -212,6 +284,8 @@ int pg_migrate_to(PGconn *c, int target, int *version_out)
             goto fail;
         if (version_out)
             *version_out = have;
+        if (from < 0)
+            from = have;
         if (have > last) {
             log_error("PostgreSQL database schema version %d is newer than this qirkatd (%d)", have,
                       last);
@@ -231,6 +305,10 @@ int pg_migrate_to(PGconn *c, int target, int *version_out)
         }
         memcpy(text, p, len);
         text[len] = '\0';
+        if (from >= 1 && strstr(text, STOPS_NODES_MARK) && older_nodes_stopped(c, n)) {
+            free(text);
+            goto fail;
+        }
         char what[32];
         snprintf(what, sizeof what, "migration %d", n);
         int rc = run(c, text, what, (long)(p - store_pg_schema_sql), NULL);

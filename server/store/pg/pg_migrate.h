@@ -21,6 +21,21 @@
  * so each migration is applied once, by whichever node gets there first,
  * and the others wait and then find it done. The lock is taken in the
  * current database only (advisory locks are per database).
+ *
+ * Stopping nodes. Migrations only add, so a node still running the
+ * release before keeps working while another migrates, except for a
+ * migration whose text has the line STOPS_NODES_MARK (14: column types
+ * changed, which fails the statements older nodes prepared and rewrites
+ * the tables under an exclusive lock). The runner names its session
+ * PG_NODE_APPNAME followed by its last migration (application_name, set
+ * over any the URL gives, so every node of this release is known by it),
+ * and applies such a migration to a database that was in use (version 1
+ * or more) only while no other session on the database is anything but a
+ * node that knows that migration: otherwise it changes nothing, logs the
+ * sessions in the way and fails, and the node exits (its supervisor
+ * starts it again: it gets through once the older nodes are stopped).
+ * Nodes of this release starting together still migrate once. An empty
+ * database has no older node to break.
  */
 #ifndef QK_STORE_PG_MIGRATE_H
 #define QK_STORE_PG_MIGRATE_H
@@ -30,6 +45,16 @@
 /* The advisory lock key of migrations: "qkschema" in ASCII. Other
  * advisory locks of the backend must use other keys. */
 #define PG_MIGRATE_LOCK 0x716b736368656d61LL
+
+/* The line that marks a migration to apply only once older nodes are
+ * stopped ("Stopping nodes" above). */
+#define STOPS_NODES_MARK "\n-- needs: every older node stopped\n"
+
+/* application_name of a migrating session and so of every node: this
+ * text, then pg_schema_last() in decimal; PG_NODE_APPNAME_DIGITS is the
+ * 1-based position of the digits (SQL substring). */
+#define PG_NODE_APPNAME "qirkatd schema "
+#define PG_NODE_APPNAME_DIGITS "16"
 
 /* The text of schema-pg.sql (pg_schema.c). */
 extern const char store_pg_schema_sql[];
