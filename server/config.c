@@ -72,6 +72,8 @@ static const opt opts[] = {
     {"heartbeat-ms", "QK_HEARTBEAT_MS", K_INT, SOFF(heartbeat_ms), 1, INT_MAX, SRC_TEST, false},
     {"cluster-silent-ms", "QK_CLUSTER_SILENT_MS", K_INT, SOFF(cluster_silent_ms), 1, INT_MAX,
      SRC_TEST, false},
+    {"cluster-refresh-beats", "QK_CLUSTER_REFRESH_BEATS", K_INT, SOFF(cluster_refresh_beats), 1,
+     INT_MAX, SRC_TEST, false},
     {"login-timeout-ms", "QK_LOGIN_TIMEOUT_MS", K_INT, SOFF(login_timeout_ms), 1, INT_MAX,
      SRC_TEST, false},
     {"max-hash-jobs", "QK_MAX_HASH_JOBS", K_INT, SOFF(max_hash_jobs), 1, 1 << 20, SRC_TEST,

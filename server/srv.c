@@ -387,7 +387,8 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
         /* Several nodes may share the database: run work as tasks, so a
          * wait for PostgreSQL never blocks the loop, and publish events. */
         if (task_enable(true) != 0 ||
-            cluster_init(&s->cluster, &s->api, (uint64_t)cfg->cluster_silent_ms) != 0)
+            cluster_init(&s->cluster, &s->api, (uint64_t)cfg->cluster_silent_ms,
+                         (uint64_t)cfg->cluster_refresh_beats) != 0)
             goto fail_api;
         s->clustered = true;
         s->cluster.m_events = metrics_counter(

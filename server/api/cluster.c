@@ -87,12 +87,24 @@ static void deliver(void *ctx, const char *name, const cJSON *ev, const events_t
 
 /* ---- presence across nodes -------------------------------------------- */
 
+/* What this node caches of games may be older than the database: every
+ * game is read again on next use, and the deadline timer re-arms from the
+ * database. */
+static void forget_games(cluster *c)
+{
+    games_forget_cached(c->api->svc->games);
+    c->api->svc->wake_dirty = true;
+}
+
+static void publish_present(cluster *c);
+
 /* The slot of peer node id (its last word is now): an index of c->peers,
  * or -1 when CLUSTER_PEERS are known already. *learnt: it was not known
  * (new, or forgotten after a silence). */
 static int peer_slot(cluster *c, const char *id, bool *learnt)
 {
     uint64_t now = uv_now(c->api->loop);
+    bool was_alone = alone(c);
     int free_slot = -1;
     *learnt = false;
     for (int i = 0; i < CLUSTER_PEERS; i++) {
@@ -111,11 +123,23 @@ static int peer_slot(cluster *c, const char *id, bool *learnt)
     /* Another node may write now: every move's write waits again. */
     store_pg_exclusive(c->api->svc->store, false);
     /* It may have been alone until now, publishing none of its moves
-     * (cluster.h "Alone"), so what this node caches may be older than the
-     * database: every game is read again on next use, and the deadline
-     * timer re-arms from the database. */
-    games_forget_cached(c->api->svc->games);
-    c->api->svc->wake_dirty = true;
+     * (cluster.h "Alone"). */
+    forget_games(c);
+    /* And so may this node: a peer that learnt of it from an `_alive` sent
+     * while it was still alone would cache what it goes on changing until
+     * this word. A new `_hello`, in commit order after every move written
+     * alone, makes the peers forget their caches once more; since they
+     * also forget this node's users on a hello, its whole set follows. */
+    if (was_alone) {
+        cJSON *ev = cJSON_CreateObject();
+        events_to to = {.users = {0, 0}};
+        if (ev)
+            publish(c, "_hello", ev, &to);
+        else
+            log_error("cluster: out of memory: the end of this node's time alone not published");
+        cJSON_Delete(ev);
+        publish_present(c);
+    }
     return free_slot;
 }
 
@@ -238,7 +262,11 @@ static void peer_event(cluster *c, const char *node, const char *name, const cJS
                 remote_set(c, (int64_t)id->valuedouble, slot, true);
         return;
     } else if (strcmp(name, "_hello") == 0) {
-        /* A node that (re)started knows nobody: tell it who is here. */
+        /* A node that (re)started knows nobody: tell it who is here. Or
+         * one that was alone until now (peer_slot()), whose moves of that
+         * time this node may not have seen. */
+        if (!learnt)
+            forget_games(c);
         peer_forget(c, slot);
         publish_present(c);
         return;
@@ -290,7 +318,7 @@ static void beat_cb(uv_timer_t *h)
     /* A `_presence` lost with a batch rolled back would otherwise count
      * its user online elsewhere until this node stopped: the list
      * replaces it within CLUSTER_REFRESH_BEATS beats. */
-    if (++c->beats % CLUSTER_REFRESH_BEATS == 0 && !alone(c))
+    if (++c->beats % c->refresh_beats == 0 && !alone(c))
         publish_present(c);
     uint64_t now = uv_now(c->api->loop);
     for (int i = 0; i < CLUSTER_PEERS; i++)
@@ -422,11 +450,12 @@ static void on_payload(void *arg, const char *payload)
     }
 }
 
-int cluster_init(cluster *c, api *a, uint64_t silent_ms)
+int cluster_init(cluster *c, api *a, uint64_t silent_ms, uint64_t refresh_beats)
 {
     memset(c, 0, sizeof *c);
     c->api = a;
     c->silent_ms = silent_ms ? silent_ms : CLUSTER_SILENT_MS;
+    c->refresh_beats = refresh_beats ? refresh_beats : CLUSTER_REFRESH_BEATS;
     c->local = fanout_sink(a);
     unsigned char id[8];
     randombytes_buf(id, sizeof id);

@@ -17,8 +17,8 @@
  * (games_forget: position, clocks, legal moves are read again from the
  * database on next use) and re-arms its deadline timer from the database
  * (a game made or moved elsewhere changes the next deadline). The payload
- * carries the sending node's clock ("t", UTC ms): an applied move's time. The receiving work runs as a task
- * (util/task.h), between requests, never while a handler holds a game.
+ * carries the sending node's clock ("t", UTC ms): an applied move's time. The receiving work runs
+ * as a task (util/task.h), between requests, never while a handler holds a game.
  *
  * An event too big for a NOTIFY payload (PostgreSQL's limit is 8000 bytes)
  * is not published; the node logs it, and the other nodes' clients see the
@@ -57,7 +57,13 @@
  * turn; the others publish to it once they have read it, and answer with
  * `_present` (an empty list too), so it learns of them at once. A game it
  * read before that (a connection accepted in the meantime) is read again
- * when it learns of them (above), and its writes are guarded by the ply. Counted as qirkat_cluster_events_total{outcome="alone"}.
+ * when it learns of them (above), and its writes are guarded by the ply.
+ * A node alone that learns of a peer says `_hello` again, and its whole
+ * set after it: the peer may have learnt of it from an `_alive` sent
+ * while it was still alone, and cached games it then changed unseen; a
+ * node forgets its cached games on every `_hello` it reads (and the
+ * sender's users, which the set then brings back). Counted as
+ * qirkat_cluster_events_total{outcome="alone"}.
  *
  * With SQLite (one node) nothing of this runs: cluster_sink() is never
  * installed.
@@ -89,14 +95,15 @@ typedef struct cluster {
     event_sink local; /* fanout_sink(api) */
     char node[17];    /* this node's id: 16 hex digits, random per start */
     cluster_peer peers[CLUSTER_PEERS];
-    registry remote; /* user id -> (slot in peers + 1): online on that node */
-    uv_timer_t beat;  /* every beat_ms: `_alive` */
-    uint64_t beat_ms; /* min(CLUSTER_ALIVE_MS, silent_ms / 3) */
-    uint64_t beats;   /* beats so far (the refresh of presence) */
+    registry remote;        /* user id -> (slot in peers + 1): online on that node */
+    uv_timer_t beat;        /* every beat_ms: `_alive` */
+    uint64_t beat_ms;       /* min(CLUSTER_ALIVE_MS, silent_ms / 3) */
+    uint64_t beats;         /* beats so far (the refresh of presence) */
+    uint64_t refresh_beats; /* CLUSTER_REFRESH_BEATS, or the tests' QK_CLUSTER_REFRESH_BEATS */
     bool beat_open, said_hello;
-    uint64_t started; /* uv_now() at the hello (before it: at cluster_init) */
+    uint64_t started;   /* uv_now() at the hello (before it: at cluster_init) */
     uint64_t silent_ms; /* CLUSTER_SILENT_MS, or the tests' QK_CLUSTER_SILENT_MS */
-    uint64_t alone;   /* events not published: no other node (see "Alone") */
+    uint64_t alone;     /* events not published: no other node (see "Alone") */
     uint64_t sent, received, too_big, bad;
     uint64_t applied; /* received move events applied to a cached game (games_apply_move) */
     /* qirkat_cluster_events_total{outcome}, CLUSTER_SENT..CLUSTER_APPLIED
@@ -121,8 +128,10 @@ extern const char *const cluster_outcomes[CLUSTER_OUTCOMES];
  * loop (its first beat, in the loop's first turn, says `_hello`), a's
  * presence hook. silent_ms: when a
  * peer counts as gone (and a lone node stops publishing), 0 =
- * CLUSTER_SILENT_MS. 0, or -1 (logged). */
-int cluster_init(cluster *c, api *a, uint64_t silent_ms);
+ * CLUSTER_SILENT_MS. refresh_beats: every how many beats the whole
+ * presence set is published again, 0 = CLUSTER_REFRESH_BEATS (a test
+ * makes it rare to see the `_ask` path alone). 0, or -1 (logged). */
+int cluster_init(cluster *c, api *a, uint64_t silent_ms, uint64_t refresh_beats);
 /* The server stops: the heartbeat's timer closes (while the loop runs)
  * and presence is no longer published. */
 void cluster_close(cluster *c);

@@ -332,6 +332,11 @@ size_t tcp_input_heap(const conn *c)
     return c->tp == &tcp_transport && t->frame ? qk_frame_heap(t->frame) : 0;
 }
 
+bool tcp_input_holds_frame(const conn *c)
+{
+    return c->tp == &tcp_transport && ((const tcp_conn *)c)->frame != NULL;
+}
+
 /* ---- the listener ----------------------------------------------------- */
 
 static void refuse_close_cb(uv_handle_t *h)

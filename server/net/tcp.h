@@ -58,4 +58,8 @@ void tcp_stop_listening(tcp_listener *l);
 size_t tcp_input_pending(const conn *c);
 size_t tcp_input_heap(const conn *c);
 
+/* Whether tcp connection c holds a frame of its own (a qk_frame: only
+ * while bytes wait); false for another transport. For tests. */
+bool tcp_input_holds_frame(const conn *c);
+
 #endif

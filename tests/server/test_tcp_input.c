@@ -19,9 +19,9 @@
 #include <unistd.h>
 
 #include "net/conn.h"
+#include "net/tcp.h"
 #include "qk_frame.h"
 #include "util/log.h"
-#include "net/tcp.h"
 
 #define MAX_LINES 16
 
@@ -320,6 +320,9 @@ Test(tcp_input, an_idle_connection_holds_no_frame_and_no_output_side, .timeout =
     conn *a = client(&fa);
     cr_assert_null(a->out, "accepted: no output side");
     cr_assert_eq(tcp_input_heap(a), 0);
+    cr_assert(!tcp_input_holds_frame(a), "accepted: no frame");
+    cr_assert_eq((size_t)((char *)a->data - (char *)a), conn_alloc_size(&n, a->tp) - sizeof(rec),
+                 "the data is in the connection's own block, behind the transport's struct");
     struct sockaddr_in me;
     socklen_t melen = sizeof me;
     cr_assert_eq(getsockname(fa, (struct sockaddr *)&me, &melen), 0);
@@ -331,6 +334,7 @@ Test(tcp_input, an_idle_connection_holds_no_frame_and_no_output_side, .timeout =
     wait_lines(a, 1);
     wait_pending(a, 4);
     cr_assert_eq(tcp_input_heap(a), 5, "the partial line's 4 bytes and a NUL's");
+    cr_assert(tcp_input_holds_frame(a), "bytes wait: a frame of its own");
     cJSON *msg = cJSON_CreateObject();
     cr_assert_not_null(msg);
     cr_assert_eq(conn_send_json(a, msg, CONN_MSG_REPLY, NULL), 0);
@@ -349,6 +353,7 @@ Test(tcp_input, an_idle_connection_holds_no_frame_and_no_output_side, .timeout =
     cr_assert_str_eq(rec_of(a)->lines[1], "{\"y\"}");
     cr_assert_eq(tcp_input_pending(a), 0);
     cr_assert_eq(tcp_input_heap(a), 0);
+    cr_assert(!tcp_input_holds_frame(a), "no bytes wait: the frame is given back");
     cr_assert_null(a->out);
     close(fa);
     teardown();
