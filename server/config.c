@@ -74,6 +74,10 @@ static const opt opts[] = {
      SRC_TEST, false},
     {"cluster-refresh-beats", "QK_CLUSTER_REFRESH_BEATS", K_INT, SOFF(cluster_refresh_beats), 1,
      INT_MAX, SRC_TEST, false},
+    /* The operator's one-off way past other sessions at migration 14
+     * (docs/scale.md "Upgrading the nodes"): environment only. */
+    {"pg-migrate-past-sessions", "QK_PG_MIGRATE_PAST_SESSIONS", K_INT,
+     SOFF(pg_migrate_past_sessions), 0, 1, SRC_ENV, false},
     {"login-timeout-ms", "QK_LOGIN_TIMEOUT_MS", K_INT, SOFF(login_timeout_ms), 1, INT_MAX,
      SRC_TEST, false},
     {"max-hash-jobs", "QK_MAX_HASH_JOBS", K_INT, SOFF(max_hash_jobs), 1, 1 << 20, SRC_TEST,

@@ -347,6 +347,7 @@ int srv_init(srv *s, uv_loop_t *loop, const srv_config *cfg)
         log_error("crypto_pwhash_str: out of memory");
         return -1;
     }
+    store_pg_migrate_past_sessions(cfg->pg_migrate_past_sessions != 0);
     if (store_open(cfg->db_path, &s->store) != STORE_OK)
         return -1;
     if (cfg->journal_limit > 0 && store_journal_limit(s->store, cfg->journal_limit) != STORE_OK)

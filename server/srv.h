@@ -112,6 +112,7 @@ typedef struct srv_config {
     int login_timeout_ms; /* close a connection not logged in by then; 0 = 60000 */
     int cluster_silent_ms; /* api/cluster.h CLUSTER_SILENT_MS; 0 = that (tests shorten it) */
     int cluster_refresh_beats; /* api/cluster.h CLUSTER_REFRESH_BEATS; 0 = that */
+    int pg_migrate_past_sessions; /* 1: store/pg.h store_pg_migrate_past_sessions() */
     rate_cfg rate;        /* per-connection request limit; all zero = the defaults */
     rate_window challenge_rate; /* challenges per account; all zero = the defaults (ratelimit.h) */
     int max_hash_jobs;    /* password hashes at once; 0 = SRV_MAX_HASH_JOBS */

@@ -139,6 +139,7 @@ static int peer_slot(cluster *c, const char *id, bool *learnt)
             log_error("cluster: out of memory: the end of this node's time alone not published");
         cJSON_Delete(ev);
         publish_present(c);
+        c->set_sent = true; /* peer_event() sends it no second time */
     }
     return free_slot;
 }
@@ -246,6 +247,7 @@ static void peer_event(cluster *c, const char *node, const char *name, const cJS
                        int64_t user)
 {
     bool learnt;
+    c->set_sent = false;
     int slot = peer_slot(c, node, &learnt);
     if (slot < 0) {
         log_warn("cluster: more than %d nodes: node %s's presence not kept", CLUSTER_PEERS, node);
@@ -268,11 +270,12 @@ static void peer_event(cluster *c, const char *node, const char *name, const cJS
         if (!learnt)
             forget_games(c);
         peer_forget(c, slot);
-        publish_present(c);
+        if (!c->set_sent)
+            publish_present(c);
         return;
     } else if (strcmp(name, "_ask") == 0) {
         const char *to = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "node"));
-        if (to && strcmp(to, c->node) == 0)
+        if (to && strcmp(to, c->node) == 0 && !c->set_sent)
             publish_present(c);
     }
     /* A node heard again after a silence (this one's or its own), whose

@@ -101,6 +101,7 @@ typedef struct cluster {
     uint64_t beats;         /* beats so far (the refresh of presence) */
     uint64_t refresh_beats; /* CLUSTER_REFRESH_BEATS, or the tests' QK_CLUSTER_REFRESH_BEATS */
     bool beat_open, said_hello;
+    bool set_sent; /* peer_slot() just published the whole set (within one peer_event) */
     uint64_t started;   /* uv_now() at the hello (before it: at cluster_init) */
     uint64_t silent_ms; /* CLUSTER_SILENT_MS, or the tests' QK_CLUSTER_SILENT_MS */
     uint64_t alone;     /* events not published: no other node (see "Alone") */
@@ -130,7 +131,8 @@ extern const char *const cluster_outcomes[CLUSTER_OUTCOMES];
  * peer counts as gone (and a lone node stops publishing), 0 =
  * CLUSTER_SILENT_MS. refresh_beats: every how many beats the whole
  * presence set is published again, 0 = CLUSTER_REFRESH_BEATS (a test
- * makes it rare to see the `_ask` path alone). 0, or -1 (logged). */
+ * makes it rare, so that only the `_ask` or a `_hello`'s set can bring a
+ * node's users back). 0, or -1 (logged). */
 int cluster_init(cluster *c, api *a, uint64_t silent_ms, uint64_t refresh_beats);
 /* The server stops: the heartbeat's timer closes (while the loop runs)
  * and presence is no longer published. */

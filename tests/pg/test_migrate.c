@@ -412,6 +412,64 @@ Test(pg_migrate, a_type_changing_migration_waits_for_the_older_nodes_to_stop)
     drop_last();
 }
 
+/* The operator's override (QK_PG_MIGRATE_PAST_SESSIONS=1 in the server):
+ * the migration is applied with the sessions connected, and logged. */
+Test(pg_migrate, the_operators_override_applies_it_past_the_sessions)
+{
+    PGconn *c;
+    const char *name = fresh_db(&c);
+    int v = -2;
+    cr_assert_eq(pg_migrate_to(c, 13, &v), 0);
+    PGconn *other = db_connect(name);
+    pg_migrate_past_sessions(true);
+    int rc = pg_migrate(c, &v);
+    pg_migrate_past_sessions(false);
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(v, pg_schema_last());
+    PQfinish(other);
+    PQfinish(c);
+    drop_last();
+}
+
+/* A connection to database db as role user (trust authentication). */
+static PGconn *connect_as(const char *db, const char *user)
+{
+    const char *kw[] = {"dbname", "dbname", "user", NULL};
+    const char *val[] = {cluster_url(), db, user, NULL};
+    PGconn *c = PQconnectdbParams(kw, val, 1);
+    cr_assert_eq(PQstatus(c), CONNECTION_OK, "connect as %s: %s", user, PQerrorMessage(c));
+    return c;
+}
+
+/* Without pg_read_all_stats a node sees the sessions of another role with
+ * their details hidden (backend_type NULL, application_name shown): they
+ * are in the way too. Here the node is a role that owns the database and
+ * the "older node" the cluster's superuser, whose session the node's
+ * pg_stat_activity shows as hidden. */
+Test(pg_migrate, a_session_of_another_role_is_in_the_way_too)
+{
+    PGconn *c;
+    const char *name = fresh_db(&c);
+    exec_ok(c, "DO $$BEGIN CREATE ROLE qk_migrate_node LOGIN; "
+               "EXCEPTION WHEN duplicate_object THEN NULL; END$$");
+    char sql[160];
+    snprintf(sql, sizeof sql, "ALTER DATABASE %s OWNER TO qk_migrate_node", name);
+    exec_ok(c, sql);
+    PGconn *node = connect_as(name, "qk_migrate_node");
+    int v = -2;
+    cr_assert_eq(pg_migrate_to(node, 13, &v), 0);
+    cr_assert_eq(pg_int(node, "SELECT count(*) FROM pg_stat_activity WHERE backend_type IS NULL "
+                              "AND datname = current_database()"),
+                 1, "the superuser's session is hidden from the node");
+    cr_assert_eq(pg_migrate(node, &v), -1, "applied with another role's session connected");
+    cr_assert_eq(stored_version(node), 13);
+    PQfinish(c);
+    cr_assert_eq(pg_migrate(node, &v), 0, "the node may migrate once it is alone");
+    cr_assert_eq(v, pg_schema_last());
+    PQfinish(node);
+    drop_last();
+}
+
 /* Whether the type of table.col takes value (text), cast as a client's
  * text would be: a domain's CHECK runs, NOT NULL does not. */
 static bool column_takes(PGconn *c, const char *table, const char *col, const char *value)

@@ -29,9 +29,11 @@
 #include <libpq-fe.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1043,6 +1045,14 @@ Test(nodes, after_a_stall_longer_than_the_silence_the_nodes_know_each_others_use
     tc_close(bob);
 }
 
+/* CLOCK_MONOTONIC in ms. */
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 /* The name of the user playing `side` in game gid, as node conn c shows it
  * (from its cache when it holds the game). Owned by the caller. */
 static char *player_shown(tconn *c, long long gid, const char *side)
@@ -1092,7 +1102,7 @@ static bool hello_heard(PGconn *l, const char *id, int ms)
  * The peer is a node that does not exist, speaking by NOTIFY. */
 Test(nodes, a_hello_makes_a_node_read_its_games_again_and_a_lone_node_says_it_again)
 {
-    start_nodes_on(1, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=3000", true);
+    start_nodes_on(1, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=5000", true);
     tconn *alice = tc_open(N[0].port), *bob = tc_open(N[0].port);
     t_register(alice, "alice");
     t_register(bob, "bob");
@@ -1102,10 +1112,11 @@ Test(nodes, a_hello_makes_a_node_read_its_games_again_and_a_lone_node_says_it_ag
     PGconn *l = PQconnectdb(DB);
     cr_assert_eq(PQstatus(l), CONNECTION_OK, "%s", PQerrorMessage(l));
     PQclear(PQexec(l, "LISTEN qirkat_events"));
-    /* Past its first 3 s with nobody heard, the node is alone; it learns
+    /* Past its first 5 s with nobody heard, the node is alone; it learns
      * of F and says hello again. */
-    usleep(3500 * 1000);
+    usleep(5500 * 1000);
     const char *f = "f0f0f0f0f0f0f0f0";
+    uint64_t alive_at = mono_ms();
     notify_as(f, "_alive");
     cr_assert(hello_heard(l, id, 3000), "the lone node said no new hello on learning of a peer");
     cr_assert_eq(metric_soon(0, "\nqirkat_cluster_peers ", 1), 1, "node 0 knows F");
@@ -1119,7 +1130,9 @@ Test(nodes, a_hello_makes_a_node_read_its_games_again_and_a_lone_node_says_it_ag
     char *cached = player_shown(alice, gid, "black");
     cr_assert_str_eq(cached, "bob", "the node holds the game in its cache");
     free(cached);
-    /* F (known: not learnt again) says hello: the node reads it again. */
+    /* F (known: not learnt again, which would forget the cache by itself)
+     * says hello: the node reads it again. */
+    cr_assert_lt(mono_ms() - alive_at, 4000, "so slow that the node may have forgotten F");
     notify_as(f, "_hello");
     char *now = NULL;
     for (int k = 0; k < 40; k++) {

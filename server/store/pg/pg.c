@@ -20,7 +20,8 @@ static const pg_area_stmts *const areas[] = {
 
 bool store_pg_is_url(const char *path)
 {
-    return path && (strncmp(path, "postgresql://", 13) == 0 || strncmp(path, "postgres://", 11) == 0);
+    return path &&
+           (strncmp(path, "postgresql://", 13) == 0 || strncmp(path, "postgres://", 11) == 0);
 }
 
 bool store_is_pg(const store *s)
@@ -58,6 +59,11 @@ void store_pg_exclusive(store *base, bool on)
 {
     if (store_is_pg(base))
         pg_of(base)->exclusive = on;
+}
+
+void store_pg_migrate_past_sessions(bool on)
+{
+    pg_migrate_past_sessions(on);
 }
 
 void store_pg_on_lost(store *base, void (*cb)(void *arg), void *arg)

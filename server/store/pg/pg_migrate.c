@@ -136,6 +136,13 @@ static int read_version(PGconn *c, int *v)
     return rc;
 }
 
+static bool past_sessions; /* pg_migrate_past_sessions() */
+
+void pg_migrate_past_sessions(bool on)
+{
+    past_sessions = on;
+}
+
 /* older_nodes_stopped() looks this many times, this far apart (2 s). */
 #define STOPPED_TRIES 20
 #define STOPPED_TRY_US 100000
@@ -143,9 +150,13 @@ static int read_version(PGconn *c, int *v)
 /* Inside the locked transaction, before migration n of a database that
  * was at a version >= 1 when this run began: 0 when no other session on
  * this database can be a qirkatd older than schema n, else -1 with the
- * sessions logged (pg_migrate.h "Stopping nodes"). Sessions of another
- * role show a NULL application_name without pg_read_all_stats, so they
- * count as unknown, that is, as in the way. */
+ * sessions logged (pg_migrate.h "Stopping nodes"); with
+ * pg_migrate_past_sessions() on, 0 after logging them. Without
+ * pg_read_all_stats a session of another role shows its
+ * application_name but a NULL backend_type, state and address: it counts
+ * as unknown, that is, as in the way unless named as a node of this
+ * release (another role's autovacuum worker too, which the tries
+ * outlast). */
 static int older_nodes_stopped(PGconn *c, int n)
 {
     char num[16];
@@ -161,16 +172,18 @@ static int older_nodes_stopped(PGconn *c, int n)
         r = NULL;
         if (run(c, "SELECT pg_stat_clear_snapshot()", "reading the other sessions", -1, NULL))
             return -1;
-        r = PQexecParams(
-            c,
-            "SELECT pid, coalesce(nullif(application_name, ''), '(no name)'), "
-            "coalesce(client_addr::text, 'local'), coalesce(state, '?') FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-            "AND backend_type = 'client backend' AND CASE WHEN application_name ~ "
-            "'^" PG_NODE_APPNAME
-            "[0-9]{1,9}$' THEN substring(application_name FROM " PG_NODE_APPNAME_DIGITS
-            ")::int ELSE -1 END < $1::int ORDER BY pid",
-            1, NULL, params, NULL, NULL, 0);
+        r = PQexecParams(c,
+                         "SELECT pid, coalesce(nullif(application_name, ''), '(no name)'), "
+                         "CASE WHEN backend_type IS NULL THEN 'another role: hidden' ELSE "
+                         "coalesce(client_addr::text, 'local') || ', ' || coalesce(state, '?') END "
+                         "FROM pg_stat_activity WHERE datname = current_database() "
+                         "AND pid <> pg_backend_pid() "
+                         "AND (backend_type = 'client backend' OR backend_type IS NULL) "
+                         "AND CASE WHEN application_name ~ "
+                         "'^" PG_NODE_APPNAME
+                         "[0-9]{1,9}$' THEN substring(application_name FROM " PG_NODE_APPNAME_DIGITS
+                         ")::int ELSE -1 END < $1::int ORDER BY pid",
+                         1, NULL, params, NULL, NULL, 0);
         if (PQresultStatus(r) != PGRES_TUPLES_OK) {
             log_failure(c, r, "listing the other sessions", -1);
             PQclear(r);
@@ -185,19 +198,25 @@ static int older_nodes_stopped(PGconn *c, int n)
         char list[512] = "";
         size_t used = 0;
         for (int i = 0; i < rows && used < sizeof list - 1; i++) {
-            int k = snprintf(list + used, sizeof list - used, "%spid %s (%s, %s, %s)",
-                             i ? ", " : "", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
-                             PQgetvalue(r, i, 2), PQgetvalue(r, i, 3));
+            int k = snprintf(list + used, sizeof list - used, "%spid %s (%s, %s)", i ? ", " : "",
+                             PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2));
             used += k > 0 ? (size_t)k : 0;
         }
-        log_error("PostgreSQL schema: migration %d changes column types that older qirkatd nodes' "
-                  "statements rely on, so it runs only once they are stopped: stop every node "
-                  "older than this one (and end the other sessions on this database), then start "
-                  "this one again; %d other session%s connected: %s",
-                  n, rows, rows == 1 ? "" : "s", list);
+        if (past_sessions)
+            log_warn("PostgreSQL schema: migration %d changes column types that older qirkatd "
+                     "nodes' statements rely on; applied anyway (QK_PG_MIGRATE_PAST_SESSIONS): "
+                     "%d other session%s connected: %s",
+                     n, rows, rows == 1 ? "" : "s", list);
+        else
+            log_error("PostgreSQL schema: migration %d changes column types that older qirkatd "
+                      "nodes' statements rely on, so it runs only once they are stopped: stop "
+                      "every node older than this one (and end the other sessions on this "
+                      "database, or start this node once with QK_PG_MIGRATE_PAST_SESSIONS=1), "
+                      "then start it again; %d other session%s connected: %s",
+                      n, rows, rows == 1 ? "" : "s", list);
     }
     PQclear(r);
-    return rows == 0 ? 0 : -1;
+    return rows == 0 || past_sessions ? 0 : -1;
 }
 
 /* The connection's state before the first statement: the caller's
@@ -249,6 +268,15 @@ int pg_migrate_to(PGconn *c, int target, int *version_out)
     if (check_connection(c))
         return -1;
 
+    /* Named so that a later run can tell this session from an older node
+     * (older_nodes_stopped()); kept for the session, the node's too.
+     * Before the first lock: a session waiting for it must not look like
+     * an older node to the one holding it. */
+    char name[64];
+    snprintf(name, sizeof name, "SET application_name = '" PG_NODE_APPNAME "%d'", last);
+    if (run(c, name, "naming the session", -1, NULL))
+        goto fail;
+
     /* SET LOCAL client_min_messages: CREATE TABLE IF NOT EXISTS says
      * NOTICE when the table is there, and libpq's default notice
      * processor would print it on stderr at every start. */
@@ -262,13 +290,6 @@ int pg_migrate_to(PGconn *c, int target, int *version_out)
              " COMMIT",
              (long long)PG_MIGRATE_LOCK);
     if (run(c, sql, "creating qirkat_schema", -1, NULL))
-        goto fail;
-
-    /* Named so that a later run can tell this session from an older node
-     * (older_nodes_stopped()); kept for the session, the node's too. */
-    char name[64];
-    snprintf(name, sizeof name, "SET application_name = '" PG_NODE_APPNAME "%d'", last);
-    if (run(c, name, "naming the session", -1, NULL))
         goto fail;
 
     char lock[160];

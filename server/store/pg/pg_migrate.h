@@ -35,12 +35,18 @@
  * sessions in the way and fails, and the node exits (its supervisor
  * starts it again: it gets through once the older nodes are stopped).
  * Nodes of this release starting together still migrate once. An empty
- * database has no older node to break.
+ * database has no older node to break (a node of the release before that
+ * starts on it together with a node of this one is not seen: the older
+ * release names no session). Any other session counts as in the way,
+ * whatever its role (an operator's psql, a pg_dump, a backend left by a
+ * dead host); pg_migrate_past_sessions() is the operator's way past them
+ * once they have checked that no older node runs.
  */
 #ifndef QK_STORE_PG_MIGRATE_H
 #define QK_STORE_PG_MIGRATE_H
 
 #include <libpq-fe.h>
+#include <stdbool.h>
 
 /* The advisory lock key of migrations: "qkschema" in ASCII. Other
  * advisory locks of the backend must use other keys. */
@@ -55,6 +61,11 @@
  * 1-based position of the digits (SQL substring). */
 #define PG_NODE_APPNAME "qirkatd schema "
 #define PG_NODE_APPNAME_DIGITS "16"
+
+/* On: a migration marked STOPS_NODES_MARK is applied even with other
+ * sessions connected, which are logged (a warning). Off by default.
+ * Process-wide; set before the store opens (QK_PG_MIGRATE_PAST_SESSIONS). */
+void pg_migrate_past_sessions(bool on);
 
 /* The text of schema-pg.sql (pg_schema.c). */
 extern const char store_pg_schema_sql[];
