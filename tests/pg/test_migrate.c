@@ -380,6 +380,17 @@ Test(pg_migrate, newer_version_is_refused)
     PQfinish(c);
 }
 
+/* A fresh database at version 13, the last before the type change of
+ * migration 14, in *c, and another (unnamed) session on it in *other. */
+static void at_13_with_another_session(PGconn **c, PGconn **other)
+{
+    const char *name = fresh_db(c);
+    int v = -2;
+    cr_assert_eq(pg_migrate_to(*c, 13, &v), 0);
+    cr_assert_eq(v, 13);
+    *other = db_connect(name);
+}
+
 /* Migration 14 changes column types (STOPS_NODES_MARK): on a database in
  * use, a node applies it only while no older node is connected
  * (pg_migrate.h "Stopping nodes"), since the older nodes' prepared
@@ -387,11 +398,9 @@ Test(pg_migrate, newer_version_is_refused)
  * session named as none of this release's, or as a node of schema 13. */
 Test(pg_migrate, a_type_changing_migration_waits_for_the_older_nodes_to_stop)
 {
-    PGconn *c;
-    const char *name = fresh_db(&c);
+    PGconn *c, *older;
+    at_13_with_another_session(&c, &older);
     int v = -2;
-    cr_assert_eq(pg_migrate_to(c, 13, &v), 0);
-    PGconn *older = db_connect(name);
     cr_assert_eq(pg_migrate(c, &v), -1, "applied with an unnamed session connected");
     cr_assert_eq(v, 13);
     cr_assert_eq(stored_version(c), 13);
@@ -416,11 +425,9 @@ Test(pg_migrate, a_type_changing_migration_waits_for_the_older_nodes_to_stop)
  * the migration is applied with the sessions connected, and logged. */
 Test(pg_migrate, the_operators_override_applies_it_past_the_sessions)
 {
-    PGconn *c;
-    const char *name = fresh_db(&c);
+    PGconn *c, *other;
+    at_13_with_another_session(&c, &other);
     int v = -2;
-    cr_assert_eq(pg_migrate_to(c, 13, &v), 0);
-    PGconn *other = db_connect(name);
     pg_migrate_past_sessions(true);
     int rc = pg_migrate(c, &v);
     pg_migrate_past_sessions(false);

@@ -189,7 +189,8 @@ static int older_nodes_stopped(PGconn *c, int n)
             PQclear(r);
             return -1;
         }
-        if (PQntuples(r) == 0 || attempt == STOPPED_TRIES - 1)
+        /* The override needs no wait for sessions on their way out. */
+        if (PQntuples(r) == 0 || attempt == STOPPED_TRIES - 1 || past_sessions)
             break;
         usleep(STOPPED_TRY_US);
     }
