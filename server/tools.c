@@ -179,6 +179,10 @@ static int cmd_migrate(int argc, char **argv)
     }
     if (!from || !db)
         return usage();
+    /* As the server reads it (config.c, environment only): a target
+     * created by an older release and left empty migrates on open too. */
+    const char *past = getenv("QK_PG_MIGRATE_PAST_SESSIONS");
+    store_pg_migrate_past_sessions(past && strcmp(past, "1") == 0);
     char err[1024] = "";
     migrate_stats st = {0};
     if (migrate_copy(from, db, print_table, NULL, &st, err, sizeof err) != 0) {

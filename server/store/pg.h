@@ -67,10 +67,10 @@ void store_pg_exclusive(store *s, bool on);
 void store_pg_on_lost(store *s, void (*cb)(void *arg), void *arg);
 
 /* On: a migration that needs every older node stopped (pg/pg_migrate.h
- * "Stopping nodes") is applied by the next store_pg_open() even while
- * other sessions are connected; the operator's override
- * (QK_PG_MIGRATE_PAST_SESSIONS=1, docs/scale.md "Upgrading the nodes").
- * Process-wide, off by default. */
+ * "Stopping nodes") is applied by every later store_pg_open() of this
+ * process even while other sessions are connected, until turned off; the
+ * operator's override (QK_PG_MIGRATE_PAST_SESSIONS=1, docs/scale.md
+ * "Upgrading the nodes"). Process-wide, off by default. */
 void store_pg_migrate_past_sessions(bool on);
 
 #endif

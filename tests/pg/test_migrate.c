@@ -380,6 +380,38 @@ Test(pg_migrate, newer_version_is_refused)
     PQfinish(c);
 }
 
+/* pg_migrate(c, v) with what it logs (stderr, warnings up) caught: its
+ * result in *rc, the log in a string the caller frees. */
+static char *migrate_logged(PGconn *c, int *v, int *rc)
+{
+    fflush(stderr);
+    FILE *f = tmpfile();
+    cr_assert(f);
+    int saved = dup(2);
+    cr_assert(saved >= 0 && dup2(fileno(f), 2) == 2);
+    log_set_level(LOG_WARN); /* setup() keeps the other tests' warnings out */
+    *rc = pg_migrate(c, v);
+    log_set_level(LOG_ERROR);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    long n = ftell(f) >= 0 ? (fseek(f, 0, SEEK_END), ftell(f)) : -1;
+    cr_assert(n >= 0);
+    rewind(f);
+    char *log = calloc(1, (size_t)n + 1);
+    cr_assert(log && fread(log, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    return log;
+}
+
+/* Whether log names the session of other by its pid ("pid N (" ). */
+static bool names_pid(const char *log, PGconn *other)
+{
+    char pid[32];
+    snprintf(pid, sizeof pid, "pid %d (", PQbackendPID(other));
+    return strstr(log, pid) != NULL;
+}
+
 /* A fresh database at version 13, the last before the type change of
  * migration 14, in *c, and another (unnamed) session on it in *other. */
 static void at_13_with_another_session(PGconn **c, PGconn **other)
@@ -400,8 +432,11 @@ Test(pg_migrate, a_type_changing_migration_waits_for_the_older_nodes_to_stop)
 {
     PGconn *c, *older;
     at_13_with_another_session(&c, &older);
-    int v = -2;
-    cr_assert_eq(pg_migrate(c, &v), -1, "applied with an unnamed session connected");
+    int v = -2, rc;
+    char *log = migrate_logged(c, &v, &rc);
+    cr_assert_eq(rc, -1, "applied with an unnamed session connected");
+    cr_assert(strstr(log, "runs only once they are stopped") && names_pid(log, older), "%s", log);
+    free(log);
     cr_assert_eq(v, 13);
     cr_assert_eq(stored_version(c), 13);
     cr_assert_eq(PQtransactionStatus(c), PQTRANS_IDLE);
@@ -429,9 +464,13 @@ Test(pg_migrate, the_operators_override_applies_it_past_the_sessions)
     at_13_with_another_session(&c, &other);
     int v = -2;
     pg_migrate_past_sessions(true);
-    int rc = pg_migrate(c, &v);
+    int rc;
+    char *log = migrate_logged(c, &v, &rc);
     pg_migrate_past_sessions(false);
     cr_assert_eq(rc, 0);
+    cr_assert(strstr(log, "applied anyway (QK_PG_MIGRATE_PAST_SESSIONS)") && names_pid(log, other),
+              "%s", log);
+    free(log);
     cr_assert_eq(v, pg_schema_last());
     PQfinish(other);
     PQfinish(c);
@@ -465,13 +504,33 @@ Test(pg_migrate, a_session_of_another_role_is_in_the_way_too)
     PGconn *node = connect_as(name, "qk_migrate_node");
     int v = -2;
     cr_assert_eq(pg_migrate_to(node, 13, &v), 0);
+    /* usesysid: another role's autovacuum worker may be there too (no
+     * role, left out by the node). */
     cr_assert_eq(pg_int(node, "SELECT count(*) FROM pg_stat_activity WHERE backend_type IS NULL "
-                              "AND datname = current_database()"),
+                              "AND usesysid IS NOT NULL AND datname = current_database()"),
                  1, "the superuser's session is hidden from the node");
-    cr_assert_eq(pg_migrate(node, &v), -1, "applied with another role's session connected");
+    int rc;
+    char *log = migrate_logged(node, &v, &rc);
+    cr_assert_eq(rc, -1, "applied with another role's session connected");
+    cr_assert(strstr(log, "another role: hidden") && strstr(log, "GRANT pg_read_all_stats") &&
+                  names_pid(log, c),
+              "%s", log);
+    free(log);
     cr_assert_eq(stored_version(node), 13);
     PQfinish(c);
-    cr_assert_eq(pg_migrate(node, &v), 0, "the node may migrate once it is alone");
+    /* The superuser's WAL sender (a logical replication connection, which
+     * is attached to the database) is hidden from the node too, but is
+     * no node: pg_stat_replication names it. */
+    const char *kw[] = {"dbname", "dbname", "replication", NULL};
+    const char *val[] = {cluster_url(), name, "database", NULL};
+    PGconn *wal = PQconnectdbParams(kw, val, 1);
+    cr_assert_eq(PQstatus(wal), CONNECTION_OK, "walsender: %s", PQerrorMessage(wal));
+    cr_assert_eq(pg_int(node, "SELECT count(*) FROM pg_stat_activity WHERE backend_type IS NULL "
+                              "AND usesysid IS NOT NULL AND datname = current_database() "
+                              "AND pid IN (SELECT pid FROM pg_stat_replication)"),
+                 1, "the WAL sender is hidden from the node and listed as one");
+    cr_assert_eq(pg_migrate(node, &v), 0, "the node may migrate once no other client is there");
+    PQfinish(wal);
     cr_assert_eq(v, pg_schema_last());
     PQfinish(node);
     drop_last();

@@ -1132,7 +1132,12 @@ Test(nodes, a_hello_makes_a_node_read_its_games_again_and_a_lone_node_says_it_ag
     free(cached);
     /* F (known: not learnt again, which would forget the cache by itself)
      * says hello: the node reads it again. */
-    cr_assert_lt(mono_ms() - alive_at, 4000, "so slow that the node may have forgotten F");
+    if (mono_ms() - alive_at >= 4000) {
+        /* The node may have forgotten F and learnt it again, which
+         * forgets the cache by itself: nothing left to tell apart. */
+        PQfinish(l);
+        cr_skip_test("the machine is too loaded: F may have been forgotten before its hello");
+    }
     notify_as(f, "_hello");
     char *now = NULL;
     for (int k = 0; k < 40; k++) {

@@ -152,11 +152,20 @@ void pg_migrate_past_sessions(bool on)
  * this database can be a qirkatd older than schema n, else -1 with the
  * sessions logged (pg_migrate.h "Stopping nodes"); with
  * pg_migrate_past_sessions() on, 0 after logging them. Without
- * pg_read_all_stats a session of another role shows its
- * application_name but a NULL backend_type, state and address: it counts
- * as unknown, that is, as in the way unless named as a node of this
- * release (another role's autovacuum worker too, which the tries
- * outlast). */
+ * pg_read_all_stats a session of another role shows its pid, usesysid
+ * and application_name but a NULL backend_type, state and address: it
+ * counts as in the way unless named as a node of this release. Two kinds
+ * of hidden rows are known not to be nodes and are left out: those
+ * without a role (autovacuum workers: PostgreSQL records a role only for
+ * client backends, WAL senders and background workers) and the WAL
+ * senders (pg_stat_replication lists their pids to anyone; a logical one
+ * is attached to a database). Another role's background workers (a
+ * subscription's apply worker, say) cannot be told from a client without
+ * pg_read_all_stats, which docs/operations.md therefore grants the node's
+ * role. */
+/* What older_nodes_stopped() lists for a session it may not read. */
+#define HIDDEN_SESSION "another role: hidden"
+
 static int older_nodes_stopped(PGconn *c, int n)
 {
     char num[16];
@@ -174,11 +183,13 @@ static int older_nodes_stopped(PGconn *c, int n)
             return -1;
         r = PQexecParams(c,
                          "SELECT pid, coalesce(nullif(application_name, ''), '(no name)'), "
-                         "CASE WHEN backend_type IS NULL THEN 'another role: hidden' ELSE "
+                         "CASE WHEN backend_type IS NULL THEN '" HIDDEN_SESSION "' ELSE "
                          "coalesce(client_addr::text, 'local') || ', ' || coalesce(state, '?') END "
                          "FROM pg_stat_activity WHERE datname = current_database() "
                          "AND pid <> pg_backend_pid() "
-                         "AND (backend_type = 'client backend' OR backend_type IS NULL) "
+                         "AND (backend_type = 'client backend' OR (backend_type IS NULL "
+                         "AND usesysid IS NOT NULL "
+                         "AND pid NOT IN (SELECT pid FROM pg_stat_replication))) "
                          "AND CASE WHEN application_name ~ "
                          "'^" PG_NODE_APPNAME
                          "[0-9]{1,9}$' THEN substring(application_name FROM " PG_NODE_APPNAME_DIGITS
@@ -198,6 +209,9 @@ static int older_nodes_stopped(PGconn *c, int n)
     if (rows > 0) {
         char list[512] = "";
         size_t used = 0;
+        bool hidden = false;
+        for (int i = 0; i < rows; i++)
+            hidden = hidden || strcmp(PQgetvalue(r, i, 2), HIDDEN_SESSION) == 0;
         for (int i = 0; i < rows && used < sizeof list - 1; i++) {
             int k = snprintf(list + used, sizeof list - used, "%spid %s (%s, %s)", i ? ", " : "",
                              PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2));
@@ -213,8 +227,11 @@ static int older_nodes_stopped(PGconn *c, int n)
                       "nodes' statements rely on, so it runs only once they are stopped: stop "
                       "every node older than this one (and end the other sessions on this "
                       "database, or start this node once with QK_PG_MIGRATE_PAST_SESSIONS=1), "
-                      "then start it again; %d other session%s connected: %s",
-                      n, rows, rows == 1 ? "" : "s", list);
+                      "then start it again; %d other session%s connected: %s%s",
+                      n, rows, rows == 1 ? "" : "s", list,
+                      hidden ? "; the sessions of other roles are hidden from this one: "
+                               "GRANT pg_read_all_stats TO the node's role to see which they are"
+                             : "");
     }
     PQclear(r);
     return rows == 0 || past_sessions ? 0 : -1;

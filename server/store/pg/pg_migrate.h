@@ -37,10 +37,11 @@
  * Nodes of this release starting together still migrate once. An empty
  * database has no older node to break (a node of the release before that
  * starts on it together with a node of this one is not seen: the older
- * release names no session). Any other session counts as in the way,
- * whatever its role (an operator's psql, a pg_dump, a backend left by a
- * dead host); pg_migrate_past_sessions() is the operator's way past them
- * once they have checked that no older node runs.
+ * release names no session). Any other client session counts as in the
+ * way, whatever its role (an operator's psql, a pg_dump, a backend left
+ * by a dead host); the database's own processes (autovacuum, WAL
+ * senders) do not. pg_migrate_past_sessions() is the operator's way past
+ * them once they have checked that no older node runs.
  */
 #ifndef QK_STORE_PG_MIGRATE_H
 #define QK_STORE_PG_MIGRATE_H
