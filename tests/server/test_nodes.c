@@ -29,6 +29,7 @@
 #include <libpq-fe.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -897,6 +898,118 @@ Test(nodes, a_node_alone_writes_moves_unwaited_and_never_acknowledges_a_refused_
     cr_assert_eq(tsrv_wait_exit(&N[0], T_TIMEOUT_MS), 75, "see %s", N[0].log);
     snprintf(sql, sizeof sql, "SELECT count(*) FROM moves WHERE game_id = %lld", gid);
     cr_assert_eq(t_pg_count(DB, sql), 6, "nothing of the refused move is stored");
+    tc_close(w);
+    tc_close(b);
+}
+
+/* SELECT count(*) ... as t_pg_count() reads it, from a format. */
+static long long pg_count_f(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static long long pg_count_f(const char *fmt, ...)
+{
+    char sql[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sql, sizeof sql, fmt, ap);
+    va_end(ap);
+    return t_pg_count(DB, sql);
+}
+
+/* A node alone also sends unwaited the writes of a game's start and end
+ * (store/pg/pg_base.h pg_next_id(), pg_alone_in_batch()): the ids it
+ * answers (challenge, game) are the rows' ids, the accept closes the
+ * challenge it names, the last move and a resignation end their game,
+ * and each notice is stored once. A recorded game, so that its end and
+ * result are known. */
+Test(nodes, a_node_alone_starts_and_ends_games_with_unwaited_writes_and_ids_taken_ahead)
+{
+    start_nodes_on(1, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=200", true);
+    tconn *w = tc_open(N[0].port), *b = tc_open(N[0].port);
+    t_register(w, "alone_w");
+    t_register(b, "alone_b");
+    usleep(300 * 1000);
+    cJSON *rec = recorded("alquerque");
+    const cJSON *moves = t_obj(rec, "moves");
+    int n = cJSON_GetArraySize(moves);
+    long long cid[2], gid[2];
+    for (int k = 0; k < 2; k++) {
+        cJSON *r = tc_rpc(w,
+                          "{\"type\":\"challenge\",\"to\":\"alone_b\",\"variant\":\"alquerque\","
+                          "\"color\":\"white\",\"position\":\"%s\"}",
+                          t_str(rec, "start"));
+        t_ok(r, "challenge");
+        cid[k] = t_int(t_obj(r, "challenge"), "id");
+        cJSON_Delete(r);
+        r = tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", cid[k]);
+        t_ok(r, "accept");
+        gid[k] = t_int(t_obj(r, "game"), "id");
+        cJSON_Delete(r);
+        cr_assert_eq(
+            pg_count_f("SELECT count(*) FROM challenges c JOIN games g ON g.id = c.game_id "
+                       "WHERE c.id = %lld AND g.id = %lld AND c.status = 'accepted' AND "
+                       "g.challenge_id = c.id AND g.status = 'active'",
+                       cid[k], gid[k]),
+            1, "challenge %lld and game %lld: the rows of the ids answered", cid[k], gid[k]);
+    }
+    cr_assert_gt(metric(0, "qirkat_cluster_events_total{outcome=\"alone\"} "), 0, "alone");
+    cr_assert_neq(gid[0], gid[1]);
+    for (int i = 0; i < n; i++) {
+        const char *mv = cJSON_GetArrayItem(moves, i)->valuestring;
+        cJSON *r =
+            tc_rpc(i % 2 ? b : w, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}",
+                   gid[0], i, mv);
+        t_ok(r, mv);
+        cJSON_Delete(r);
+    }
+    cr_assert_eq(pg_count_f("SELECT count(*) FROM games WHERE id = %lld AND status = 'finished' "
+                            "AND result = '%s' AND ply = %d",
+                            gid[0], t_str(rec, "result"), n),
+                 1, "the last move ended the game's row");
+    cr_assert_eq(pg_count_f("SELECT count(*) FROM moves WHERE game_id = %lld", gid[0]), n);
+    cJSON *r = tc_rpc(b, "{\"type\":\"resign\",\"game\":%lld}", gid[1]);
+    t_ok(r, "resign");
+    cJSON_Delete(r);
+    cr_assert_eq(pg_count_f("SELECT count(*) FROM games WHERE id = %lld AND status = 'finished' "
+                            "AND result = 'white'",
+                            gid[1]),
+                 1, "the resignation ended the game's row");
+    cr_assert_eq(pg_count_f("SELECT count(*) - count(DISTINCT id) FROM notifications"), 0);
+    cr_assert_eq(pg_count_f("SELECT count(*) FROM notifications WHERE kind = 'game_end' AND "
+                            "game_id IN (%lld, %lld)",
+                            gid[0], gid[1]),
+                 4, "a game_end notice for each player of each game");
+    cJSON_Delete(rec);
+    tc_close(w);
+    tc_close(b);
+}
+
+/* A node alone reads a challenge before it closes it unwaited: one
+ * closed behind its back is refused as on any node, and nothing is
+ * written. (A close that loses a race after that read, which only another
+ * writer could cause, fails the batch as a refused move does above.) */
+Test(nodes, a_node_alone_refuses_an_accept_of_a_challenge_closed_behind_its_back)
+{
+    start_nodes_on(1, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=200", true);
+    tconn *w = tc_open(N[0].port), *b = tc_open(N[0].port);
+    t_register(w, "closed_w");
+    t_register(b, "closed_b");
+    usleep(300 * 1000);
+    cJSON *r = tc_rpc(w, "{\"type\":\"challenge\",\"to\":\"closed_b\",\"variant\":\"alquerque\"}");
+    t_ok(r, "challenge");
+    long long cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    cr_assert_eq(pg_count_f("WITH u AS (UPDATE challenges SET status = 'canceled' WHERE id = %lld "
+                            "RETURNING 1) SELECT count(*) FROM u",
+                            cid),
+                 1);
+    r = tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    char *text = cJSON_PrintUnformatted(r);
+    cr_assert_str_eq(t_str(r, "type"), "error", "%s", text);
+    cr_assert_str_eq(t_str(r, "code"), "conflict", "%s", text);
+    cr_assert_str_eq(t_str(r, "message"), "the challenge is already canceled", "%s", text);
+    free(text);
+    cJSON_Delete(r);
+    cr_assert_eq(pg_count_f("SELECT count(*) FROM games WHERE challenge_id = %lld", cid), 0);
+    cr_assert_eq(metric(0, "qirkat_commits_total{result=\"lost\"} "), 0);
     tc_close(w);
     tc_close(b);
 }

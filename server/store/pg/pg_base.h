@@ -147,6 +147,14 @@ typedef struct pg_req {
     uint64_t sent_ns; /* COMMIT: uv_hrtime() when queued */
 } pg_req;
 
+/* Ids of a table's identity column taken ahead (pg_next_id()). */
+#define PG_ID_POOL 16
+typedef struct pg_id_pool {
+    int64_t id[PG_ID_POOL];
+    int next, n; /* id[next..n-1] are unused */
+} pg_id_pool;
+typedef enum { PG_IDS_GAMES, PG_IDS_CHALLENGES, PG_IDS_NOTES, PG_IDS__COUNT } pg_ids_of;
+
 /* Delivered notifications (LISTEN): channel and payload are valid during
  * the call only. */
 typedef void (*pg_notify_cb)(void *arg, const char *channel, const char *payload);
@@ -166,6 +174,7 @@ typedef struct pg_store {
      * ROLLBACK while its Sync is not back (nothing is sent behind it);
      * flusher flushes the turn's output before the loop sleeps. */
     bool pipeline, in_block, flush_due, flusher_on;
+    int unflushed; /* statements sent since the last flush (pg_base.c PG_FLUSH_EVERY) */
     pg_req *gate;
     uv_prepare_t flusher;
     uv_loop_t *loop; /* set by async_start: from then on nothing may block */
@@ -190,6 +199,8 @@ typedef struct pg_store {
     void *listen_arg;
     uint64_t blocking_waits; /* waits that blocked a running loop (a bug: logged) */
     struct metric *commit_h; /* qirkat_fsync_seconds: COMMIT to its answer (NULL = none) */
+    /* pg_next_id(), by pg_ids_of */
+    pg_id_pool ids[PG_IDS__COUNT];
 } pg_store;
 
 static inline pg_store *pg_of(store *s)
@@ -236,6 +247,34 @@ int pg_run_conflict(pg_store *s, pg_stmt which, const char *fmt, ...);
  * STORE_EIO when it could not be queued (then the transaction fails too).
  * Its failure later fails the transaction. */
 int pg_send(pg_store *s, pg_stmt which, const char *fmt, ...);
+/* Whether a write of the open transaction goes unwaited (pg_send()):
+ * inside the batch on a running server, where its only answers are OK or
+ * the failure of the whole batch, which the commit reports. The area
+ * files then use statements that fail when they change no row (the "_X"
+ * ones: a division by zero), where SQLite would answer STORE_NOTFOUND or
+ * STORE_CONFLICT. */
+static inline bool pg_in_batch(const pg_store *s)
+{
+    return s->txn && s->loop;
+}
+/* pg_in_batch() on a node alone (pg.h store_pg_exclusive()): a write that
+ * could only lose a race with another node (a conditional UPDATE, a
+ * claim) goes unwaited too, as the node's memory decides its outcome. */
+static inline bool pg_alone_in_batch(const pg_store *s)
+{
+    return s->exclusive && pg_in_batch(s);
+}
+/* The next id of a table's identity column, into *out: from pool which,
+ * refilled with the statement reserve (one bigint column, a row per id;
+ * $1 the count, PG_ID_POOL) when empty. STORE_OK or STORE_EIO. Why: an
+ * INSERT ... RETURNING id waits for its answer, a round trip behind every
+ * statement queued before it (a COMMIT in flight among them), and the
+ * batch, so every other client, waits with it; with the id taken ahead
+ * the INSERT goes unwaited. Only a refill waits, once per PG_ID_POOL ids.
+ * The ids are the sequence's, so unique across nodes; but each node
+ * takes its own, so across nodes they are not in creation order, and a
+ * node that stops leaves the rest of its pool unused (gaps). */
+int pg_next_id(pg_store *s, pg_stmt reserve, pg_ids_of which, int64_t *out);
 /* Run a query expected to return at most one row: STORE_OK with *res
  * holding it (row 0; the caller PQclear()s it), STORE_NOTFOUND (no row,
  * *res NULL) or STORE_EIO (*res NULL). */

@@ -29,10 +29,20 @@
       "INSERT INTO challenges (from_user, to_user, variant, color, time_control, position, "       \
       "status, created, updated, rated) VALUES ($1, $2, $3, $4, $5, $6, 'open', $7, $8, $9) "      \
       "RETURNING id")                                                                              \
+    /* CHALLENGE_INSERT with the id taken ahead (pg_next_id()), unwaited. */                       \
+    X(CHALLENGE_INSERT_ID,                                                                         \
+      "INSERT INTO challenges (id, from_user, to_user, variant, color, time_control, position, "   \
+      "status, created, updated, rated) VALUES ($1, $2, $3, $4, $5, $6, $7, 'open', $8, $9, $10)") \
+    X(CHALLENGE_IDS, "SELECT nextval(pg_get_serial_sequence('challenges', 'id')) "                 \
+                     "FROM generate_series(1, $1::int)")                                           \
     X(CHALLENGE_GET, CHALLENGE_SELECT "WHERE c.id = $1")                                           \
     X(CHALLENGE_CLOSE,                                                                             \
       "UPDATE challenges SET status = $2, decline_reason = $3, game_id = $4, updated = $5 "        \
       "WHERE id = $1 AND status = 'open'")                                                         \
+    X(CHALLENGE_CLOSE_X,                                                                           \
+      "WITH u AS (UPDATE challenges SET status = $2, decline_reason = $3, game_id = $4, "          \
+      "updated = $5 WHERE id = $1 AND status = 'open' RETURNING 1) "                               \
+      "SELECT 1 / (SELECT count(*) FROM u)::int")                                                  \
     X(CHALLENGES_FOR,                                                                              \
       CHALLENGE_SELECT "WHERE c.status = 'open' AND (c.from_user = $1 OR c.to_user = $1 OR "       \
                        "c.id IN (SELECT id FROM challenges WHERE status = 'open' AND "             \
@@ -98,14 +108,25 @@ static int challenge_row(const PGresult *r, int i, void *ctx)
 
 static int pg_challenge_insert(store *base, store_challenge *c, int64_t now)
 {
-    PGresult *r;
-    int rc =
-        pg_one_row(pg_of(base), ST_CHALLENGE_INSERT, &r, "iotttTiii", c->from_id, c->to_id,
-                   c->variant, c->color, c->time_control, c->position, now, now, (int64_t)c->rated);
-    if (rc)
-        return rc == STORE_NOTFOUND ? STORE_EIO : rc; /* RETURNING always has the row */
-    c->id = pg_col_int(r, 0, 0);
-    PQclear(r);
+    pg_store *s = pg_of(base);
+    if (pg_in_batch(s)) {
+        int64_t id;
+        if (pg_next_id(s, ST_CHALLENGE_IDS, PG_IDS_CHALLENGES, &id) != STORE_OK ||
+            pg_send(s, ST_CHALLENGE_INSERT_ID, "iiotttTiii", id, c->from_id, c->to_id, c->variant,
+                    c->color, c->time_control, c->position, now, now,
+                    (int64_t)c->rated) != STORE_OK)
+            return STORE_EIO;
+        c->id = id;
+    } else {
+        PGresult *r;
+        int rc =
+            pg_one_row(s, ST_CHALLENGE_INSERT, &r, "iotttTiii", c->from_id, c->to_id, c->variant,
+                       c->color, c->time_control, c->position, now, now, (int64_t)c->rated);
+        if (rc)
+            return rc == STORE_NOTFOUND ? STORE_EIO : rc; /* RETURNING always has the row */
+        c->id = pg_col_int(r, 0, 0);
+        PQclear(r);
+    }
     snprintf(c->status, sizeof c->status, "open");
     c->decline_reason[0] = '\0';
     c->game_id = 0;
@@ -127,8 +148,10 @@ static int pg_challenge_get(store *base, int64_t id, store_challenge *out)
 static int pg_challenge_close(store *base, int64_t id, const char *status, const char *reason,
                               int64_t game_id, int64_t now)
 {
-    return pg_run_conflict(pg_of(base), ST_CHALLENGE_CLOSE, "ittoi", id, status, reason, game_id,
-                           now);
+    pg_store *s = pg_of(base);
+    if (pg_alone_in_batch(s))
+        return pg_send(s, ST_CHALLENGE_CLOSE_X, "ittoi", id, status, reason, game_id, now);
+    return pg_run_conflict(s, ST_CHALLENGE_CLOSE, "ittoi", id, status, reason, game_id, now);
 }
 
 static int pg_challenges_for(store *base, int64_t user_id, store_challenge_cb cb, void *arg)

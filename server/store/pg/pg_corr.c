@@ -24,6 +24,9 @@
               "COALESCE(warned_deadline, -1), COALESCE(wake_at, -1) FROM games WHERE id = $1")     \
     X(GX_PUT, "UPDATE games SET extended_ms = $2, vacation = $3, private = $4, draw_offer = $5, "  \
               "warned_deadline = $6, wake_at = $7 WHERE id = $1")                                  \
+    X(GX_PUT_X, "WITH u AS (UPDATE games SET extended_ms = $2, vacation = $3, private = $4, "      \
+                "draw_offer = $5, warned_deadline = $6, wake_at = $7 WHERE id = $1 RETURNING 1) "  \
+                "SELECT 1 / (SELECT count(*) FROM u)::int")                                        \
     X(WAKE_NEXT, "SELECT min(wake_at) FROM games WHERE status = 'active' AND wake_at IS NOT NULL " \
                  "AND damaged = 0")                                                                \
     X(WAKE_DUE,                                                                                    \
@@ -50,6 +53,12 @@
     X(NOTE_INSERT,                                                                                 \
       "INSERT INTO notifications (user_id, kind, game_id, data, read, created, sender_id, "        \
       "ref_id) VALUES ($1, $2, $3, $4, 0, $5, $6, $7) RETURNING id")                               \
+    /* NOTE_INSERT with the id taken ahead (pg_next_id()), unwaited. */                            \
+    X(NOTE_INSERT_ID,                                                                              \
+      "INSERT INTO notifications (id, user_id, kind, game_id, data, read, created, sender_id, "    \
+      "ref_id) VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8)")                                        \
+    X(NOTE_IDS, "SELECT nextval(pg_get_serial_sequence('notifications', 'id')) "                   \
+                "FROM generate_series(1, $1::int)")                                                \
     X(NOTES_UNREAD,                                                                                \
       "SELECT id, user_id, kind, COALESCE(game_id, 0), data, read, created FROM notifications "    \
       "WHERE user_id = $1 AND read = 0 ORDER BY id LIMIT $2 OFFSET $3")                            \
@@ -111,8 +120,10 @@ static int pg_game_x_get(store *base, int64_t id, store_game_x *out)
 
 static int pg_game_x_put(store *base, int64_t id, const store_game_x *x)
 {
-    return pg_run_one(pg_of(base), ST_GX_PUT, "iiiiTOO", id, x->extended_ms, (int64_t)x->vacation,
-                      (int64_t)x->priv, x->draw_offer, x->warned_deadline, x->wake_at);
+    pg_store *s = pg_of(base);
+    return (pg_in_batch(s) ? pg_send : pg_run_one)(
+        s, pg_in_batch(s) ? ST_GX_PUT_X : ST_GX_PUT, "iiiiTOO", id, x->extended_ms,
+        (int64_t)x->vacation, (int64_t)x->priv, x->draw_offer, x->warned_deadline, x->wake_at);
 }
 
 static int pg_wake_next(store *base, int64_t *at)
@@ -208,9 +219,20 @@ static int pg_vacation_put(store *base, int64_t user_id, const store_vacation *v
 
 static int pg_note_insert(store *base, store_note *n)
 {
+    pg_store *s = pg_of(base);
+    if (pg_in_batch(s)) {
+        int64_t id;
+        if (pg_next_id(s, ST_NOTE_IDS, PG_IDS_NOTES, &id) != STORE_OK ||
+            pg_send(s, ST_NOTE_INSERT_ID, "iitotioo", id, n->user_id, n->kind, n->game_id, n->data,
+                    n->created, n->sender_id, n->ref_id) != STORE_OK)
+            return STORE_EIO;
+        n->id = id;
+        n->read = false;
+        return STORE_OK;
+    }
     PGresult *r;
-    int rc = pg_one_row(pg_of(base), ST_NOTE_INSERT, &r, "itotioo", n->user_id, n->kind, n->game_id,
-                        n->data, n->created, n->sender_id, n->ref_id);
+    int rc = pg_one_row(s, ST_NOTE_INSERT, &r, "itotioo", n->user_id, n->kind, n->game_id, n->data,
+                        n->created, n->sender_id, n->ref_id);
     if (rc)
         return rc == STORE_NOTFOUND ? STORE_EIO : rc; /* RETURNING always gives the row */
     n->id = pg_col_int(r, 0, 0);

@@ -76,12 +76,26 @@
       "result, reason, time_control, deadline, white_ms, black_ms, created, updated, rated) "      \
       "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) "       \
       "RETURNING id")                                                                              \
+    /* GAME_INSERT with the id taken ahead (pg_next_id()), unwaited. */                            \
+    X(GAME_INSERT_ID,                                                                              \
+      "INSERT INTO games (id, variant, white_id, black_id, start, position, ply, turn, status, "   \
+      "result, reason, time_control, deadline, white_ms, black_ms, created, updated, rated) "      \
+      "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)")  \
+    X(GAME_IDS, "SELECT nextval(pg_get_serial_sequence('games', 'id')) "                           \
+                "FROM generate_series(1, $1::int)")                                                \
     X(GAME_GET, GAME_SELECT "WHERE g.id = $1")                                                     \
     X(GAME_UPDATE,                                                                                 \
       "UPDATE games SET position = $2, ply = $3, turn = $4, status = $5, result = $6, "            \
       "reason = $7, deadline = $8, white_ms = $9, black_ms = $10, updated = $11 WHERE id = $1")    \
+    X(GAME_UPDATE_X,                                                                               \
+      "WITH u AS (UPDATE games SET position = $2, ply = $3, turn = $4, status = $5, result = $6, " \
+      "reason = $7, deadline = $8, white_ms = $9, black_ms = $10, updated = $11 WHERE id = $1 "    \
+      "RETURNING 1) SELECT 1 / (SELECT count(*) FROM u)::int")                                     \
     X(MOVE_INSERT, "INSERT INTO moves (game_id, ply, move, user_id, created) "                     \
                    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING")                           \
+    /* A taken ply fails the statement, and the batch (pg_alone_in_batch). */                      \
+    X(MOVE_INSERT_X, "INSERT INTO moves (game_id, ply, move, user_id, created) "                   \
+                     "VALUES ($1, $2, $3, $4, $5)")                                                \
     X(GAME_MOVED, "WITH g AS (UPDATE games SET ply = $2::bigint + 1, position = $3, turn = $4, "   \
                   "deadline = $5, white_ms = $6, black_ms = $7, updated = $8, draw_offer = NULL, " \
                   "wake_at = $9 WHERE id = $1 AND ply = $2 RETURNING id) "                         \
@@ -111,6 +125,8 @@
     X(GAME_EXISTS, "SELECT 1 FROM games WHERE id = $1")                                            \
     X(GAME_CLAIM, "SELECT 1 FROM games WHERE id = $1 AND status = 'active' AND ply = $2 "          \
                   "FOR UPDATE")                                                                    \
+    X(GAME_CLAIM_X, "SELECT 1 / (SELECT count(*) FROM (SELECT 1 FROM games WHERE id = $1 AND "     \
+                    "status = 'active' AND ply = $2 FOR UPDATE) c)::int")                          \
     X(ACTIVE_COUNT, "SELECT time_control, count(*) FROM games WHERE status = 'active' "             \
                     "AND damaged = 0 GROUP BY time_control")                                       \
     X(MOVES_OF, "SELECT ply, move, user_id FROM moves WHERE game_id = $1 ORDER BY ply")            \
@@ -138,6 +154,8 @@
     X(GAMES_SEARCH, GAME_SELECT PG_SEARCH_WHERE "ORDER BY g.id DESC LIMIT $6")                     \
     X(GAMES_SEARCH_ASC, GAME_SELECT PG_SEARCH_WHERE "ORDER BY g.id LIMIT $6")                      \
     X(GCH_PUT, "UPDATE games SET challenge_id = $2 WHERE id = $1")                                 \
+    X(GCH_PUT_X, "WITH u AS (UPDATE games SET challenge_id = $2 WHERE id = $1 RETURNING 1) "       \
+                 "SELECT 1 / (SELECT count(*) FROM u)::int")                                       \
     X(GCH_GET, "SELECT COALESCE(challenge_id, 0) FROM games WHERE id = $1")                        \
     X(DRAW_PLY_GET, "SELECT ply FROM draw_offers WHERE game_id = $1 AND side = $2")                \
     X(DRAW_PLY_PUT, "INSERT INTO draw_offers (game_id, side, ply) VALUES ($1, $2, $3) "            \
@@ -194,11 +212,23 @@ static int game_row(const PGresult *r, int i, void *ctx)
 
 static int pg_game_insert(store *base, store_game *g)
 {
+    pg_store *s = pg_of(base);
+    if (pg_in_batch(s)) {
+        int64_t id;
+        if (pg_next_id(s, ST_GAME_IDS, PG_IDS_GAMES, &id) != STORE_OK ||
+            pg_send(s, ST_GAME_INSERT_ID, "itiittittTTtOOOiii", id, g->variant, g->white_id,
+                    g->black_id, g->start, g->position, g->ply, g->turn, g->status, g->result,
+                    g->reason, g->time_control, g->deadline, g->white_ms, g->black_ms, g->created,
+                    g->updated, (int64_t)g->rated) != STORE_OK)
+            return STORE_EIO;
+        g->id = id;
+        return STORE_OK;
+    }
     PGresult *r;
-    int rc = pg_one_row(pg_of(base), ST_GAME_INSERT, &r, "tiittittTTtOOOiii", g->variant,
-                        g->white_id, g->black_id, g->start, g->position, g->ply, g->turn, g->status,
-                        g->result, g->reason, g->time_control, g->deadline, g->white_ms,
-                        g->black_ms, g->created, g->updated, (int64_t)g->rated);
+    int rc = pg_one_row(s, ST_GAME_INSERT, &r, "tiittittTTtOOOiii", g->variant, g->white_id,
+                        g->black_id, g->start, g->position, g->ply, g->turn, g->status, g->result,
+                        g->reason, g->time_control, g->deadline, g->white_ms, g->black_ms,
+                        g->created, g->updated, (int64_t)g->rated);
     if (rc)
         return rc == STORE_NOTFOUND ? STORE_EIO : rc; /* RETURNING always gives the row */
     g->id = pg_col_int(r, 0, 0);
@@ -219,9 +249,11 @@ static int pg_game_get(store *base, int64_t id, store_game *out)
 
 static int pg_game_update(store *base, const store_game *g)
 {
-    return pg_run_one(pg_of(base), ST_GAME_UPDATE, "itittTTOOOi", g->id, g->position, g->ply,
-                      g->turn, g->status, g->result, g->reason, g->deadline, g->white_ms,
-                      g->black_ms, g->updated);
+    pg_store *s = pg_of(base);
+    return (pg_in_batch(s) ? pg_send : pg_run_one)(
+        s, pg_in_batch(s) ? ST_GAME_UPDATE_X : ST_GAME_UPDATE, "itittTTOOOi", g->id, g->position,
+        g->ply, g->turn, g->status, g->result, g->reason, g->deadline, g->white_ms, g->black_ms,
+        g->updated);
 }
 
 /* ON CONFLICT DO NOTHING: a taken ply is STORE_CONFLICT (on SQLite the
@@ -229,7 +261,10 @@ static int pg_game_update(store *base, const store_game *g)
 static int pg_move_insert(store *base, int64_t game_id, int64_t ply, const char *move,
                           int64_t user_id, int64_t now)
 {
-    return pg_run_conflict(pg_of(base), ST_MOVE_INSERT, "iitii", game_id, ply, move, user_id, now);
+    pg_store *s = pg_of(base);
+    if (pg_alone_in_batch(s))
+        return pg_send(s, ST_MOVE_INSERT_X, "iitii", game_id, ply, move, user_id, now);
+    return pg_run_conflict(s, ST_MOVE_INSERT, "iitii", game_id, ply, move, user_id, now);
 }
 
 /* Whether game id has a row (a failed read counts as yes: the caller then
@@ -333,7 +368,10 @@ static int pg_games_query(store *base, const store_game_filter *f, store_game_cb
 
 static int pg_game_challenge_put(store *base, int64_t game_id, int64_t challenge_id)
 {
-    return pg_run_one(pg_of(base), ST_GCH_PUT, "io", game_id, challenge_id);
+    pg_store *s = pg_of(base);
+    if (pg_in_batch(s))
+        return pg_send(s, ST_GCH_PUT_X, "io", game_id, challenge_id);
+    return pg_run_one(s, ST_GCH_PUT, "io", game_id, challenge_id);
 }
 
 static int pg_game_challenge_get(store *base, int64_t game_id, int64_t *challenge_id)
@@ -386,8 +424,11 @@ static int pg_game_damaged_set(store *base, int64_t game_id)
  * COMMITTED re-reads it) and finds it ended (store_games.h). */
 static int pg_game_claim(store *base, int64_t game_id, int64_t ply)
 {
+    pg_store *s = pg_of(base);
+    if (pg_alone_in_batch(s))
+        return pg_send(s, ST_GAME_CLAIM_X, "ii", game_id, ply);
     PGresult *r;
-    int rc = pg_one_row(pg_of(base), ST_GAME_CLAIM, &r, "ii", game_id, ply);
+    int rc = pg_one_row(s, ST_GAME_CLAIM, &r, "ii", game_id, ply);
     if (rc)
         return rc == STORE_NOTFOUND ? STORE_CONFLICT : rc;
     PQclear(r);
