@@ -29,6 +29,7 @@ typedef struct store_challenge {
     int64_t created, updated;
     bool rated;            /* the game will be rated (no hints) */
     bool from_bot, to_bot; /* the accounts' bot flags (to_bot false for a seek) */
+    bool vacation, priv;   /* its options as read (insert ignores them: x_put writes them) */
 } store_challenge;
 
 /* Iteration callback: return 0 to go on, non-zero to stop. */

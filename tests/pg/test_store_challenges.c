@@ -187,6 +187,13 @@ static void challenges_sequence(cmp_side *b, cmp_trace *t)
     cr_assert_eq(cmp_rc(t, "x_get 1", store_challenge_x_get(s, 1, &vac, &priv)), STORE_OK);
     cmp_tr(t, "  vacation=%d private=%d\n", vac, priv);
     cr_assert(!vac && priv);
+    /* The row as read carries them too (the accept reads no more). */
+    store_challenge o1, o2;
+    get(t, s, 1, &o1, STORE_OK);
+    get(t, s, 2, &o2, STORE_OK);
+    cmp_tr(t, "  get: 1 vacation=%d private=%d, 2 vacation=%d private=%d\n", o1.vacation, o1.priv,
+           o2.vacation, o2.priv);
+    cr_assert(!o1.vacation && o1.priv && o2.vacation && !o2.priv);
     cr_assert_eq(cmp_rc(t, "x_get 99", store_challenge_x_get(s, 99, &vac, &priv)), STORE_NOTFOUND);
 
     /* Rating ranges: -1 is no bound, both ways. */

@@ -21,7 +21,7 @@
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), "     \
     "c.variant, c.color, c.time_control, coalesce(c.position, ''), c.status, "                     \
     "coalesce(c.decline_reason, ''), coalesce(c.game_id, 0), c.created, c.updated, c.rated, "      \
-    "f.bot, coalesce(t.bot, 0) "                                                                   \
+    "f.bot, coalesce(t.bot, 0), c.vacation, c.private "                                            \
     "FROM challenges c JOIN users f ON f.id = c.from_user LEFT JOIN users t ON t.id = c.to_user "
 
 #define CHALLENGES_STATEMENTS(X)                                                                   \
@@ -91,6 +91,8 @@ static void read_challenge(const PGresult *r, int i, store_challenge *c)
     c->rated = pg_col_int(r, i, 14) != 0;
     c->from_bot = pg_col_int(r, i, 15) != 0;
     c->to_bot = pg_col_int(r, i, 16) != 0;
+    c->vacation = pg_col_int(r, i, 17) != 0;
+    c->priv = pg_col_int(r, i, 18) != 0;
 }
 
 typedef struct challenge_walk {

@@ -14,7 +14,7 @@
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), "     \
     "c.variant, c.color, c.time_control, coalesce(c.position, ''), c.status, "                     \
     "coalesce(c.decline_reason, ''), coalesce(c.game_id, 0), c.created, c.updated, c.rated, "      \
-    "f.bot, coalesce(t.bot, 0) "                                                                   \
+    "f.bot, coalesce(t.bot, 0), c.vacation, c.private "                                            \
     "FROM challenges c JOIN users f ON f.id = c.from_user LEFT JOIN users t ON t.id = c.to_user "
 
 #define CHALLENGES_STATEMENTS(X)                                                                   \
@@ -73,6 +73,8 @@ static void read_challenge(sqlite3_stmt *st, store_challenge *c)
     c->rated = sqlite3_column_int(st, 14) != 0;
     c->from_bot = sqlite3_column_int(st, 15) != 0;
     c->to_bot = sqlite3_column_int(st, 16) != 0;
+    c->vacation = sqlite3_column_int(st, 17) != 0;
+    c->priv = sqlite3_column_int(st, 18) != 0;
 }
 
 typedef struct challenge_walk {
