@@ -59,7 +59,12 @@ bool store_is_pg(const store *s);
  * fails the statement and so the whole transaction, whose COMMIT then
  * fails: nothing of that batch is acknowledged, and the server exits 75 to
  * start again from the database (srv.c on_durable), instead of answering
- * that one move STORE_CONFLICT. Off by default; no-op on SQLite. */
+ * that one move STORE_CONFLICT. The same goes for the other writes whose
+ * outcome the node's memory decides while alone (pg/pg_base.h
+ * pg_alone_in_batch(): a game's insert, claim, update and extra columns,
+ * a challenge's insert and close, a notice's insert, store_move_insert()),
+ * and inserts take their ids ahead (pg_next_id()). Off by default; no-op
+ * on SQLite. */
 void store_pg_exclusive(store *s, bool on);
 
 /* Tell the server when the connection breaks (pg/pg_core.c "Lost

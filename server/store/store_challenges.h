@@ -69,7 +69,9 @@ static inline int store_challenge_get(store *s, int64_t id, store_challenge *out
 }
 /* Move an open challenge to status (accepted, declined, canceled) with an
  * optional decline reason (NULL) and game id (0 = none). STORE_CONFLICT
- * when it is no longer open (or absent). */
+ * when it is no longer open (or absent); on PostgreSQL on a node alone,
+ * inside a batch, the COMMIT fails instead (store/pg.h
+ * store_pg_exclusive()). */
 static inline int store_challenge_close(store *s, int64_t id, const char *status,
                                         const char *reason, int64_t game_id, int64_t now)
 {

@@ -107,6 +107,13 @@ typedef struct store_games_ops {
     int (*games_active_count)(store *s, store_tc_count_cb cb, void *arg);
 } store_games_ops;
 
+/* On PostgreSQL, on a node alone inside a batch (store/pg.h
+ * store_pg_exclusive()), store_game_claim(), store_game_update(),
+ * store_move_insert(), store_game_x_put() and store_game_challenge_put()
+ * answer STORE_OK without waiting: a STORE_CONFLICT or STORE_NOTFOUND they
+ * would have answered fails the batch's COMMIT instead, and the node
+ * starts again from the database. */
+
 /* Claim game_id for a change that ends it (resign, timeout, agreement,
  * adjudication; games.h games_finish()), inside the open transaction:
  * STORE_OK when the stored game is still active at ply; STORE_CONFLICT

@@ -57,8 +57,11 @@ int store_pg_notify(store *base, const char *payload)
 
 void store_pg_exclusive(store *base, bool on)
 {
-    if (store_is_pg(base))
-        pg_of(base)->exclusive = on;
+    if (!store_is_pg(base))
+        return;
+    if (!on)
+        pg_drop_ids(pg_of(base)); /* ids in creation order across nodes */
+    pg_of(base)->exclusive = on;
 }
 
 void store_pg_migrate_past_sessions(bool on)

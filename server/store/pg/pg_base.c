@@ -133,6 +133,7 @@ static void set_poll(pg_store *s, int events)
 /* Flush what libpq buffered; watch for writability while some is left. */
 static void flush(pg_store *s)
 {
+    s->unflushed = 0;
     int f = PQflush(s->conn);
     if (f < 0)
         return; /* the read side reports the broken connection */
@@ -155,25 +156,23 @@ static void flush_cb(uv_prepare_t *h)
     pg_store *s = h->data;
     uv_prepare_stop(h);
     s->flush_due = false;
-    s->unflushed = 0;
     if (!s->lost)
         flush(s);
 }
 
-/* Statements sent in a loop turn before they are flushed without waiting
- * for its end: a turn that reads the moves of many connections (50 in
- * the benchmark, 40 us each) would otherwise keep PostgreSQL idle until
- * the last one is handled, then make it run them all while the server
- * waits; flushed every few, it runs them while the server reads the rest
- * (docs/perf.md "Issue 22, fifth session"). */
+/* In pipeline mode output is flushed once a loop turn, and also after
+ * every PG_FLUSH_EVERY statements: a turn that reads the moves of many
+ * connections (50 in the benchmark, about 40 us each) would otherwise
+ * leave PostgreSQL idle until the turn's last move is handled, and the
+ * server idle while PostgreSQL then runs them all; flushed every few, they
+ * run while the server reads the rest (docs/perf.md "Issue 22, fifth
+ * session"). */
 #define PG_FLUSH_EVERY 8
 
 static void flush_later(pg_store *s)
 {
-    if (++s->unflushed >= PG_FLUSH_EVERY) {
-        s->unflushed = 0;
+    if (++s->unflushed >= PG_FLUSH_EVERY)
         flush(s);
-    }
     if (s->flush_due)
         return;
     s->flush_due = true;
@@ -756,6 +755,12 @@ int pg_next_id(pg_store *s, pg_stmt reserve, pg_ids_of which, int64_t *out)
     }
     *out = p->id[p->next++];
     return STORE_OK;
+}
+
+void pg_drop_ids(pg_store *s)
+{
+    for (int i = 0; i < PG_IDS__COUNT; i++)
+        s->ids[i].next = s->ids[i].n = 0;
 }
 
 static int query_v(pg_store *s, pg_stmt which, PGresult **res, bool one, const char *fmt,

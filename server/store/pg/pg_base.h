@@ -247,22 +247,20 @@ int pg_run_conflict(pg_store *s, pg_stmt which, const char *fmt, ...);
  * STORE_EIO when it could not be queued (then the transaction fails too).
  * Its failure later fails the transaction. */
 int pg_send(pg_store *s, pg_stmt which, const char *fmt, ...);
-/* Whether a write of the open transaction goes unwaited (pg_send()):
- * inside the batch on a running server, where its only answers are OK or
- * the failure of the whole batch, which the commit reports. The area
- * files then use statements that fail when they change no row (the "_X"
- * ones: a division by zero), where SQLite would answer STORE_NOTFOUND or
- * STORE_CONFLICT. */
-static inline bool pg_in_batch(const pg_store *s)
-{
-    return s->txn && s->loop;
-}
-/* pg_in_batch() on a node alone (pg.h store_pg_exclusive()): a write that
- * could only lose a race with another node (a conditional UPDATE, a
- * claim) goes unwaited too, as the node's memory decides its outcome. */
+/* Whether a write of the open transaction goes unwaited (pg_send()),
+ * though SQLite's would answer STORE_NOTFOUND or STORE_CONFLICT: inside
+ * the batch on a running server, on a node alone (pg.h
+ * store_pg_exclusive()), where the node's memory decides the outcome (a
+ * one-row update of a row it holds, a conditional UPDATE or a claim that
+ * only another writer could make fail). The area files then use
+ * statements that fail, and fail the batch, when they change no row (the
+ * "_X" ones: a division by zero), and the node exits 75 at its COMMIT
+ * (srv.c on_durable). With other nodes these writes are waited for: a
+ * failure there (a deadlock between nodes, a lock timeout) is the
+ * caller's to answer, and the node goes on. */
 static inline bool pg_alone_in_batch(const pg_store *s)
 {
-    return s->exclusive && pg_in_batch(s);
+    return s->exclusive && s->txn && s->loop;
 }
 /* The next id of a table's identity column, into *out: from pool which,
  * refilled with the statement reserve (one bigint column, a row per id;
@@ -271,10 +269,14 @@ static inline bool pg_alone_in_batch(const pg_store *s)
  * statement queued before it (a COMMIT in flight among them), and the
  * batch, so every other client, waits with it; with the id taken ahead
  * the INSERT goes unwaited. Only a refill waits, once per PG_ID_POOL ids.
- * The ids are the sequence's, so unique across nodes; but each node
- * takes its own, so across nodes they are not in creation order, and a
- * node that stops leaves the rest of its pool unused (gaps). */
+ * Used on a node alone only (pg_alone_in_batch()), so ids stay in
+ * creation order (docs/protocol.md lists by id); store_pg_exclusive(false)
+ * drops what is left (pg_drop_ids()), and so does a node that stops:
+ * gaps. Calling nextval() needs USAGE on the sequences, which the role
+ * that ran the migrations has (docs/scale.md). */
 int pg_next_id(pg_store *s, pg_stmt reserve, pg_ids_of which, int64_t *out);
+/* Forget the ids taken ahead (another node may write now). */
+void pg_drop_ids(pg_store *s);
 /* Run a query expected to return at most one row: STORE_OK with *res
  * holding it (row 0; the caller PQclear()s it), STORE_NOTFOUND (no row,
  * *res NULL) or STORE_EIO (*res NULL). */

@@ -111,7 +111,7 @@ static int challenge_row(const PGresult *r, int i, void *ctx)
 static int pg_challenge_insert(store *base, store_challenge *c, int64_t now)
 {
     pg_store *s = pg_of(base);
-    if (pg_in_batch(s)) {
+    if (pg_alone_in_batch(s)) {
         int64_t id;
         if (pg_next_id(s, ST_CHALLENGE_IDS, PG_IDS_CHALLENGES, &id) != STORE_OK ||
             pg_send(s, ST_CHALLENGE_INSERT_ID, "iiotttTiii", id, c->from_id, c->to_id, c->variant,

@@ -121,8 +121,8 @@ static int pg_game_x_get(store *base, int64_t id, store_game_x *out)
 static int pg_game_x_put(store *base, int64_t id, const store_game_x *x)
 {
     pg_store *s = pg_of(base);
-    return (pg_in_batch(s) ? pg_send : pg_run_one)(
-        s, pg_in_batch(s) ? ST_GX_PUT_X : ST_GX_PUT, "iiiiTOO", id, x->extended_ms,
+    return (pg_alone_in_batch(s) ? pg_send : pg_run_one)(
+        s, pg_alone_in_batch(s) ? ST_GX_PUT_X : ST_GX_PUT, "iiiiTOO", id, x->extended_ms,
         (int64_t)x->vacation, (int64_t)x->priv, x->draw_offer, x->warned_deadline, x->wake_at);
 }
 
@@ -220,7 +220,7 @@ static int pg_vacation_put(store *base, int64_t user_id, const store_vacation *v
 static int pg_note_insert(store *base, store_note *n)
 {
     pg_store *s = pg_of(base);
-    if (pg_in_batch(s)) {
+    if (pg_alone_in_batch(s)) {
         int64_t id;
         if (pg_next_id(s, ST_NOTE_IDS, PG_IDS_NOTES, &id) != STORE_OK ||
             pg_send(s, ST_NOTE_INSERT_ID, "iitotioo", id, n->user_id, n->kind, n->game_id, n->data,

@@ -213,7 +213,7 @@ static int game_row(const PGresult *r, int i, void *ctx)
 static int pg_game_insert(store *base, store_game *g)
 {
     pg_store *s = pg_of(base);
-    if (pg_in_batch(s)) {
+    if (pg_alone_in_batch(s)) {
         int64_t id;
         if (pg_next_id(s, ST_GAME_IDS, PG_IDS_GAMES, &id) != STORE_OK ||
             pg_send(s, ST_GAME_INSERT_ID, "itiittittTTtOOOiii", id, g->variant, g->white_id,
@@ -250,14 +250,15 @@ static int pg_game_get(store *base, int64_t id, store_game *out)
 static int pg_game_update(store *base, const store_game *g)
 {
     pg_store *s = pg_of(base);
-    return (pg_in_batch(s) ? pg_send : pg_run_one)(
-        s, pg_in_batch(s) ? ST_GAME_UPDATE_X : ST_GAME_UPDATE, "itittTTOOOi", g->id, g->position,
-        g->ply, g->turn, g->status, g->result, g->reason, g->deadline, g->white_ms, g->black_ms,
-        g->updated);
+    return (pg_alone_in_batch(s) ? pg_send : pg_run_one)(
+        s, pg_alone_in_batch(s) ? ST_GAME_UPDATE_X : ST_GAME_UPDATE, "itittTTOOOi", g->id,
+        g->position, g->ply, g->turn, g->status, g->result, g->reason, g->deadline, g->white_ms,
+        g->black_ms, g->updated);
 }
 
 /* ON CONFLICT DO NOTHING: a taken ply is STORE_CONFLICT (on SQLite the
- * primary key's violation) and the transaction goes on. */
+ * primary key's violation) and the transaction goes on; on a node alone
+ * it fails the batch instead (pg_alone_in_batch()). */
 static int pg_move_insert(store *base, int64_t game_id, int64_t ply, const char *move,
                           int64_t user_id, int64_t now)
 {
@@ -369,7 +370,7 @@ static int pg_games_query(store *base, const store_game_filter *f, store_game_cb
 static int pg_game_challenge_put(store *base, int64_t game_id, int64_t challenge_id)
 {
     pg_store *s = pg_of(base);
-    if (pg_in_batch(s))
+    if (pg_alone_in_batch(s))
         return pg_send(s, ST_GCH_PUT_X, "io", game_id, challenge_id);
     return pg_run_one(s, ST_GCH_PUT, "io", game_id, challenge_id);
 }
