@@ -861,6 +861,39 @@ Test(nodes, a_node_alone_publishes_nothing_until_another_node_says_hello)
     tc_close(c);
 }
 
+/* One node started past its silence (200 ms) and so alone (api/cluster.h
+ * "Alone"), with two users registered on it, wn on *w and bn on *b. */
+static void start_lone_node(tconn **w, const char *wn, tconn **b, const char *bn)
+{
+    start_nodes_on(1, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=200", true);
+    *w = tc_open(N[0].port);
+    *b = tc_open(N[0].port);
+    t_register(*w, wn);
+    t_register(*b, bn);
+    usleep(300 * 1000);
+}
+
+/* w challenges bn (on b) to alquerque from start, w white; b accepts. The
+ * game id; the challenge's id in *cid unless NULL. */
+static long long game_from_position(tconn *w, tconn *b, const char *bn, const char *start,
+                                    long long *cid)
+{
+    cJSON *r = tc_rpc(w,
+                      "{\"type\":\"challenge\",\"to\":\"%s\",\"variant\":\"alquerque\","
+                      "\"color\":\"white\",\"position\":\"%s\"}",
+                      bn, start);
+    t_ok(r, "challenge");
+    long long c = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    r = tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", c);
+    t_ok(r, "accept");
+    long long gid = t_int(t_obj(r, "game"), "id");
+    cJSON_Delete(r);
+    if (cid)
+        *cid = c;
+    return gid;
+}
+
 /* A node alone sends a move's write without waiting for it (store/pg.h
  * store_pg_exclusive): every acknowledged move is stored, and a move the
  * ply guard refuses (the game row moved on behind the node's back, as
@@ -868,11 +901,8 @@ Test(nodes, a_node_alone_publishes_nothing_until_another_node_says_hello)
  * committed, and the node exits 75 to start again from the database. */
 Test(nodes, a_node_alone_writes_moves_unwaited_and_never_acknowledges_a_refused_one)
 {
-    start_nodes_on(1, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=200", true);
-    tconn *w = tc_open(N[0].port), *b = tc_open(N[0].port);
-    t_register(w, "solo_w");
-    t_register(b, "solo_b");
-    usleep(300 * 1000);
+    tconn *w, *b;
+    start_lone_node(&w, "solo_w", &b, "solo_b");
     long long gid = t_new_game(w, b, "solo_b", "alquerque");
     cr_assert_gt(metric(0, "qirkat_cluster_events_total{outcome=\"alone\"} "), 0, "alone");
     for (int i = 0; i < 6; i++)
@@ -922,27 +952,14 @@ static long long pg_count_f(const char *fmt, ...)
  * result are known. */
 Test(nodes, a_node_alone_starts_and_ends_games_with_unwaited_writes_and_ids_taken_ahead)
 {
-    start_nodes_on(1, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=200", true);
-    tconn *w = tc_open(N[0].port), *b = tc_open(N[0].port);
-    t_register(w, "alone_w");
-    t_register(b, "alone_b");
-    usleep(300 * 1000);
+    tconn *w, *b;
+    start_lone_node(&w, "alone_w", &b, "alone_b");
     cJSON *rec = recorded("alquerque");
     const cJSON *moves = t_obj(rec, "moves");
     int n = cJSON_GetArraySize(moves);
     long long cid[2], gid[2];
     for (int k = 0; k < 2; k++) {
-        cJSON *r = tc_rpc(w,
-                          "{\"type\":\"challenge\",\"to\":\"alone_b\",\"variant\":\"alquerque\","
-                          "\"color\":\"white\",\"position\":\"%s\"}",
-                          t_str(rec, "start"));
-        t_ok(r, "challenge");
-        cid[k] = t_int(t_obj(r, "challenge"), "id");
-        cJSON_Delete(r);
-        r = tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", cid[k]);
-        t_ok(r, "accept");
-        gid[k] = t_int(t_obj(r, "game"), "id");
-        cJSON_Delete(r);
+        gid[k] = game_from_position(w, b, "alone_b", t_str(rec, "start"), &cid[k]);
         cr_assert_eq(
             pg_count_f("SELECT count(*) FROM challenges c JOIN games g ON g.id = c.game_id "
                        "WHERE c.id = %lld AND g.id = %lld AND c.status = 'accepted' AND "
@@ -997,25 +1014,13 @@ Test(nodes, a_node_alone_starts_and_ends_games_with_unwaited_writes_and_ids_take
  * claim and answers the move as stale instead. */
 Test(nodes, a_node_alone_never_acknowledges_a_last_move_whose_game_moved_on_behind_its_back)
 {
-    start_nodes_on(1, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=200", true);
-    tconn *w = tc_open(N[0].port), *b = tc_open(N[0].port);
-    t_register(w, "last_w");
-    t_register(b, "last_b");
-    usleep(300 * 1000);
+    tconn *w, *b;
+    start_lone_node(&w, "last_w", &b, "last_b");
     cJSON *rec = recorded("alquerque");
     const cJSON *moves = t_obj(rec, "moves");
     int n = cJSON_GetArraySize(moves);
-    cJSON *r = tc_rpc(w,
-                      "{\"type\":\"challenge\",\"to\":\"last_b\",\"variant\":\"alquerque\","
-                      "\"color\":\"white\",\"position\":\"%s\"}",
-                      t_str(rec, "start"));
-    t_ok(r, "challenge");
-    long long cid = t_int(t_obj(r, "challenge"), "id");
-    cJSON_Delete(r);
-    r = tc_rpc(b, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
-    t_ok(r, "accept");
-    long long gid = t_int(t_obj(r, "game"), "id");
-    cJSON_Delete(r);
+    long long gid = game_from_position(w, b, "last_b", t_str(rec, "start"), NULL);
+    cJSON *r;
     for (int i = 0; i < n - 1; i++) {
         r = tc_rpc(i % 2 ? b : w, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}",
                    gid, i, cJSON_GetArrayItem(moves, i)->valuestring);
@@ -1051,11 +1056,8 @@ Test(nodes, a_node_alone_never_acknowledges_a_last_move_whose_game_moved_on_behi
  * writer could cause, fails the batch as a refused move does above.) */
 Test(nodes, a_node_alone_refuses_an_accept_of_a_challenge_closed_behind_its_back)
 {
-    start_nodes_on(1, "QK_RATE_LIMIT=off QK_CHALLENGE_RATE=off QK_CLUSTER_SILENT_MS=200", true);
-    tconn *w = tc_open(N[0].port), *b = tc_open(N[0].port);
-    t_register(w, "closed_w");
-    t_register(b, "closed_b");
-    usleep(300 * 1000);
+    tconn *w, *b;
+    start_lone_node(&w, "closed_w", &b, "closed_b");
     cJSON *r = tc_rpc(w, "{\"type\":\"challenge\",\"to\":\"closed_b\",\"variant\":\"alquerque\"}");
     t_ok(r, "challenge");
     long long cid = t_int(t_obj(r, "challenge"), "id");

@@ -254,10 +254,14 @@ int pg_send(pg_store *s, pg_stmt which, const char *fmt, ...);
  * one-row update of a row it holds, a conditional UPDATE or a claim that
  * only another writer could make fail). The area files then use
  * statements that fail, and fail the batch, when they change no row (the
- * "_X" ones: a division by zero), and the node exits 75 at its COMMIT
+ * "_X" ones: a division by zero, PG_ONE_ROW_OR_FAIL() around a write,
+ * PG_A_ROW_OR_FAIL() around a query), and the node exits 75 at its COMMIT
  * (srv.c on_durable). With other nodes these writes are waited for: a
  * failure there (a deadlock between nodes, a lock timeout) is the
  * caller's to answer, and the node goes on. */
+#define PG_ONE_ROW_OR_FAIL(write)                                                                  \
+    "WITH u AS (" write " RETURNING 1) SELECT 1 / (SELECT count(*) FROM u)::int"
+#define PG_A_ROW_OR_FAIL(query) "SELECT 1 / (SELECT count(*) FROM (" query ") c)::int"
 static inline bool pg_alone_in_batch(const pg_store *s)
 {
     return s->exclusive && s->txn && s->loop;

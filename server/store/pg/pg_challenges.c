@@ -24,6 +24,10 @@
     "f.bot, coalesce(t.bot, 0), c.vacation, c.private "                                            \
     "FROM challenges c JOIN users f ON f.id = c.from_user LEFT JOIN users t ON t.id = c.to_user "
 
+#define CHALLENGE_CLOSE_SQL                                                                        \
+    "UPDATE challenges SET status = $2, decline_reason = $3, game_id = $4, updated = $5 "          \
+    "WHERE id = $1 AND status = 'open'"
+
 #define CHALLENGES_STATEMENTS(X)                                                                   \
     X(CHALLENGE_INSERT,                                                                            \
       "INSERT INTO challenges (from_user, to_user, variant, color, time_control, position, "       \
@@ -36,13 +40,8 @@
     X(CHALLENGE_IDS, "SELECT nextval(pg_get_serial_sequence('challenges', 'id')) "                 \
                      "FROM generate_series(1, $1::int)")                                           \
     X(CHALLENGE_GET, CHALLENGE_SELECT "WHERE c.id = $1")                                           \
-    X(CHALLENGE_CLOSE,                                                                             \
-      "UPDATE challenges SET status = $2, decline_reason = $3, game_id = $4, updated = $5 "        \
-      "WHERE id = $1 AND status = 'open'")                                                         \
-    X(CHALLENGE_CLOSE_X,                                                                           \
-      "WITH u AS (UPDATE challenges SET status = $2, decline_reason = $3, game_id = $4, "          \
-      "updated = $5 WHERE id = $1 AND status = 'open' RETURNING 1) "                               \
-      "SELECT 1 / (SELECT count(*) FROM u)::int")                                                  \
+    X(CHALLENGE_CLOSE, CHALLENGE_CLOSE_SQL)                                                        \
+    X(CHALLENGE_CLOSE_X, PG_ONE_ROW_OR_FAIL(CHALLENGE_CLOSE_SQL))                                  \
     X(CHALLENGES_FOR,                                                                              \
       CHALLENGE_SELECT "WHERE c.status = 'open' AND (c.from_user = $1 OR c.to_user = $1 OR "       \
                        "c.id IN (SELECT id FROM challenges WHERE status = 'open' AND "             \

@@ -19,14 +19,15 @@
 
 #define CORR_IS_CORRESPONDENCE "time_control LIKE '{\"kind\":\"correspondence\"%'"
 
+#define GX_PUT_SQL                                                                                 \
+    "UPDATE games SET extended_ms = $2, vacation = $3, private = $4, draw_offer = $5, "            \
+    "warned_deadline = $6, wake_at = $7 WHERE id = $1"
+
 #define CORR_STATEMENTS(X)                                                                         \
     X(GX_GET, "SELECT extended_ms, vacation, private, COALESCE(draw_offer, ''), "                  \
               "COALESCE(warned_deadline, -1), COALESCE(wake_at, -1) FROM games WHERE id = $1")     \
-    X(GX_PUT, "UPDATE games SET extended_ms = $2, vacation = $3, private = $4, draw_offer = $5, "  \
-              "warned_deadline = $6, wake_at = $7 WHERE id = $1")                                  \
-    X(GX_PUT_X, "WITH u AS (UPDATE games SET extended_ms = $2, vacation = $3, private = $4, "      \
-                "draw_offer = $5, warned_deadline = $6, wake_at = $7 WHERE id = $1 RETURNING 1) "  \
-                "SELECT 1 / (SELECT count(*) FROM u)::int")                                        \
+    X(GX_PUT, GX_PUT_SQL)                                                                          \
+    X(GX_PUT_X, PG_ONE_ROW_OR_FAIL(GX_PUT_SQL))                                                    \
     X(WAKE_NEXT, "SELECT min(wake_at) FROM games WHERE status = 'active' AND wake_at IS NOT NULL " \
                  "AND damaged = 0")                                                                \
     X(WAKE_DUE,                                                                                    \
@@ -121,9 +122,11 @@ static int pg_game_x_get(store *base, int64_t id, store_game_x *out)
 static int pg_game_x_put(store *base, int64_t id, const store_game_x *x)
 {
     pg_store *s = pg_of(base);
-    return (pg_alone_in_batch(s) ? pg_send : pg_run_one)(
-        s, pg_alone_in_batch(s) ? ST_GX_PUT_X : ST_GX_PUT, "iiiiTOO", id, x->extended_ms,
-        (int64_t)x->vacation, (int64_t)x->priv, x->draw_offer, x->warned_deadline, x->wake_at);
+    if (pg_alone_in_batch(s))
+        return pg_send(s, ST_GX_PUT_X, "iiiiTOO", id, x->extended_ms, (int64_t)x->vacation,
+                       (int64_t)x->priv, x->draw_offer, x->warned_deadline, x->wake_at);
+    return pg_run_one(s, ST_GX_PUT, "iiiiTOO", id, x->extended_ms, (int64_t)x->vacation,
+                      (int64_t)x->priv, x->draw_offer, x->warned_deadline, x->wake_at);
 }
 
 static int pg_wake_next(store *base, int64_t *at)

@@ -68,6 +68,17 @@
     "AND ($13::bigint IS NULL OR (g.status = 'active' AND ((g.turn = 'white' AND "                 \
     "g.white_id = $13) OR (g.turn = 'black' AND g.black_id = $13)))) " PG_SEEN_BY("$14")
 
+/* The statements that have a lone node's "_X" form too (pg_base.h
+ * pg_alone_in_batch()). */
+#define GAME_UPDATE_SQL                                                                            \
+    "UPDATE games SET position = $2, ply = $3, turn = $4, status = $5, result = $6, "              \
+    "reason = $7, deadline = $8, white_ms = $9, black_ms = $10, updated = $11 WHERE id = $1"
+#define MOVE_INSERT_SQL                                                                            \
+    "INSERT INTO moves (game_id, ply, move, user_id, created) VALUES ($1, $2, $3, $4, $5)"
+#define GAME_CLAIM_SQL                                                                             \
+    "SELECT 1 FROM games WHERE id = $1 AND status = 'active' AND ply = $2 FOR UPDATE"
+#define GCH_PUT_SQL "UPDATE games SET challenge_id = $2 WHERE id = $1"
+
 /* GAME_MOVED and GAME_MOVED_UNTIMED cast the parameters of their SELECT
  * list: in INSERT ... SELECT they would otherwise be inferred as text. */
 #define GAMES_STATEMENTS(X)                                                                        \
@@ -84,18 +95,11 @@
     X(GAME_IDS, "SELECT nextval(pg_get_serial_sequence('games', 'id')) "                           \
                 "FROM generate_series(1, $1::int)")                                                \
     X(GAME_GET, GAME_SELECT "WHERE g.id = $1")                                                     \
-    X(GAME_UPDATE,                                                                                 \
-      "UPDATE games SET position = $2, ply = $3, turn = $4, status = $5, result = $6, "            \
-      "reason = $7, deadline = $8, white_ms = $9, black_ms = $10, updated = $11 WHERE id = $1")    \
-    X(GAME_UPDATE_X,                                                                               \
-      "WITH u AS (UPDATE games SET position = $2, ply = $3, turn = $4, status = $5, result = $6, " \
-      "reason = $7, deadline = $8, white_ms = $9, black_ms = $10, updated = $11 WHERE id = $1 "    \
-      "RETURNING 1) SELECT 1 / (SELECT count(*) FROM u)::int")                                     \
-    X(MOVE_INSERT, "INSERT INTO moves (game_id, ply, move, user_id, created) "                     \
-                   "VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING")                           \
+    X(GAME_UPDATE, GAME_UPDATE_SQL)                                                                \
+    X(GAME_UPDATE_X, PG_ONE_ROW_OR_FAIL(GAME_UPDATE_SQL))                                          \
+    X(MOVE_INSERT, MOVE_INSERT_SQL " ON CONFLICT DO NOTHING")                                      \
     /* A taken ply fails the statement, and the batch (pg_alone_in_batch). */                      \
-    X(MOVE_INSERT_X, "INSERT INTO moves (game_id, ply, move, user_id, created) "                   \
-                     "VALUES ($1, $2, $3, $4, $5)")                                                \
+    X(MOVE_INSERT_X, MOVE_INSERT_SQL)                                                              \
     X(GAME_MOVED, "WITH g AS (UPDATE games SET ply = $2::bigint + 1, position = $3, turn = $4, "   \
                   "deadline = $5, white_ms = $6, black_ms = $7, updated = $8, draw_offer = NULL, " \
                   "wake_at = $9 WHERE id = $1 AND ply = $2 RETURNING id) "                         \
@@ -123,10 +127,8 @@
       "SELECT id, $2::bigint, $6::text, $7::bigint, $5::bigint, $8::bigint FROM g RETURNING 1) "   \
       "SELECT 1 / (SELECT count(*) FROM m)::int")                                                 \
     X(GAME_EXISTS, "SELECT 1 FROM games WHERE id = $1")                                            \
-    X(GAME_CLAIM, "SELECT 1 FROM games WHERE id = $1 AND status = 'active' AND ply = $2 "          \
-                  "FOR UPDATE")                                                                    \
-    X(GAME_CLAIM_X, "SELECT 1 / (SELECT count(*) FROM (SELECT 1 FROM games WHERE id = $1 AND "     \
-                    "status = 'active' AND ply = $2 FOR UPDATE) c)::int")                          \
+    X(GAME_CLAIM, GAME_CLAIM_SQL)                                                                  \
+    X(GAME_CLAIM_X, PG_A_ROW_OR_FAIL(GAME_CLAIM_SQL))                                              \
     X(ACTIVE_COUNT, "SELECT time_control, count(*) FROM games WHERE status = 'active' "             \
                     "AND damaged = 0 GROUP BY time_control")                                       \
     X(MOVES_OF, "SELECT ply, move, user_id FROM moves WHERE game_id = $1 ORDER BY ply")            \
@@ -153,9 +155,8 @@
       "AND ($5::bigint IS NULL OR g.id < $5) " PG_SEEN_BY("$7") "ORDER BY g.id DESC LIMIT $6")     \
     X(GAMES_SEARCH, GAME_SELECT PG_SEARCH_WHERE "ORDER BY g.id DESC LIMIT $6")                     \
     X(GAMES_SEARCH_ASC, GAME_SELECT PG_SEARCH_WHERE "ORDER BY g.id LIMIT $6")                      \
-    X(GCH_PUT, "UPDATE games SET challenge_id = $2 WHERE id = $1")                                 \
-    X(GCH_PUT_X, "WITH u AS (UPDATE games SET challenge_id = $2 WHERE id = $1 RETURNING 1) "       \
-                 "SELECT 1 / (SELECT count(*) FROM u)::int")                                       \
+    X(GCH_PUT, GCH_PUT_SQL)                                                                        \
+    X(GCH_PUT_X, PG_ONE_ROW_OR_FAIL(GCH_PUT_SQL))                                                  \
     X(GCH_GET, "SELECT COALESCE(challenge_id, 0) FROM games WHERE id = $1")                        \
     X(DRAW_PLY_GET, "SELECT ply FROM draw_offers WHERE game_id = $1 AND side = $2")                \
     X(DRAW_PLY_PUT, "INSERT INTO draw_offers (game_id, side, ply) VALUES ($1, $2, $3) "            \
@@ -250,10 +251,13 @@ static int pg_game_get(store *base, int64_t id, store_game *out)
 static int pg_game_update(store *base, const store_game *g)
 {
     pg_store *s = pg_of(base);
-    return (pg_alone_in_batch(s) ? pg_send : pg_run_one)(
-        s, pg_alone_in_batch(s) ? ST_GAME_UPDATE_X : ST_GAME_UPDATE, "itittTTOOOi", g->id,
-        g->position, g->ply, g->turn, g->status, g->result, g->reason, g->deadline, g->white_ms,
-        g->black_ms, g->updated);
+    if (pg_alone_in_batch(s))
+        return pg_send(s, ST_GAME_UPDATE_X, "itittTTOOOi", g->id, g->position, g->ply, g->turn,
+                       g->status, g->result, g->reason, g->deadline, g->white_ms, g->black_ms,
+                       g->updated);
+    return pg_run_one(s, ST_GAME_UPDATE, "itittTTOOOi", g->id, g->position, g->ply, g->turn,
+                      g->status, g->result, g->reason, g->deadline, g->white_ms, g->black_ms,
+                      g->updated);
 }
 
 /* ON CONFLICT DO NOTHING: a taken ply is STORE_CONFLICT (on SQLite the
