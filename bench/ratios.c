@@ -75,6 +75,10 @@
  * round of a move load, per server, default 5), BENCH_ROUNDS (default 5),
  * BENCH_PING_SECONDS (a ping round, default 2), BENCH_IDLE (idle
  * connections, default 10000; fewer if the hard RLIMIT_NOFILE is lower),
+ * BENCH_VARIANT (the variant of every game, default alquerque, whose
+ * random games end after about 35 moves; alquerkonane-12x12's last
+ * longer, so fewer of the window's requests start and end games: the
+ * move path with less of the games' lifecycle, docs/perf.md),
  * BENCH_FULL_ANSWER=1 (moves without "compact": the whole game object in
  * every answer). BENCH_ONLY runs one part: durability, moves, ping, idle,
  * count, qkN / baseN (one server alone at N games), pg (the PostgreSQL
@@ -1169,8 +1173,9 @@ static void ack_add(long long game, long long ply)
 
 static void challenge(client *c)
 {
-    sendf(c->fd, "{\"type\":\"challenge\",\"id\":\"c\",\"to\":\"%s\",\"color\":\"white\"}\n",
-          C[c->idx + 1].name);
+    sendf(c->fd, "{\"type\":\"challenge\",\"id\":\"c\",\"to\":\"%s\",\"color\":\"white\","
+                 "\"variant\":\"%s\"}\n",
+          C[c->idx + 1].name, V.name);
 }
 
 /* BENCH_FULL_ANSWER=1: qirkatd answers each move with the whole game
@@ -2506,8 +2511,9 @@ int main(int argc, char **argv)
     if (e && atoi(e) > 0)
         idle = atoi(e);
     signal(SIGPIPE, SIG_IGN);
-    if (qk_variant_parse("alquerque", &V) != QK_OK)
-        die("no alquerque variant");
+    const char *variant = getenv("BENCH_VARIANT") ? getenv("BENCH_VARIANT") : "alquerque";
+    if (qk_variant_parse(variant, &V) != QK_OK)
+        die("BENCH_VARIANT %s: no such variant", variant);
     /* The idle test needs a descriptor per connection on both sides. */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
