@@ -1173,8 +1173,9 @@ static void ack_add(long long game, long long ply)
 
 static void challenge(client *c)
 {
-    sendf(c->fd, "{\"type\":\"challenge\",\"id\":\"c\",\"to\":\"%s\",\"color\":\"white\","
-                 "\"variant\":\"%s\"}\n",
+    sendf(c->fd,
+          "{\"type\":\"challenge\",\"id\":\"c\",\"to\":\"%s\",\"color\":\"white\","
+          "\"variant\":\"%s\"}\n",
           C[c->idx + 1].name, V.name);
 }
 

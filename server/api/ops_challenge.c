@@ -66,8 +66,8 @@ static bool add_challenge_ratings(api *s, const store_challenge *c, cJSON *o)
 /* The largest rating_min / rating_max a seek may ask for. */
 #define RATING_RANGE_MAX 10000
 
-static void challenge_create(req *r, store_challenge *cp, bool vacation, bool priv,
-                             const int64_t range[2]);
+static void challenge_create(req *r, store_challenge *cp, const char *to_name, bool vacation,
+                             bool priv, const int64_t range[2]);
 
 /* The challenge object of the game layer (challenges.h) plus its rating
  * fields (issue 12). */
@@ -216,7 +216,6 @@ void op_challenge(req *r)
         }
     }
     if (to) {
-        store_user u;
         if (!auth_username_valid(to)) {
             req_error(r, QK_ERR_BAD_REQUEST, "\"to\" is not a username (1-32 of A-Z a-z 0-9 _ -)");
             return;
@@ -225,18 +224,6 @@ void op_challenge(req *r)
             req_error(r, QK_ERR_BAD_REQUEST, "you cannot challenge yourself");
             return;
         }
-        int rc = store_user_by_name(s->svc->store, to, &u);
-        if (rc == STORE_NOTFOUND) {
-            req_error(r, QK_ERR_NOT_FOUND, "no such user");
-            return;
-        }
-        if (rc != STORE_OK) {
-            req_error(r, QK_ERR_INTERNAL, NULL);
-            return;
-        }
-        c.to_id = u.id;
-        c.to_bot = u.bot;
-        snprintf(c.to, sizeof c.to, "%s", u.username);
     }
     c.rated = req_bool(r, "rated", false);
     snprintf(c.variant, sizeof c.variant, "%s", v.name);
@@ -248,52 +235,60 @@ void op_challenge(req *r)
     int64_t range[2] = {-1, -1};
     if (challenge_range(r, to != NULL, range) != 0)
         return;
-    challenge_create(r, &c, req_bool(r, "vacation", true), req_bool(r, "private", false), range);
+    challenge_create(r, &c, to, req_bool(r, "vacation", true), req_bool(r, "private", false),
+                     range);
 }
 
-/* Make c (target, variant, colour, time control, position and rated filled
- * in and checked) a new open challenge from r's user, with the options
- * vacation and priv and an open seek's rating range (range[0], range[1];
- * -1 = no bound), and answer r: the cap of open challenges first
- * (`conflict`), then the row, the target's notification and the
- * `challenge` event to both sides. Shared by `challenge` and `rematch`. */
-static void challenge_create(req *r, store_challenge *cp, bool vacation, bool priv,
-                             const int64_t range[2])
+/* Make c (variant, colour, time control, position and rated filled in and
+ * checked; the target's id, name and bot flag too unless to_name names the
+ * target to look up, NULL for an open seek or a known target) a new open
+ * challenge from r's user, with the options vacation and priv and an open
+ * seek's rating range (range[0], range[1]; -1 = no bound), and answer r:
+ * an unknown target first (`not_found`), the per-account rate and the cap
+ * of open challenges (`rate_limited`, `conflict`), then the row, the
+ * target's notification and the `challenge` event to both sides. Shared by
+ * `challenge` and `rematch`. */
+static void challenge_create(req *r, store_challenge *cp, const char *to_name, bool vacation,
+                             bool priv, const int64_t range[2])
 {
     api *s = r->api;
     store_challenge c = *cp;
     char buf[96];
-    int64_t open = 0;
-    /* Per account, not per connection (issue 21: one connection made 160
-     * challenge-and-cancel pairs a second at one target), and from the
-     * rows, so every connection and node of the account counts. */
+    /* The rate is per account, not per connection (issue 21: one
+     * connection made 160 challenge-and-cancel pairs a second at one
+     * target), and from the rows, so every connection and node of the
+     * account counts. All of it is read at once (store_challenge_checks). */
     const rate_window *w = &s->challenge_rate;
-    if (!w->off) {
-        int64_t now = svc_now(s->svc), window = (int64_t)w->seconds * 1000, made = 0, oldest = 0;
-        if (store_challenges_since(s->svc->store, r->sess->user_id, now - window + 1, &made,
-                                   &oldest) != STORE_OK) {
-            req_error(r, QK_ERR_INTERNAL, NULL);
-            return;
-        }
-        if (made >= (int64_t)w->count) {
-            snprintf(buf, sizeof buf, "at most %u challenges in %u s from one account",
-                     (unsigned)w->count, (unsigned)w->seconds);
-            cJSON *err = req_error_new(r, QK_ERR_RATE_LIMITED, buf);
-            int64_t retry = oldest + window - now; /* when the oldest leaves the window */
-            if (err &&
-                !cJSON_AddNumberToObject(err, "retry_after_ms", (double)(retry > 1 ? retry : 1))) {
-                cJSON_Delete(err);
-                err = NULL;
-            }
-            req_reply_error(r, err);
-            return;
-        }
-    }
-    if (store_challenges_open_from(s->svc->store, r->sess->user_id, &open) != STORE_OK) {
+    int64_t now = svc_now(s->svc), window = (int64_t)w->seconds * 1000;
+    store_challenge_facts chk;
+    if (store_challenge_checks(s->svc->store, r->sess->user_id, w->off ? 0 : now - window + 1,
+                               to_name, &chk) != STORE_OK) {
         req_error(r, QK_ERR_INTERNAL, NULL);
         return;
     }
-    if (open >= OPS_OPEN_CHALLENGES_MAX) {
+    if (to_name) {
+        if (!chk.to_found) {
+            req_error(r, QK_ERR_NOT_FOUND, "no such user");
+            return;
+        }
+        c.to_id = chk.to.id;
+        c.to_bot = chk.to.bot;
+        snprintf(c.to, sizeof c.to, "%s", chk.to.username);
+    }
+    if (!w->off && chk.made >= (int64_t)w->count) {
+        snprintf(buf, sizeof buf, "at most %u challenges in %u s from one account",
+                 (unsigned)w->count, (unsigned)w->seconds);
+        cJSON *err = req_error_new(r, QK_ERR_RATE_LIMITED, buf);
+        int64_t retry = chk.oldest + window - now; /* when the oldest leaves the window */
+        if (err &&
+            !cJSON_AddNumberToObject(err, "retry_after_ms", (double)(retry > 1 ? retry : 1))) {
+            cJSON_Delete(err);
+            err = NULL;
+        }
+        req_reply_error(r, err);
+        return;
+    }
+    if (chk.open >= OPS_OPEN_CHALLENGES_MAX) {
         snprintf(buf, sizeof buf, "you have %d open challenges: cancel one or wait for an answer",
                  OPS_OPEN_CHALLENGES_MAX);
         req_error(r, QK_ERR_CONFLICT, buf);
@@ -452,7 +447,14 @@ void op_accept(req *r)
     }
     log_debug("game %lld: %s (white) vs %s (black), %s", (long long)g->id, g->white.name,
               g->black.name, g->v.name);
-    cJSON *res = req_ok(r), *gj = games_json(s->svc->games, g, true);
+    /* The challenge's row brought both vacations of a direct challenge
+     * (its target is the accepter); an open seek's accepter is read. */
+    int64_t until[2];
+    until[from_white ? QK_WHITE : QK_BLACK] = c.from_vacation_until;
+    until[from_white ? QK_BLACK : QK_WHITE] = c.to_vacation_until;
+    cJSON *res = req_ok(r), *gj = c.to_id == me
+                                      ? games_json_vacations(s->svc->games, g, true, until)
+                                      : games_json(s->svc->games, g, true);
     cJSON *ev = qk_proto_event("game_start");
     cJSON *gj2 = gj ? cJSON_Duplicate(gj, true) : NULL;
     if (!res || !gj || !cJSON_AddItemToObject(res, "game", gj)) {
@@ -607,5 +609,5 @@ void op_rematch(req *r)
     if (strcmp(start, g->start) != 0)
         snprintf(c.position, sizeof c.position, "%s", g->start);
     static const int64_t no_range[2] = {-1, -1};
-    challenge_create(r, &c, g->vacation, g->priv, no_range);
+    challenge_create(r, &c, NULL, g->vacation, g->priv, no_range);
 }

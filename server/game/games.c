@@ -33,6 +33,9 @@ struct games {
     int64_t active[TC_KINDS];
     bool recount;
     qk_move scratch[QK_MAX_MOVES];
+    /* During games_json_vacations() only: the players' vacation ends
+     * ([QK_WHITE], [QK_BLACK]) its caller read, else NULL. */
+    const int64_t *vacation_until;
 };
 
 static void trim_later(games *gs, int64_t id)
@@ -1102,8 +1105,14 @@ static bool add_corr(games *gs, const game *g, cJSON *o)
         (g->extended_ms > 0 && store_extensions_each(gs->svc->store, g->id, ext_cb, ext) != 0))
         return false;
     bool vw, vb;
-    return on_vacation(gs, g->white.id, now, &vw) && on_vacation(gs, g->black.id, now, &vb) &&
-           cJSON_AddBoolToObject(o, "private", g->priv) &&
+    const int64_t *until = gs->vacation_until;
+    if (until) {
+        vw = until[QK_WHITE] >= 0 && now < until[QK_WHITE];
+        vb = until[QK_BLACK] >= 0 && now < until[QK_BLACK];
+    } else if (!on_vacation(gs, g->white.id, now, &vw) || !on_vacation(gs, g->black.id, now, &vb)) {
+        return false;
+    }
+    return cJSON_AddBoolToObject(o, "private", g->priv) &&
            cJSON_AddBoolToObject(o, "vacation_allowed", g->vacation) &&
            add_pair(o, "vacation", true, vw, vb) &&
            add_str_or_null(o, "draw_offer",
@@ -1162,6 +1171,15 @@ int games_add_legal(games *gs, const game *g, cJSON *o)
     if (truncated && !cJSON_AddTrueToObject(o, "legal_moves_truncated"))
         return -1;
     return 0;
+}
+
+cJSON *games_json_vacations(games *gs, const game *g, bool with_legal,
+                            const int64_t vacation_until[2])
+{
+    gs->vacation_until = vacation_until;
+    cJSON *o = games_json(gs, g, with_legal);
+    gs->vacation_until = NULL;
+    return o;
 }
 
 cJSON *games_json(games *gs, const game *g, bool with_legal)

@@ -305,5 +305,13 @@ int games_add_legal(games *gs, const game *g, cJSON *o);
  * reads the store) and challenge; legal_moves included when with_legal.
  * NULL on allocation or store failure. */
 cJSON *games_json(games *gs, const game *g, bool with_legal);
+/* games_json() with the players' vacations already known to the caller,
+ * read with something else moments before in the same request (the
+ * accept reads them with its challenge): vacation_until[QK_WHITE] and
+ * [QK_BLACK] as store_challenge's from/to_vacation_until (UTC ms, -1 when
+ * not on vacation). Why: on PostgreSQL each read is a round trip during
+ * which no other request of the node runs (util/task.h). */
+cJSON *games_json_vacations(games *gs, const game *g, bool with_legal,
+                            const int64_t vacation_until[2]);
 
 #endif

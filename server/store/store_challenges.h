@@ -11,6 +11,7 @@
 
 #include "qk_rules.h"
 #include "store/store_core.h"
+#include "store/store_users.h"
 
 #define STORE_REASON_MAX 200 /* decline reason bytes */
 #define STORE_SEEKS_PAGE 50  /* others' open seeks in store_challenges_for() */
@@ -30,7 +31,19 @@ typedef struct store_challenge {
     bool rated;            /* the game will be rated (no hints) */
     bool from_bot, to_bot; /* the accounts' bot flags (to_bot false for a seek) */
     bool vacation, priv;   /* its options as read (insert ignores them: x_put writes them) */
+    /* As read: when the accounts' current vacations end (UTC ms, the
+     * users' rows as store_vacation_get() reads them), -1 when not on
+     * vacation (to: also for a seek); insert ignores them. */
+    int64_t from_vacation_until, to_vacation_until;
 } store_challenge;
+
+/* What a new challenge is checked against (store_challenge_checks()). */
+typedef struct store_challenge_facts {
+    int64_t made, oldest; /* as store_challenges_since(); 0 and 0 when not asked */
+    int64_t open;         /* as store_challenges_open_from() */
+    bool to_found;        /* the target account exists (false when not asked) */
+    store_user to;        /* when to_found: id, username, bot, created; pwhash "" */
+} store_challenge_facts;
 
 /* Iteration callback: return 0 to go on, non-zero to stop. */
 typedef int (*store_challenge_cb)(void *arg, const store_challenge *c);
@@ -50,6 +63,8 @@ typedef struct store_challenges_ops {
     int (*challenge_range_put)(store *s, int64_t id, int64_t min, int64_t max);
     int (*challenge_range_get)(store *s, int64_t id, int64_t *min, int64_t *max);
     int (*challenges_since)(store *s, int64_t user_id, int64_t since, int64_t *n, int64_t *oldest);
+    int (*challenge_checks)(store *s, int64_t user_id, int64_t since, const char *to_name,
+                            store_challenge_facts *out);
     int (*seeks_page)(store *s, int64_t user_id, int64_t after, int64_t limit,
                       store_challenge_cb cb, void *arg);
 } store_challenges_ops;
@@ -139,6 +154,20 @@ static inline int store_challenges_since(store *s, int64_t user_id, int64_t sinc
                                          int64_t *oldest)
 {
     return s->challenges->challenges_since(s, user_id, since, n, oldest);
+}
+/* Everything a new challenge from user_id is checked against, read at
+ * once: store_challenges_since(since) into made and oldest when since > 0
+ * (else both 0), store_challenges_open_from() into open, and, when to_name
+ * is not NULL, the account of that name (case-insensitive, as
+ * store_user_by_name(), without its password hash) into to, to_found false
+ * when there is none. Why one call: on PostgreSQL each read waits for its
+ * answer, and while it waits no other request of the node runs (util/task.h
+ * "One task at a time"); this is one round trip where there were three
+ * (docs/perf.md "Issue 22, sixth session"). */
+static inline int store_challenge_checks(store *s, int64_t user_id, int64_t since,
+                                         const char *to_name, store_challenge_facts *out)
+{
+    return s->challenges->challenge_checks(s, user_id, since, to_name, out);
 }
 /* cb for the open seeks by users other than user_id with ids above after
  * (0: from the start), oldest first, at most limit (> 0). Return and

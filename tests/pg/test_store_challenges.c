@@ -20,11 +20,12 @@ static void tr_challenge(cmp_trace *t, const store_challenge *c)
 {
     cmp_tr(t,
            "  challenge id=%lld from=%lld/%s/%d to=%lld/%s/%d variant=%s color=%s tc=%s "
-           "position=%s status=%s reason=%s game=%lld created=%lld updated=%lld rated=%d\n",
+           "position=%s status=%s reason=%s game=%lld created=%lld updated=%lld rated=%d "
+           "away_until=%lld/%lld\n",
            (long long)c->id, (long long)c->from_id, c->from, c->from_bot, (long long)c->to_id,
            c->to, c->to_bot, c->variant, c->color, c->time_control, c->position, c->status,
            c->decline_reason, (long long)c->game_id, (long long)c->created, (long long)c->updated,
-           c->rated);
+           c->rated, (long long)c->from_vacation_until, (long long)c->to_vacation_until);
 }
 
 static int on_challenge(void *arg, const store_challenge *c)
@@ -106,6 +107,30 @@ static void since(cmp_trace *t, store *s, int64_t user, int64_t when, int64_t wa
            (long long)n, (long long)oldest);
     cr_assert_eq(n, want_n);
     cr_assert_eq(oldest, want_oldest);
+}
+
+/* want_to: the target's id, 0 when it must not be found; returns the
+ * target as read. */
+static store_user checks(cmp_trace *t, store *s, int64_t user, int64_t when, const char *to,
+                         int64_t want_made, int64_t want_oldest, int64_t want_open, int64_t want_to)
+{
+    store_challenge_facts f;
+    memset(&f, 0x55, sizeof f);
+    cr_assert_eq(cmp_rc(t, "challenge_checks", store_challenge_checks(s, user, when, to, &f)),
+                 STORE_OK);
+    cmp_tr(t, "  user=%lld since=%lld to=%s made=%lld oldest=%lld open=%lld found=%d %lld/%s/%d\n",
+           (long long)user, (long long)when, to ? to : "-", (long long)f.made, (long long)f.oldest,
+           (long long)f.open, f.to_found, f.to_found ? (long long)f.to.id : 0,
+           f.to_found ? f.to.username : "", f.to_found && f.to.bot);
+    cr_assert_eq(f.made, want_made);
+    cr_assert_eq(f.oldest, want_oldest);
+    cr_assert_eq(f.open, want_open);
+    cr_assert_eq(f.to_found, want_to != 0);
+    if (want_to) {
+        cr_assert_eq(f.to.id, want_to);
+        cr_assert_str_eq(f.to.pwhash, "");
+    }
+    return f.to;
 }
 
 static void challenges_sequence(cmp_side *b, cmp_trace *t)
@@ -225,6 +250,31 @@ static void challenges_sequence(cmp_side *b, cmp_trace *t)
     since(t, s, alice, 1001, 1, 1100);
     since(t, s, carl, 5000, 0, 0);
     since(t, s, 99, 0, 0, 0);
+
+    /* All of a new challenge's checks in one read: the rate (when asked),
+     * the open ones, the target by name (any case, no password hash). */
+    store_user to = checks(t, s, alice, 1001, "BOB", 1, 1100, 2, bob);
+    cr_assert_str_eq(to.username, "bob");
+    cr_assert(to.bot);
+    checks(t, s, alice, 0, NULL, 0, 0, 2, 0);
+    checks(t, s, carl, 5000, "nobody", 0, 0, 1, 0);
+    checks(t, s, 99, 1000, "carl", 0, 0, 0, carl);
+
+    /* The players' vacations come with the row: until when, -1 when not
+     * away (never, ended by "off", or no target: a seek). */
+    store_vacation away = {.left_h = 100, .year = 2026, .start = 1000, .until = 5000};
+    store_vacation back = {.left_h = 90, .year = 2026, .start = -1, .until = -1};
+    cr_assert_eq(store_begin(s), STORE_OK);
+    cr_assert_eq(store_vacation_put(s, dave, &away), STORE_OK);
+    cr_assert_eq(store_vacation_put(s, alice, &back), STORE_OK);
+    cr_assert_eq(store_vacation_put(s, carl, &away), STORE_OK);
+    cr_assert_eq(cmp_rc(t, "commit", store_commit(s)), STORE_OK);
+    get(t, s, 4, &got, STORE_OK); /* dave to alice */
+    cr_assert(got.from_vacation_until == 5000 && got.to_vacation_until == -1);
+    get(t, s, 3, &got, STORE_OK); /* carl's seek */
+    cr_assert(got.from_vacation_until == 5000 && got.to_vacation_until == -1);
+    get(t, s, 1, &got, STORE_OK); /* alice to bob: neither */
+    cr_assert(got.from_vacation_until == -1 && got.to_vacation_until == -1);
 
     /* Expiry: direct ones and seeks by their own times, oldest first. */
     int64_t ids[8] = {0};

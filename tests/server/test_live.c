@@ -273,6 +273,55 @@ Test(live, zero_plus_five_plays)
     cJSON_Delete(g);
 }
 
+/* The accept's game object (its answer and the challenger's game_start)
+ * says who is on vacation: a direct challenge brings both players' states
+ * with its row (store_challenge from/to_vacation_until), an open seek's
+ * accepter is read; a vacation that has ended is not shown. */
+static void accept_shows(tconn *from, const char *to, const char *color, tconn *by, bool white_away,
+                         bool black_away)
+{
+    cJSON *r = tc_rpc(from,
+                      "{\"type\":\"challenge\"%s%s%s,\"color\":\"%s\",\"time_control\":"
+                      "{\"kind\":\"correspondence\",\"days_per_move\":3}}",
+                      to ? ",\"to\":\"" : "", to ? to : "", to ? "\"" : "", color);
+    t_ok(r, "challenge");
+    long long cid = t_int(t_obj(r, "challenge"), "id");
+    cJSON_Delete(r);
+    r = tc_rpc(by, "{\"type\":\"accept\",\"challenge\":%lld}", cid);
+    t_ok(r, "accept");
+    long long gid = t_int(t_obj(r, "game"), "id");
+    cJSON *ev = tc_event(from, "game_start", T_TIMEOUT_MS);
+    cJSON *ev2 = tc_event(by, "game_start", T_TIMEOUT_MS);
+    cr_assert(ev && ev2, "no game_start to both players");
+    const cJSON *objs[3] = {t_obj(r, "game"), t_obj(ev, "game"), t_obj(ev2, "game")};
+    for (int i = 0; i < 3; i++) {
+        const cJSON *v = t_obj(objs[i], "vacation");
+        cr_assert_eq(t_int(objs[i], "id"), gid, "%s", t_text(objs[i]));
+        cr_assert_eq(cJSON_IsTrue(t_obj(v, "white")), white_away, "%s", t_text(objs[i]));
+        cr_assert_eq(cJSON_IsTrue(t_obj(v, "black")), black_away, "%s", t_text(objs[i]));
+    }
+    cJSON_Delete(ev2);
+    cJSON_Delete(ev);
+    cJSON_Delete(r);
+}
+
+Test(live, the_accepts_game_object_shows_the_players_vacations)
+{
+    cJSON *r = tc_rpc(A, "{\"type\":\"vacation\",\"action\":\"on\",\"hours\":24}");
+    t_ok(r, "vacation on");
+    cJSON_Delete(r);
+    accept_shows(A, "bob", "black", B, false, true); /* the challenger away, as black */
+    r = tc_rpc(B, "{\"type\":\"vacation\",\"action\":\"on\",\"hours\":48}");
+    t_ok(r, "vacation on");
+    cJSON_Delete(r);
+    accept_shows(B, "alice", "white", A, true, true); /* both away */
+    accept_shows(A, NULL, "white", B, true, true);    /* an open seek */
+    advance(25 * HOUR, true);                         /* alice is back */
+    accept_shows(B, "alice", "black", A, false, true);
+    advance(24 * HOUR, true); /* bob too */
+    accept_shows(A, "bob", "white", B, false, false);
+}
+
 Test(live, draw_offer_and_vacation_are_in_the_game_object)
 {
     long long gid = new_game("{\"kind\":\"correspondence\",\"days_per_move\":3}", NULL);

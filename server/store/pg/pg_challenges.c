@@ -16,12 +16,17 @@
 #include "store/pg/pg_areas.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define CHALLENGE_SELECT                                                                           \
     "SELECT c.id, c.from_user, coalesce(c.to_user, 0), f.username, coalesce(t.username, ''), "     \
     "c.variant, c.color, c.time_control, coalesce(c.position, ''), c.status, "                     \
     "coalesce(c.decline_reason, ''), coalesce(c.game_id, 0), c.created, c.updated, c.rated, "      \
-    "f.bot, coalesce(t.bot, 0), c.vacation, c.private "                                            \
+    "f.bot, coalesce(t.bot, 0), c.vacation, c.private, "                                           \
+    "CASE WHEN coalesce(f.vacation_start, -1) >= 0 THEN coalesce(f.vacation_until, -1) ELSE -1 "   \
+    "END, "                                                                                        \
+    "CASE WHEN coalesce(t.vacation_start, -1) >= 0 THEN coalesce(t.vacation_until, -1) ELSE -1 "   \
+    "END "                                                                                         \
     "FROM challenges c JOIN users f ON f.id = c.from_user LEFT JOIN users t ON t.id = c.to_user "
 
 #define CHALLENGE_CLOSE_SQL                                                                        \
@@ -60,6 +65,13 @@
     X(CHALLENGES_SINCE,                                                                            \
       "SELECT count(*), coalesce(min(created), 0) FROM challenges WHERE from_user = $1 AND "       \
       "created >= $2")                                                                             \
+    /* A NULL $2 counts no rate; a NULL $3 finds no target. */                                     \
+    X(CHALLENGE_CHECKS,                                                                            \
+      "SELECT (SELECT count(*) FROM challenges WHERE from_user = $1 AND status = 'open'), "        \
+      "w.n, w.oldest, u.id, u.username, u.bot, u.created FROM (SELECT count(*) AS n, "             \
+      "coalesce(min(created), 0) AS oldest FROM challenges WHERE $2::bigint IS NOT NULL AND "      \
+      "from_user = $1 AND created >= $2) w "                                                       \
+      "LEFT JOIN users u ON lower(u.username) = lower($3::text)")                                  \
     X(SEEKS_PAGE,                                                                                  \
       CHALLENGE_SELECT "WHERE c.status = 'open' AND c.to_user IS NULL AND c.from_user <> $1 "      \
                        "AND c.id > $2 ORDER BY c.id LIMIT $3")
@@ -92,6 +104,8 @@ static void read_challenge(const PGresult *r, int i, store_challenge *c)
     c->to_bot = pg_col_int(r, i, 16) != 0;
     c->vacation = pg_col_int(r, i, 17) != 0;
     c->priv = pg_col_int(r, i, 18) != 0;
+    c->from_vacation_until = pg_col_int(r, i, 19);
+    c->to_vacation_until = pg_col_int(r, i, 20);
 }
 
 typedef struct challenge_walk {
@@ -228,6 +242,28 @@ static int pg_challenges_since(store *base, int64_t user_id, int64_t since, int6
     return STORE_OK;
 }
 
+static int pg_challenge_checks(store *base, int64_t user_id, int64_t since, const char *to_name,
+                               store_challenge_facts *out)
+{
+    PGresult *r;
+    memset(out, 0, sizeof *out);
+    int rc = pg_one_row(pg_of(base), ST_CHALLENGE_CHECKS, &r, "iot", user_id, since, to_name);
+    if (rc)
+        return rc == STORE_NOTFOUND ? STORE_EIO : rc; /* the counts always make a row */
+    out->open = pg_col_int(r, 0, 0);
+    out->made = pg_col_int(r, 0, 1);
+    out->oldest = pg_col_int(r, 0, 2);
+    out->to_found = !pg_col_null(r, 0, 3);
+    if (out->to_found) {
+        out->to.id = pg_col_int(r, 0, 3);
+        pg_col_text(r, 0, 4, out->to.username, sizeof out->to.username);
+        out->to.bot = pg_col_int(r, 0, 5) != 0;
+        out->to.created = pg_col_int(r, 0, 6);
+    }
+    PQclear(r);
+    return STORE_OK;
+}
+
 static int pg_seeks_page(store *base, int64_t user_id, int64_t after, int64_t limit,
                          store_challenge_cb cb, void *arg)
 {
@@ -247,5 +283,6 @@ const store_challenges_ops pg_challenges_ops = {
     .challenge_range_put = pg_challenge_range_put,
     .challenge_range_get = pg_challenge_range_get,
     .challenges_since = pg_challenges_since,
+    .challenge_checks = pg_challenge_checks,
     .seeks_page = pg_seeks_page,
 };
