@@ -273,7 +273,7 @@ Test(live, zero_plus_five_plays)
     cJSON_Delete(g);
 }
 
-/* The accept's game object (its answer and the challenger's game_start)
+/* The accept's game object (its answer and both players' game_start)
  * says who is on vacation: a direct challenge brings both players' states
  * with its row (store_challenge from/to_vacation_until), an open seek's
  * accepter is read; a vacation that has ended is not shown. */
