@@ -439,7 +439,7 @@ void op_accept(req *r)
     ratings_game rg = {g->id, g->v.name, g->white.id, g->black.id, g->rated, false,
                        QK_RESULT_NONE};
     snprintf(c.status, sizeof c.status, "accepted");
-    if (ratings_game_started(s->svc, &rg) != STORE_OK || notify_your_turn(s->svc, g) != 0 ||
+    if (ratings_game_started(s->svc, &rg) != STORE_OK || notify_turn_if_away(s->svc, g) != 0 ||
         notify_challenge_closed(s->svc, &c) != 0) {
         svc_poison(s->svc);
         req_error(r, QK_ERR_INTERNAL, NULL);

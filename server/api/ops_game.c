@@ -622,7 +622,7 @@ void op_move(req *r)
     if (g->status != GAME_ACTIVE)
         notify_game_over(s->svc, g);
     else
-        notify_turn_after_move(s->svc, g);
+        notify_turn_if_away(s->svc, g);
     reply_move(r, g, false, compact, fields);
     free(fields);
 }

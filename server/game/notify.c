@@ -154,18 +154,27 @@ int notify_your_turn(gsvc *s, const game *g)
     return notify_push(s, to, "your_turn", g->id, d);
 }
 
-int notify_turn_after_move(gsvc *s, const game *g)
+/* Whether user_id learns what happened in g from its event alone: g is not
+ * correspondence (whose players come back days later to their inbox) and
+ * the user is online, on this node or another (sink.online), so the event
+ * reaches a connection of theirs once the batch commits. */
+static bool told_by_event(gsvc *s, const game *g, int64_t user_id)
 {
-    if (g->tc.kind != TC_CORRESPONDENCE && s->sink.online &&
-        s->sink.online(s->sink.ctx, games_turn_user(g)))
-        return 0;
-    return notify_your_turn(s, g);
+    return g->tc.kind != TC_CORRESPONDENCE && s->sink.online &&
+           s->sink.online(s->sink.ctx, user_id);
+}
+
+int notify_turn_if_away(gsvc *s, const game *g)
+{
+    return told_by_event(s, g, games_turn_user(g)) ? 0 : notify_your_turn(s, g);
 }
 
 int notify_game_end(gsvc *s, const game *g)
 {
     int64_t players[2] = {g->white.id, g->black.id};
     for (int i = 0; i < 2; i++) {
+        if (told_by_event(s, g, players[i]))
+            continue;
         cJSON *d = with_opponent(g, players[i]);
         if (!d ||
             !(g->result ? cJSON_AddStringToObject(d, "result", qk_result_name(g->result))

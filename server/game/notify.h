@@ -67,10 +67,14 @@ int notify_push_from(gsvc *s, int64_t user_id, const char *kind, int64_t game_id
 
 /* The kinds above, for game g (its row as changed by the caller). */
 int notify_your_turn(gsvc *s, const struct game *g);
-/* After a move in g: your_turn, except in a game that is not
- * correspondence while the side to move is online (the `move` event has
- * told them; a stored row per live move was a fifth of a move's cost). */
-int notify_turn_after_move(gsvc *s, const struct game *g);
+/* After a move in g or at its start: your_turn, except in a game that is
+ * not correspondence while the side to move is online (the `move` or
+ * `game_start` event has told them; a stored row per live move was a fifth
+ * of a move's cost). A correspondence player gets the row whether online
+ * or not: they come back to it days later. */
+int notify_turn_if_away(gsvc *s, const struct game *g);
+/* game_end to each player of g, except, as above, to a player online in a
+ * game that is not correspondence (the `game_end` event has told them). */
 int notify_game_end(gsvc *s, const struct game *g);
 int notify_deadline_soon(gsvc *s, const struct game *g);
 /* To the opponent of from_id, who offered a draw in g. */

@@ -294,7 +294,7 @@ static qk_err start_game(gsvc *s, tstate *ts, store_pairing *p)
      * a rated game's start ratings, then the side to move's notice. */
     ratings_game rg = {g->id, g->v.name, g->white.id, g->black.id, g->rated, false,
                        QK_RESULT_NONE};
-    if (ratings_game_started(s, &rg) != STORE_OK || notify_your_turn(s, g) != 0)
+    if (ratings_game_started(s, &rg) != STORE_OK || notify_turn_if_away(s, g) != 0)
         return fail(s);
     cJSON *ev = qk_proto_event("game_start"), *gj = games_json(s->games, g, true);
     if (!ev || !gj || !cJSON_AddItemToObject(ev, "game", gj)) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "helper.h"
 
@@ -105,8 +106,11 @@ static void assert_same_end(const cJSON *g)
     cr_assert_eq(clock_of(g, "white"), 0, "the loser on time shows 0");
     cr_assert_eq(clock_of(g, "black"), 60000);
     cr_assert(cJSON_IsNull(t_obj(g, "deadline")));
-    cr_assert_eq(t_count_kind(A, "game_end"), 1);
-    cr_assert_eq(t_count_kind(B, "game_end"), 1);
+    /* Both were online: the game_end event told them, no notice is stored
+     * (notify.h notify_game_end; a second end would not store one either,
+     * so the single end is the event's count, above). */
+    cr_assert_eq(t_count_kind(A, "game_end"), 0);
+    cr_assert_eq(t_count_kind(B, "game_end"), 0);
 }
 
 Test(live, late_move_after_the_timer_is_game_over_timeout)
@@ -125,7 +129,8 @@ Test(live, late_move_before_the_timer_is_game_over_timeout)
     cJSON_Delete(g);
     /* The sweep that comes after finds nothing more to do. */
     advance(1000, true);
-    cr_assert_eq(t_count_kind(B, "game_end"), 1);
+    cr_assert_null(tc_event(B, "game_end", 200), "the game ended a second time");
+    cr_assert_eq(t_count_kind(B, "game_end"), 0);
 }
 
 Test(live, a_move_just_in_time_is_played)
@@ -354,4 +359,55 @@ Test(live, draw_offer_and_vacation_are_in_the_game_object)
     cr_assert(cJSON_IsFalse(t_obj(g, "vacation_allowed")));
     cr_assert(cJSON_IsObject(t_obj(g, "vacation")));
     cJSON_Delete(g);
+}
+
+/* Until c's server counts name as offline (its connections' ends are
+ * read): `users` with online false and the username. */
+static void wait_offline(tconn *c, const char *name)
+{
+    for (int i = 0; i < 200; i++) {
+        cJSON *r = tc_rpc(c, "{\"type\":\"users\",\"username\":\"%s\",\"online\":false}", name);
+        t_ok(r, "users");
+        int n = cJSON_GetArraySize(t_obj(r, "users"));
+        cJSON_Delete(r);
+        if (n == 1)
+            return;
+        usleep(10000);
+    }
+    cr_assert_fail("%s still counts as online", name);
+}
+
+/* docs/protocol.md "Notifications": in a game that is not correspondence a
+ * player online when it starts or ends learns it from the event, and only a
+ * player away gets the stored your_turn or game_end; a correspondence
+ * player gets both whether online or not (test_corr.c). */
+Test(live, a_live_games_notices_go_only_to_a_player_who_is_away)
+{
+    const char *tcs[] = {"{\"kind\":\"live\",\"initial_s\":300}", "{\"kind\":\"unlimited\"}"};
+    for (int i = 0; i < 2; i++) {
+        long long gid = new_game(tcs[i], NULL);
+        cr_assert_eq(t_count_kind(A, "your_turn"), 0, "%s: alice was online at the start", tcs[i]);
+        t_play_first(A, gid);
+        cr_assert_eq(t_count_kind(B, "your_turn"), 0, "%s: bob was online at his turn", tcs[i]);
+        tc_close(B);
+        wait_offline(A, "bob");
+        cJSON *r = tc_rpc(A, "{\"type\":\"resign\",\"game\":%lld}", gid);
+        t_ok(r, "resign");
+        cJSON_Delete(r);
+        cr_assert_eq(t_count_kind(A, "game_end"), 0, "%s: alice was online at the end", tcs[i]);
+        B = tc_open(S.port);
+        r = tc_rpc(B, "{\"type\":\"login\",\"username\":\"bob\",\"password\":\"" T_PW "\"}");
+        t_ok(r, "login");
+        const cJSON *notes = t_obj(r, "notifications");
+        cr_assert_eq(cJSON_GetArraySize(notes), 1, "%s: %s", tcs[i], t_text(notes));
+        const cJSON *n = cJSON_GetArrayItem(notes, 0);
+        cr_assert_str_eq(t_str(n, "kind"), "game_end");
+        cr_assert_eq(t_int(n, "game"), gid);
+        cr_assert_str_eq(t_str(n, "result"), "black", "bob, away, won by alice's resignation");
+        cr_assert_str_eq(t_str(n, "color"), "black");
+        cJSON_Delete(r);
+        r = tc_rpc(B, "{\"type\":\"read\",\"all\":true}");
+        t_ok(r, "read");
+        cJSON_Delete(r);
+    }
 }

@@ -876,12 +876,12 @@ static void start_lone_node(tconn **w, const char *wn, tconn **b, const char *bn
 /* w challenges bn (on b) to alquerque from start, w white; b accepts. The
  * game id; the challenge's id in *cid unless NULL. */
 static long long game_from_position(tconn *w, tconn *b, const char *bn, const char *start,
-                                    long long *cid)
+                                    const char *tc, long long *cid)
 {
     cJSON *r = tc_rpc(w,
                       "{\"type\":\"challenge\",\"to\":\"%s\",\"variant\":\"alquerque\","
-                      "\"color\":\"white\",\"position\":\"%s\"}",
-                      bn, start);
+                      "\"color\":\"white\",\"position\":\"%s\",\"time_control\":%s}",
+                      bn, start, tc ? tc : "{\"kind\":\"unlimited\"}");
     t_ok(r, "challenge");
     long long c = t_int(t_obj(r, "challenge"), "id");
     cJSON_Delete(r);
@@ -959,7 +959,10 @@ Test(nodes, a_node_alone_starts_and_ends_games_with_unwaited_writes_and_ids_take
     int n = cJSON_GetArraySize(moves);
     long long cid[2], gid[2];
     for (int k = 0; k < 2; k++) {
-        gid[k] = game_from_position(w, b, "alone_b", t_str(rec, "start"), &cid[k]);
+        /* Correspondence: its players get the stored notices even online
+         * (notify.h), so that their unwaited inserts are checked too. */
+        gid[k] = game_from_position(w, b, "alone_b", t_str(rec, "start"),
+                                    "{\"kind\":\"correspondence\",\"days_per_move\":3}", &cid[k]);
         cr_assert_eq(
             pg_count_f("SELECT count(*) FROM challenges c JOIN games g ON g.id = c.game_id "
                        "WHERE c.id = %lld AND g.id = %lld AND c.status = 'accepted' AND "
@@ -1019,7 +1022,7 @@ Test(nodes, a_node_alone_never_acknowledges_a_last_move_whose_game_moved_on_behi
     cJSON *rec = recorded("alquerque");
     const cJSON *moves = t_obj(rec, "moves");
     int n = cJSON_GetArraySize(moves);
-    long long gid = game_from_position(w, b, "last_b", t_str(rec, "start"), NULL);
+    long long gid = game_from_position(w, b, "last_b", t_str(rec, "start"), NULL, NULL);
     cJSON *r;
     for (int i = 0; i < n - 1; i++) {
         r = tc_rpc(i % 2 ? b : w, "{\"type\":\"move\",\"game\":%lld,\"ply\":%d,\"move\":\"%s\"}",
