@@ -133,7 +133,11 @@ Test(cli_corr, resign_and_inbox_say_who_won_in_the_readers_terms)
     char ad[H_PATH], bd[H_PATH];
     hcli_register_pair(&srv, ad, bd);
     hrun r;
-    hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", NULL);
+    /* Correspondence: alice, online when she resigns, gets her game_end
+     * notice too (in a live or unlimited game the answer would be her only
+     * news of it, game/notify.h). */
+    hcli_run(&r, ad, srv.addr, NULL, "--json", "challenge", "bob", "--color", "white", "--time",
+             "corr:3", NULL);
     long long cid = hj_int(cJSON_GetObjectItem(hrun_ok_json(&r), "challenge"), "id");
     hrun_free(&r);
     char id[32];
