@@ -142,7 +142,8 @@ static int oom(gsvc *s, cJSON *d)
     return -1;
 }
 
-int notify_your_turn(gsvc *s, const game *g)
+/* your_turn to the side to move of g, online or not. */
+static int notify_your_turn(gsvc *s, const game *g)
 {
     int64_t to = games_turn_user(g);
     cJSON *d = with_opponent(g, to);

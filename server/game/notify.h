@@ -66,7 +66,6 @@ int notify_push_from(gsvc *s, int64_t user_id, const char *kind, int64_t game_id
                      int64_t sender_id, int64_t ref_id, cJSON *data);
 
 /* The kinds above, for game g (its row as changed by the caller). */
-int notify_your_turn(gsvc *s, const struct game *g);
 /* After a move in g or at its start: your_turn, except in a game that is
  * not correspondence while the side to move is online (the `move` or
  * `game_start` event has told them; a stored row per live move was a fifth
