@@ -33,9 +33,6 @@ struct games {
     int64_t active[TC_KINDS];
     bool recount;
     qk_move scratch[QK_MAX_MOVES];
-    /* During games_json_vacations() only: the players' vacation ends
-     * ([QK_WHITE], [QK_BLACK]) its caller read, else NULL. */
-    const int64_t *vacation_until;
 };
 
 static void trim_later(games *gs, int64_t id)
@@ -1062,12 +1059,15 @@ static int ext_cb(void *arg, const char *kind, int64_t ms, int64_t created)
            !qk_json_add_int(e, "at", created);
 }
 
-/* Whether user_id is on vacation at now (a missing row: no). */
-static bool on_vacation(games *gs, int64_t user_id, int64_t now, bool *on)
+/* When user_id's current vacation ends into *until (UTC ms; -1 when none
+ * is running or the row is missing), the form store_challenge's
+ * from/to_vacation_until have too: the account is away while now < *until.
+ * false on a store error. */
+static bool vacation_end(games *gs, int64_t user_id, int64_t *until)
 {
     store_vacation v;
     int rc = store_vacation_get(gs->svc->store, user_id, &v);
-    *on = rc == STORE_OK && v.start >= 0 && now < v.until;
+    *until = rc == STORE_OK && v.start >= 0 ? v.until : -1;
     return rc == STORE_OK || rc == STORE_NOTFOUND;
 }
 
@@ -1093,8 +1093,9 @@ bool games_add_clock(games *gs, const game *g, cJSON *o)
 
 /* The fields of docs/protocol.md "Game" about time and options: time
  * left now, live clocks now, extensions, options, the standing draw
- * offer, the players' vacations. */
-static bool add_corr(games *gs, const game *g, cJSON *o)
+ * offer, the players' vacations (their ends as vacation_end() gives them:
+ * until[QK_WHITE] and [QK_BLACK], read here when until is NULL). */
+static bool add_corr(games *gs, const game *g, const int64_t *until, cJSON *o)
 {
     int64_t now = svc_now(gs->svc), left = games_time_left(gs, g, now);
     if (!add_int_or_null(o, "time_left_ms", left) || !games_add_clock(gs, g, o))
@@ -1104,17 +1105,17 @@ static bool add_corr(games *gs, const game *g, cJSON *o)
         !(ext = cJSON_AddArrayToObject(o, "extensions")) ||
         (g->extended_ms > 0 && store_extensions_each(gs->svc->store, g->id, ext_cb, ext) != 0))
         return false;
-    bool vw, vb;
-    const int64_t *until = gs->vacation_until;
+    int64_t end[2];
     if (until) {
-        vw = until[QK_WHITE] >= 0 && now < until[QK_WHITE];
-        vb = until[QK_BLACK] >= 0 && now < until[QK_BLACK];
-    } else if (!on_vacation(gs, g->white.id, now, &vw) || !on_vacation(gs, g->black.id, now, &vb)) {
+        end[QK_WHITE] = until[QK_WHITE];
+        end[QK_BLACK] = until[QK_BLACK];
+    } else if (!vacation_end(gs, g->white.id, &end[QK_WHITE]) ||
+               !vacation_end(gs, g->black.id, &end[QK_BLACK])) {
         return false;
     }
     return cJSON_AddBoolToObject(o, "private", g->priv) &&
            cJSON_AddBoolToObject(o, "vacation_allowed", g->vacation) &&
-           add_pair(o, "vacation", true, vw, vb) &&
+           add_pair(o, "vacation", true, now < end[QK_WHITE], now < end[QK_BLACK]) &&
            add_str_or_null(o, "draw_offer",
                            g->draw_offer < 0 ? NULL : games_side_name((qk_side)g->draw_offer));
 }
@@ -1173,16 +1174,9 @@ int games_add_legal(games *gs, const game *g, cJSON *o)
     return 0;
 }
 
-cJSON *games_json_vacations(games *gs, const game *g, bool with_legal,
-                            const int64_t vacation_until[2])
-{
-    gs->vacation_until = vacation_until;
-    cJSON *o = games_json(gs, g, with_legal);
-    gs->vacation_until = NULL;
-    return o;
-}
-
-cJSON *games_json(games *gs, const game *g, bool with_legal)
+/* games_json(), with the players' vacation ends given (until, as
+ * add_corr() takes them) or read (until NULL). */
+static cJSON *game_json(games *gs, const game *g, bool with_legal, const int64_t *until)
 {
     char pos[QK_POS_STRLEN];
     cJSON *o = games_position(g, pos) == 0 ? cJSON_CreateObject() : NULL;
@@ -1234,7 +1228,7 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
         !qk_json_add_int(o, "created", g->created) ||
         !qk_json_add_int(o, "updated", g->updated))
         goto fail;
-    if (!add_corr(gs, g, o))
+    if (!add_corr(gs, g, until, o))
         goto fail;
     if (!ratings_add_game_json(gs->svc, g->id, g->rated, o)) /* ratings, rating_change */
         goto fail;
@@ -1246,4 +1240,15 @@ cJSON *games_json(games *gs, const game *g, bool with_legal)
 fail:
     cJSON_Delete(o);
     return NULL;
+}
+
+cJSON *games_json(games *gs, const game *g, bool with_legal)
+{
+    return game_json(gs, g, with_legal, NULL);
+}
+
+cJSON *games_json_vacations(games *gs, const game *g, bool with_legal,
+                            const int64_t vacation_until[2])
+{
+    return game_json(gs, g, with_legal, vacation_until);
 }
