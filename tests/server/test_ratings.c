@@ -448,7 +448,19 @@ Test(ratings, seek_rating_range_refuses_outside_it)
     r = tc_rpc(A, "{\"type\":\"challenge\",\"rating_min\":-5}");
     t_err(r, "bad_request", "negative");
     cJSON_Delete(r);
+    /* A challenge to an account that does not exist: the request is
+     * checked in full before the account is read (store_challenge_checks),
+     * so a bad range still answers bad_request; then not_found. */
+    long long notices = t_db_count(S.db, "notifications");
+    r = tc_rpc(A, "{\"type\":\"challenge\",\"to\":\"nobody\",\"rating_min\":1000}");
+    t_err(r, "bad_request", "range on a direct challenge to nobody");
+    cJSON_Delete(r);
+    r = tc_rpc(A, "{\"type\":\"challenge\",\"to\":\"nobody\"}");
+    t_err(r, "not_found", "no such user");
+    cr_assert_str_eq(t_str(r, "message"), "no such user");
+    cJSON_Delete(r);
     cr_assert_eq(t_db_count(S.db, "challenges"), challenges);
+    cr_assert_eq(t_db_count(S.db, "notifications"), notices);
     /* A direct rated challenge shows both sides' ratings. */
     r = tc_rpc(A, "{\"type\":\"challenge\",\"to\":\"carol\",\"rated\":true}");
     t_ok(r, "direct");
