@@ -270,6 +270,15 @@ cost-guard: all $(BUILD)/bench-ratios
 bench-count: all $(BUILD)/bench-ratios
 	@QK_BIN=$(BUILD) BENCH_ONLY=count $(BUILD)/bench-ratios
 
+# Where a server's time goes, in us a move, under a move load (perf
+# attached to it: bench/profile.sh; needs Debian's linux-perf). PROFILE_SERVER is
+# qk, base, pgqk or pgbase; PROFILE_GAMES the games in flight.
+.PHONY: bench-profile
+PROFILE_SERVER ?= qk
+PROFILE_GAMES  ?= 50
+bench-profile: all $(BUILD)/bench-ratios
+	@QK_BIN=$(BUILD) sh bench/profile.sh $(PROFILE_SERVER) $(PROFILE_GAMES)
+
 # Fuzzing (tests/fuzz/, not a Criterion area): one libFuzzer binary per
 # tests/fuzz/fuzz_NAME.c, built with Debian's clang under ASan + UBSan in
 # $(FUZZ_BUILD)/, each run for FUZZ_SECONDS from the seed corpus
