@@ -1105,17 +1105,16 @@ static bool add_corr(games *gs, const game *g, const int64_t *until, cJSON *o)
         !(ext = cJSON_AddArrayToObject(o, "extensions")) ||
         (g->extended_ms > 0 && store_extensions_each(gs->svc->store, g->id, ext_cb, ext) != 0))
         return false;
-    int64_t end[2];
-    if (until) {
-        end[QK_WHITE] = until[QK_WHITE];
-        end[QK_BLACK] = until[QK_BLACK];
-    } else if (!vacation_end(gs, g->white.id, &end[QK_WHITE]) ||
-               !vacation_end(gs, g->black.id, &end[QK_BLACK])) {
-        return false;
+    int64_t read[2];
+    if (!until) {
+        if (!vacation_end(gs, g->white.id, &read[QK_WHITE]) ||
+            !vacation_end(gs, g->black.id, &read[QK_BLACK]))
+            return false;
+        until = read;
     }
     return cJSON_AddBoolToObject(o, "private", g->priv) &&
            cJSON_AddBoolToObject(o, "vacation_allowed", g->vacation) &&
-           add_pair(o, "vacation", true, now < end[QK_WHITE], now < end[QK_BLACK]) &&
+           add_pair(o, "vacation", true, now < until[QK_WHITE], now < until[QK_BLACK]) &&
            add_str_or_null(o, "draw_offer",
                            g->draw_offer < 0 ? NULL : games_side_name((qk_side)g->draw_offer));
 }
