@@ -279,6 +279,14 @@ PROFILE_GAMES  ?= 50
 bench-profile: all $(BUILD)/bench-ratios
 	@QK_BIN=$(BUILD) sh bench/profile.sh $(PROFILE_SERVER) $(PROFILE_GAMES)
 
+# The ceiling of the move loads (bench/ceiling.sh): the stock server against
+# an experiment copy of HEAD (bench/ceiling.patch) that skips the move's
+# statements, then its flush too; CEILING_RUNS rounds of the three.
+.PHONY: bench-ceiling
+CEILING_RUNS ?= 2
+bench-ceiling: all $(BUILD)/bench-ratios
+	@QK_BIN=$(BUILD) sh bench/ceiling.sh $(CEILING_RUNS)
+
 # Fuzzing (tests/fuzz/, not a Criterion area): one libFuzzer binary per
 # tests/fuzz/fuzz_NAME.c, built with Debian's clang under ASan + UBSan in
 # $(FUZZ_BUILD)/, each run for FUZZ_SECONDS from the seed corpus
