@@ -15,6 +15,9 @@
 #   make bench-ratios  qirkatd / minimal servers in one run (bench/ratios.c);
 #                   with PostgreSQL installed, also the PostgreSQL figures
 #   make bench-pg   only the PostgreSQL figures of bench-ratios
+#   make bench-profile  perf on one server under the move load (bench/profile.sh)
+#   make bench-ceiling  the move loads against a copy that stores no move
+#                   (bench/ceiling.sh): the bound of any change to a move's storage
 #   make test-web   the web client: replay applier (node) + browser tests
 #                   (Debian chromium driven by playwright-core, tests/web/)
 #   make fuzz       libFuzzer targets of tests/fuzz/ (clang), FUZZ_SECONDS each
@@ -281,7 +284,7 @@ bench-profile: all $(BUILD)/bench-ratios
 
 # The ceiling of the move loads (bench/ceiling.sh): the stock server against
 # an experiment copy of HEAD (bench/ceiling.patch) that skips the move's
-# statements, then its flush too; CEILING_RUNS rounds of the three.
+# statements, then its flush too; the arms run CEILING_RUNS times each.
 .PHONY: bench-ceiling
 CEILING_RUNS ?= 2
 bench-ceiling: all $(BUILD)/bench-ratios

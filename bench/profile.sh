@@ -7,8 +7,8 @@
 # Runs `bench-ratios` with BENCH_ONLY=<server><games> (one round), waits
 # until the server is busy, attaches `perf record -F 2000 -g` to it for
 # BENCH_PROFILE_SECONDS (default 8) and prints, per move: the samples of
-# each thread, of each shared object, and of the kernel's parts that
-# matter here (socket sends and reads, the log's writes and flushes,
+# each thread, and per thread of each shared object and of the kernel's
+# parts that matter here (socket sends and reads, the log's writes and flushes,
 # scheduling). For pgqk and pgbase the PostgreSQL backend of the server's
 # database is profiled too. A move's time = samples / 2000 / the moves of
 # the window (the round's rate times the window), so the figures of two
@@ -116,12 +116,12 @@ perf script -i "$tmp/perf.data" -F comm,tid 2>/dev/null |
     awk -v m="$moves" '{ n[$1 " thread " $2]++ } END {
         for (k in n) printf "  %-40s %7.2f\n", k, n[k] / 2000 / m * 1e6 }' | sort -k4 -rn
 total=$(perf script -i "$tmp/perf.data" -F tid 2>/dev/null | wc -l)
-echo "by process and shared object:"
-perf report -i "$tmp/perf.data" --no-children --sort comm,dso -g none 2>/dev/null |
+echo "by thread (tid:name) and shared object:"
+perf report -i "$tmp/perf.data" --no-children --sort pid,dso -g none 2>/dev/null |
     awk -v t="$total" -v m="$moves" '/^ *[0-9.]+%/ { p = $1; sub("%", "", p);
         if (p >= 0.5) printf "  %-40s %7.2f\n", $2 " " $3, p / 100 * t / 2000 / m * 1e6 }'
-echo "kernel parts (inclusive):"
-perf report -i "$tmp/perf.data" --children --sort comm,sym -g none 2>/dev/null |
+echo "kernel parts by thread (inclusive):"
+perf report -i "$tmp/perf.data" --children --sort pid,sym -g none 2>/dev/null |
     awk -v t="$total" -v m="$moves" '/^ *[0-9.]+%/ {
         p = $1; sub("%", "", p); s = $NF
         if (s ~ /^(tcp_sendmsg|sock_read_iter|__x64_sys_pwrite64|__x64_sys_fdatasync|__x64_sys_futex|__x64_sys_epoll_wait|__x64_sys_epoll_ctl|schedule|asm_common_interrupt|do_syscall_64)$/)
