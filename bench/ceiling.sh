@@ -84,7 +84,11 @@ arm() {
     if [ -n "${3:-}" ]; then
         QK_CEILING=$3 QK_BIN=$tmp/build BENCH_ONLY=$2 "$bin/bench-ratios" >"$tmp/out" 2>&1 || rc=$?
     else
-        (unset QK_CEILING; QK_BIN=$bin BENCH_ONLY=$2 exec "$bin/bench-ratios") >"$tmp/out" 2>&1 || rc=$?
+        (
+            unset QK_CEILING
+            export QK_BIN="$bin" BENCH_ONLY="$2"
+            exec "$bin/bench-ratios"
+        ) >"$tmp/out" 2>&1 || rc=$?
     fi
     grep '^ratio ' "$tmp/out" | sed "s/^/$1 /" || true
     if [ "$rc" -ne 0 ]; then
