@@ -44,7 +44,11 @@ cleanup() {
     [ -n "$bench" ] && kill "$bench" 2>/dev/null || true
     rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# A signal ends the script (the EXIT trap then cleans up) instead of
+# returning into it with its files gone.
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 
 # The round lasts the window and as long again on each side of it.
 BENCH_ONLY=$server$games BENCH_ROUNDS=1 BENCH_SECONDS=$((secs * 3)) QK_BIN=$bin \
